@@ -1,0 +1,37 @@
+# Two commands for a newcomer: `make lab` opens the workbook, `make test` runs every check.
+# Both create the virtual environment in .venv first if it is missing or out of date.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
+ACTIVATE := . $(BIN)/activate &&
+
+.PHONY: lab test lessons grade bench clean-grading
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[course,test]"
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(ACTIVATE) jupyter lab lessons
+
+test: $(STAMP)
+	$(ACTIVATE) python -m pytest
+
+# Regenerate the student release (lessons/) from the source notebooks (solutions/).
+lessons: $(STAMP)
+	$(ACTIVATE) python -m ctx_course release
+
+# Autograde every submission under grading/submitted, write feedback and grades.csv.
+grade: $(STAMP)
+	$(ACTIVATE) python -m ctx_course grade
+
+bench: $(STAMP)
+	$(ACTIVATE) python benchmarks/bench_sim.py
+
+clean-grading:
+	rm -rf grading

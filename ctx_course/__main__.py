@@ -1,0 +1,4 @@
+"""Command line of the course operations: ``python -m ctx_course release|grade``."""
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""Load the course's nbgrader configuration, optionally redirected to another folder.
+
+Covers: reading ``nbgrader_config.py`` from a course root and pointing the release folder, the
+working folder (gradebook, submissions, autograded notebooks, feedback) and the timeout elsewhere,
+for tests and benchmarks that must not touch the instructor's gradebook.
+
+Vocabulary: *root* is the folder holding ``nbgrader_config.py``, ``solutions/`` and ``lessons/``;
+*work* is the folder for everything a grading run writes (``grading/`` by default).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+CONFIG_FILE = "nbgrader_config.py"
+WORK_DIRS = ("submitted", "autograded", "feedback", "solution", "source_with_tests")
+
+
+def load_course_config(
+    root: str | os.PathLike = ".",
+    *,
+    work: str | os.PathLike | None = None,
+    release: str | os.PathLike | None = None,
+    timeout: int | None = None,
+) -> Config:
+    """Return the nbgrader Config of the course at ``root``, with optional redirections.
+
+    Example: ``load_course_config(".", work=tmp)`` keeps the repository's solutions but writes the
+    gradebook and every grading folder under ``tmp``.
+    """
+    root = Path(root).resolve()
+    if not (root / CONFIG_FILE).is_file():
+        raise ValueError(f"root must be a course folder containing {CONFIG_FILE} (got {str(root)!r})")
+    config = PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
+    if work is not None:
+        work = Path(work).resolve()
+        work.mkdir(parents=True, exist_ok=True)
+        for name in WORK_DIRS:
+            setattr(config.CourseDirectory, f"{name}_directory", str(work / name))
+        config.CourseDirectory.db_url = f"sqlite:///{work / 'gradebook.db'}"
+    if release is not None:
+        config.CourseDirectory.release_directory = str(Path(release).resolve())
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds (got {timeout!r})")
+        config.Execute.timeout = timeout
+    return config
+
+
+def assignments(root: str | os.PathLike = ".") -> list[str]:
+    """Return the assignment ids of the course, in reading order (the folders of ``solutions/``).
+
+    Example: ``["01-window-math", "02-remaining", …, "09-context-ledger"]``.
+    """
+    source = Path(root) / "solutions"
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))

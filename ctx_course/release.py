@@ -1,0 +1,45 @@
+"""Generate the student release (``lessons/``) from the source notebooks (``solutions/``).
+
+nbgrader removes the solutions and the hidden tests, clears the outputs and locks the check
+cells. The release is committed; ``tests/test_release.py`` regenerates it into a temporary folder
+and fails if the committed copy differs.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from nbgrader.apps import NbGraderAPI
+
+from .config import assignments, load_course_config
+
+
+class ReleaseError(RuntimeError):
+    """nbgrader could not generate an assignment; the message carries its log."""
+
+
+def generate_release(
+    root: str | os.PathLike = ".",
+    *,
+    release: str | os.PathLike | None = None,
+    work: str | os.PathLike | None = None,
+) -> list[str]:
+    """Regenerate every assignment of the course into ``release`` and return their ids.
+
+    Example: ``generate_release(".")`` rewrites ``lessons/01-window-math/window_math.ipynb`` and
+    the eight others.
+    """
+    root = Path(root).resolve()
+    config = load_course_config(root, work=work, release=release)
+    api = NbGraderAPI(config=config)
+    done = []
+    for assignment_id in assignments(root):
+        target = Path(api.coursedir.format_path(api.coursedir.release_directory, ".", assignment_id))
+        if target.exists():
+            shutil.rmtree(target)
+        result = api.generate_assignment(assignment_id, force=True)
+        if not result["success"]:
+            raise ReleaseError(f"assignment {assignment_id!r} failed:\n{result.get('log', '')}{result.get('error', '')}")
+        done.append(assignment_id)
+    return done

@@ -1,0 +1,2 @@
+"""Reference implementation of the context-engineering workbook."""
+from .window import remaining

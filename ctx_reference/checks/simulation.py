@@ -1,0 +1,4 @@
+"""Visible check cases of the notebook on simulation (literals from SPEC)."""
+from .runner import CheckCase
+
+CASES: dict[str, tuple[CheckCase, ...]] = {}

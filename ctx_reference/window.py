@@ -1,0 +1,172 @@
+"""Window math: will a request fit, how much can it generate, when to compact.
+
+What this covers:
+    * ``Window.check``: whether a request fits its model's context window, may be cut
+      short while generating, or is refused outright.
+    * ``Window.max_output``: how many output tokens are left once the input is in.
+    * ``remaining``: the room left after a cached conversation, and whether that room
+      is small enough (under a tenth of the window) to compact now.
+    * ``MODEL_TABLE``: the lesson's window and output limits per model family, as data.
+
+What counts toward the window: the system prompt, every message (tool results,
+images and documents included), the tool definitions, and this turn's output,
+thinking included. Cached tokens occupy the window like any others: caching
+changes the price of a token, not the room it takes.
+
+What it leaves out: per-request image or page limits, request-size limits, price
+tiers, and the exact token count (see ``tokens.estimate_tokens``).
+
+Vocabulary:
+    window        -- the most tokens (input plus output) one request may occupy.
+    input tokens  -- everything sent with the request.
+    max_tokens    -- the output cap the caller asks for (thinking included).
+    read / write  -- cache-read and cache-creation input tokens as a usage receipt reports
+                     them; the receipt's ``input_tokens`` only counts what follows the
+                     last cache breakpoint, so all three must be added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Optional
+
+COMPACT_FRACTION_DENOMINATOR = 10  # compact when left < window / 10
+LONG_WINDOW = 1_000_000  # tokens: window of the long-context families (Oct 2026)
+LONG_MAX_OUTPUT = 128_000  # tokens: max output of the long-context families
+DEFAULT_WINDOW = 200_000  # tokens: window of every other family
+# A MAY_TRUNCATE request is accepted and stopped at the window edge by models from this
+# generation on; models before it answer the same request with a validation error.
+TRUNCATES_SINCE_GENERATION = (4, 5)
+WINDOW_STOP_REASON = "model_context_window_exceeded"  # stop reason of a truncated response
+
+
+def _require_count(value: object, name: str, minimum: int = 0) -> int:
+    """Return ``value`` if it is an int >= ``minimum`` (bool excluded), else raise ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int (got {value!r})")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum} (got {value!r})")
+    return value
+
+
+class Outcome(Enum):
+    """What happens to a request, judged before it is sent."""
+
+    FITS = "fits"  # input plus the full max_tokens fit in the window
+    MAY_TRUNCATE = "may_truncate"  # input fits; output may stop at the window edge
+    REJECTED = "rejected"  # the input alone is larger than the window
+
+
+@dataclass(frozen=True)
+class Window:
+    """A context window of ``size`` tokens (size >= 1)."""
+
+    size: int
+
+    def __post_init__(self) -> None:
+        _require_count(self.size, "size", minimum=1)
+
+    def check(self, input_tokens: int, max_tokens: int) -> Outcome:
+        """Return REJECTED if input > size, MAY_TRUNCATE if input + max_tokens > size, else FITS.
+
+        >>> Window(1_000_000).check(950_000, 128_000)
+        <Outcome.MAY_TRUNCATE: 'may_truncate'>
+
+        The seed request: 950,000 + 128,000 = 1,078,000 > 1,000,000, but the input
+        alone fits. Models from the 4.5 generation on accept it and stop at the
+        window edge (``WINDOW_STOP_REASON``); older models reject it up front.
+        Used by the context-window notebook.
+        """
+        _require_count(input_tokens, "input_tokens")
+        _require_count(max_tokens, "max_tokens")
+        if input_tokens > self.size:
+            return Outcome.REJECTED
+        if input_tokens + max_tokens > self.size:
+            return Outcome.MAY_TRUNCATE
+        return Outcome.FITS
+
+    def max_output(self, input_tokens: int) -> int:
+        """Return the output tokens that fit after the input: size - input, or 0 if none.
+
+        >>> Window(1_000_000).max_output(950_000)
+        50000
+
+        An input larger than the window returns 0 rather than raising: such a
+        request is REJECTED by ``check`` and generates nothing, and 0 keeps the
+        function total for plots that sweep the input past the window.
+        Used by the context-window notebook.
+        """
+        _require_count(input_tokens, "input_tokens")
+        return max(self.size - input_tokens, 0)
+
+
+def remaining(window: int, read: int, write: int, input: int, max_tokens: int) -> tuple[int, bool]:
+    """Return (left, compact): left = window - (read + write + input) - max_tokens, compact iff left < window / 10.
+
+    >>> remaining(1_000_000, 800_000, 50_000, 20_000, 64_000)
+    (66000, True)
+
+    1,000,000 - (800,000 + 50,000 + 20,000) - 64,000 = 66,000, under the
+    100,000 tenth, so compact. Without the cache fields the same receipt would
+    suggest 916,000 left and no need to compact.
+
+    ``left`` is negative when the conversation plus the reserved output is
+    already over-committed; that is reported as is (it says by how much), and
+    compact is then True. Used by the context-window notebook (exercise 3).
+    """
+    _require_count(window, "window", minimum=1)
+    _require_count(read, "read")
+    _require_count(write, "write")
+    _require_count(input, "input")
+    _require_count(max_tokens, "max_tokens")
+    left = window - (read + write + input) - max_tokens
+    compact = left * COMPACT_FRACTION_DENOMINATOR < window  # left < window / 10, in integers
+    return left, compact
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """One row of the model table: a family, its window and its max output (tokens)."""
+
+    family: str
+    window: int
+    max_output: Optional[int]  # None: the lesson does not quote it
+    deprecated: bool = False
+
+
+MODEL_TABLE: tuple[ModelLimits, ...] = (
+    ModelLimits("Fable 5.1", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Mythos 5.1", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Opus 5.5", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Opus 5", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Opus 4.8", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Opus 4.7", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Opus 4.6", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Sonnet 5.5", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Sonnet 5", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Sonnet 4.6", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Haiku 5.5", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Sonnet 4.5", DEFAULT_WINDOW, None, deprecated=True),
+)
+"""The lesson's model table (documentation as of Oct 2026); families not listed have DEFAULT_WINDOW."""
+
+
+def model_limits(family: str) -> ModelLimits:
+    """Return the table row for ``family``, or a DEFAULT_WINDOW row with unknown max output.
+
+    >>> model_limits("Opus 4.7").window
+    1000000
+    >>> model_limits("Sonnet 4.5").window
+    200000
+    >>> model_limits("Sonnet 4").max_output is None
+    True
+
+    Used by the context-window notebook.
+    """
+    if not isinstance(family, str):
+        raise ValueError(f"family must be a str (got {family!r})")
+    for row in MODEL_TABLE:
+        if row.family == family:
+            return row
+    return ModelLimits(family, DEFAULT_WINDOW, None)

@@ -1,0 +1,36 @@
+"""nbgrader configuration of the context-engineering workbook.
+
+Source notebooks (with solutions and hidden tests) live in ``solutions/``; the student release that
+nbgrader generates from them lives in ``lessons/``. Everything an instructor's grading run writes
+(gradebook, collected submissions, autograded notebooks, feedback, exports) goes under ``grading/``,
+which git ignores.
+"""
+import os
+
+c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK = "grading"
+
+c.CourseDirectory.course_id = "context-engineering"
+c.CourseDirectory.root = HERE
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "lessons"
+c.CourseDirectory.submitted_directory = os.path.join(WORK, "submitted")
+c.CourseDirectory.autograded_directory = os.path.join(WORK, "autograded")
+c.CourseDirectory.feedback_directory = os.path.join(WORK, "feedback")
+c.CourseDirectory.solution_directory = os.path.join(WORK, "solution")
+c.CourseDirectory.source_with_tests_directory = os.path.join(WORK, "source_with_tests")
+os.makedirs(os.path.join(HERE, WORK), exist_ok=True)
+c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, WORK, "gradebook.db")
+
+# Seconds one cell may run before the autograder stops it (an endless loop costs one cell, not
+# the class).
+c.Execute.timeout = 60
+
+# What the student sees in place of a removed solution.
+c.ClearSolutions.code_stub = {"python": "# 在这里写你的代码\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "在这里写下你的回答。"
+
+# Read-only check cells a student deleted are put back before grading.
+c.OverwriteCells.add_missing_cells = True
