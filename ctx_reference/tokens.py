@@ -50,7 +50,7 @@ def estimate_tokens(text: str) -> int:
     >>> estimate_tokens("token 预算")  # 6 ASCII -> 2, plus 2 Chinese -> 4
     4
 
-    Used by the context-window notebook to size prompts before sending them.
+    Used by notebook 01-window-math to size prompts before sending them.
     """
     _require_str(text, "text")
     ascii_chars = sum(1 for ch in text if ord(ch) < ASCII_LIMIT)
@@ -91,7 +91,7 @@ class FakeTokenizer:
         >>> FakeTokenizer().count("abc")  # fewer than 4 characters count as 0
         0
 
-        Used by the context-ledger notebook as the default ruler.
+        Used by notebook 09-context-ledger as the default ruler.
         """
         _require_str(text, "text")
         return len(text) // FAKE_CHARS_PER_TOKEN

@@ -76,7 +76,7 @@ class Window:
         The seed request: 950,000 + 128,000 = 1,078,000 > 1,000,000, but the input
         alone fits. Models from the 4.5 generation on accept it and stop at the
         window edge (``WINDOW_STOP_REASON``); older models reject it up front.
-        Used by the context-window notebook.
+        Used by notebook 01-window-math.
         """
         _require_count(input_tokens, "input_tokens")
         _require_count(max_tokens, "max_tokens")
@@ -95,7 +95,7 @@ class Window:
         An input larger than the window returns 0 rather than raising: such a
         request is REJECTED by ``check`` and generates nothing, and 0 keeps the
         function total for plots that sweep the input past the window.
-        Used by the context-window notebook.
+        Used by notebook 01-window-math.
         """
         _require_count(input_tokens, "input_tokens")
         return max(self.size - input_tokens, 0)
@@ -113,7 +113,7 @@ def remaining(window: int, read: int, write: int, input: int, max_tokens: int) -
 
     ``left`` is negative when the conversation plus the reserved output is
     already over-committed; that is reported as is (it says by how much), and
-    compact is then True. Used by the context-window notebook (exercise 3).
+    compact is then True. Used by notebook 02-remaining (its exercise).
     """
     _require_count(window, "window", minimum=1)
     _require_count(read, "read")
@@ -162,7 +162,7 @@ def model_limits(family: str) -> ModelLimits:
     >>> model_limits("Sonnet 4").max_output is None
     True
 
-    Used by the context-window notebook.
+    Used by notebook 01-window-math.
     """
     if not isinstance(family, str):
         raise ValueError(f"family must be a str (got {family!r})")
