@@ -76,8 +76,6 @@ def run_case(func: Callable, case: CheckCase) -> Outcome:
     """Return the outcome of calling ``func`` on one case; never raises for the learner's errors."""
     try:
         got = func(*case.args, **dict(case.kwargs))
-        if case.project is not None:
-            got = case.project(got)
     except NotImplementedError:
         return Outcome(False, f"… {case.label}：还没有实现", pending=True)
     except Exception as exc:  # the learner's code may raise anything; report it, don't crash
@@ -92,6 +90,15 @@ def run_case(func: Callable, case: CheckCase) -> Outcome:
         return Outcome(
             False, f"{FAIL_MARK} {case.label}：期望报错 {case.raises.__name__}，你的函数返回 {_shown(got)}"
         )
+    if case.project is not None:
+        try:
+            got = case.project(got)
+        except Exception as exc:  # a return value of the wrong shape
+            return Outcome(
+                False,
+                f"{FAIL_MARK} {case.label}：期望 {_shown(case.expect)}，你的函数返回的 {_shown(got)} "
+                f"格式不对（{type(exc).__name__}: {_shown(str(exc))}）",
+            )
     ok = _close(got, case.expect, case.tol) if case.tol is not None else got == case.expect
     if ok:
         return Outcome(True, f"{PASS_MARK} {case.label} → {_shown(got)}")
