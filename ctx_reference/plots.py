@@ -1,0 +1,460 @@
+"""Matplotlib figures of the workbook: every ``plot_*`` function takes data and returns a Figure.
+
+What this covers: the pictures the notebooks show -- the toy recall curve against
+context length and against position (the U), the toy beside a measured curve
+(Lost in the Middle), context size per turn under the four simulated strategies,
+the ledger's buckets per call, and per-request zones of the window.
+
+What it leaves out: computing (the library modules do), showing and saving. The
+figures are ``matplotlib.figure.Figure`` objects made without pyplot, so nothing
+is registered in pyplot's global list of open figures and nothing is drawn twice
+in a notebook: leave the figure as the last expression of a cell (or call
+``display(fig)``, or ``fig.savefig(path)``). ``plt.show()`` does not know about
+these figures.
+
+Chinese text: titles and labels are Simplified Chinese. matplotlib's bundled
+DejaVu Sans has no Chinese glyphs, so every figure looks for an installed CJK
+font (``cjk_font``: Noto Sans CJK, Source Han Sans, WenQuanYi, ...) and uses it
+as the fallback of DejaVu Sans for its texts. Without one the Chinese characters
+draw as empty boxes, and the "Glyph ... missing from font" warning that matplotlib
+would print for every character at draw time is silenced (that one warning only).
+
+Vocabulary:
+    gid -- the id a plotted artist carries (``line.get_gid()``): ``"threshold"``,
+           ``"window"``, ``"context:clear"``, ``"rewrites:clear"``, ``"overflow:none"``,
+           ``"zone:60"`` ... so that notebooks and tests can find a line by meaning.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import warnings
+from pathlib import Path
+from typing import Mapping, Optional, Sequence
+
+from matplotlib import font_manager
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.text import Text
+from matplotlib.ticker import FuncFormatter
+
+from ctx_reference.ledger import (
+    BUCKETS,
+    CAUTION_FROM_PERCENT,
+    DANGER_ABOVE_PERCENT,
+    OVER_ABOVE_PERCENT,
+    Zone,
+    zones_for,
+)
+from ctx_reference.recall import DOC_TOKENS, LOST_IN_THE_MIDDLE, MeasuredCurve, RecallModel, answer_position
+from ctx_reference.tables import STRATEGY_LABELS
+
+FIGSIZE = (8.0, 4.5)  # inches: one panel
+WIDE_FIGSIZE = (11.0, 4.5)  # inches: two panels side by side
+PERCENT = 100
+LATIN_FONT = "DejaVu Sans"  # matplotlib's bundled font, first in every family list
+CJK_FONT_FAMILIES = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "Source Han Sans CN",
+    "WenQuanYi Micro Hei",
+    "WenQuanYi Zen Hei",
+    "Noto Sans CJK JP",
+    "Noto Sans CJK TC",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "Heiti SC",
+    "SimHei",
+    "Sarasa Gothic SC",
+    "Droid Sans Fallback",
+)
+"""Font families with Simplified Chinese glyphs, in order of preference."""
+CJK_FONT_FILE_HINTS = ("notosanscjk", "notosanssc", "sourcehansans", "wqy", "droidsansfallback")
+"""Lower-case fragments of CJK font file names, for fonts installed after matplotlib built its cache."""
+GLYPH_MISSING_WARNING = r"Glyph \d+ .* missing from font"  # matplotlib's UserWarning, as a regex
+
+STRATEGY_COLORS = {"none": "#7f7f7f", "clear": "#1f77b4", "clear_notes": "#2ca02c", "compact": "#ff7f0e"}
+BUCKET_COLORS = {"system": "#8c564b", "task_state": "#9467bd", "tool_results": "#1f77b4", "history": "#ff7f0e"}
+ZONE_COLORS = {Zone.SAFE: "#4c9f70", Zone.CAUTION: "#e0a030", Zone.DANGER: "#d1495b", Zone.OVER: "#7b1e3a"}
+ZONE_LABELS = {Zone.SAFE: "safe 安全", Zone.CAUTION: "caution 注意", Zone.DANGER: "danger 危险", Zone.OVER: "over 超出"}
+TOY_LABEL = "玩具模型，参数是编的"
+DEFAULT_LENGTH_RANGE = (1_000, 2_000_000)  # tokens: x range of plot_recall_vs_length
+DEFAULT_LENGTH_POINTS = 121
+DEFAULT_POSITION_POINTS = 201
+LESSON_CONTEXT = 800_000  # tokens: the lesson's 200 stuffed documents
+HEADROOM = 1.1  # y axis reaches this multiple of the highest line or bar
+RECALL_HEADROOM = 1.25  # the same for the recall-by-position curve
+MIN_RECALL_AXIS = 0.05  # top of that y axis at the least, for a curve close to 0
+MAX_ZONE_TICKS = 20  # at most this many labelled bars in plot_zones
+
+
+# ---------------------------------------------------------------- fonts and helpers
+
+
+@functools.lru_cache(maxsize=1)
+def cjk_font() -> Optional[str]:
+    """Return the family name of an installed font with Chinese glyphs, or None if there is none.
+
+    Looks first among the fonts matplotlib already knows, then among the
+    system's font files (a font installed after matplotlib built its font cache
+    is added to the running font manager). The answer is cached for the session.
+
+    Used by every plot function of this module.
+    """
+    known = {entry.name for entry in font_manager.fontManager.ttflist}
+    for family in CJK_FONT_FAMILIES:
+        if family in known:
+            return family
+    for path in sorted(font_manager.findSystemFonts()):
+        squashed = Path(path).name.lower().replace("-", "").replace("_", "")
+        if any(hint in squashed for hint in CJK_FONT_FILE_HINTS):
+            try:
+                font_manager.fontManager.addfont(path)
+                return font_manager.FontProperties(fname=path).get_name()
+            except (OSError, RuntimeError, ValueError):
+                continue
+    return None
+
+
+def _finish(fig: Figure) -> Figure:
+    """Give every text of ``fig`` a Chinese fallback font (or silence the missing-glyph warning)."""
+    family = cjk_font()
+    if family is None:
+        warnings.filterwarnings("ignore", message=GLYPH_MISSING_WARNING, category=UserWarning)
+        return fig
+    for text in fig.findobj(Text):
+        text.set_fontfamily([LATIN_FONT, family])
+    return fig
+
+
+def _thousands(value: float, _position: object = None) -> str:
+    """Tick formatter: 60000 -> '60,000'."""
+    return f"{value:,.0f}"
+
+
+def _token_counts(values: object, name: str) -> list[int]:
+    """Return ``values`` as a list of ints >= 0, or raise ValueError naming ``name``."""
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be a sequence of token counts (got {values!r})")
+    try:
+        items = list(values)
+    except TypeError:
+        raise ValueError(f"{name} must be a sequence of token counts (got {values!r})") from None
+    counts = []
+    for index, value in enumerate(items):
+        if isinstance(value, bool):
+            raise ValueError(f"{name}[{index}] must be an int (got {value!r})")
+        try:
+            count = operator.index(value)
+        except TypeError:
+            raise ValueError(f"{name}[{index}] must be an int (got {value!r})") from None
+        if count < 0:
+            raise ValueError(f"{name}[{index}] must be >= 0 (got {value!r})")
+        counts.append(count)
+    return counts
+
+
+def _positive_int(value: object, name: str) -> int:
+    """Return ``value`` if it is an int >= 1 (bool excluded), else raise ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an int >= 1 (got {value!r})")
+    return value
+
+
+def _require_model(model: object) -> RecallModel:
+    if not isinstance(model, RecallModel):
+        raise ValueError(f"model must be a RecallModel (got {model!r})")
+    return model
+
+
+def default_lengths() -> list[int]:
+    """Return context lengths from 1,000 to 2,000,000 tokens, evenly spaced on a log scale.
+
+    >>> lengths = default_lengths()
+    >>> lengths[0], lengths[-1], len(lengths)
+    (1000, 2000000, 121)
+
+    Used by ``plot_recall_vs_length``.
+    """
+    low, high = DEFAULT_LENGTH_RANGE
+    steps = DEFAULT_LENGTH_POINTS - 1
+    return [round(low * (high / low) ** (i / steps)) for i in range(DEFAULT_LENGTH_POINTS)]
+
+
+# ---------------------------------------------------------------- recall
+
+
+def plot_recall_vs_length(model: RecallModel = RecallModel(), lengths: Optional[Sequence[int]] = None) -> Figure:
+    """Return a figure of the toy recall against context length (log x axis).
+
+    Two curves: the base recall (no position effect, gid ``"base"``) and the
+    recall of an answer in the exact middle (gid ``"middle"``); a dotted vertical
+    line at ``half_at`` (gid ``"half_at"``), where the base recall is 0.5.
+    With the lesson's model the base curve passes 0.500 at 400,000 and 0.261 at
+    800,000 tokens.
+
+    Used by the recall notebook.
+    """
+    _require_model(model)
+    lengths = default_lengths() if lengths is None else _token_counts(lengths, "lengths")
+    if not lengths:
+        raise ValueError(f"lengths must hold at least one length (got {lengths!r})")
+    if min(lengths) < 1:
+        raise ValueError(f"lengths must all be >= 1 (got {min(lengths)!r})")
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(lengths, [model.base(n) for n in lengths], color="#1f77b4", gid="base",
+            label="基础召回率（答案在两端）")
+    ax.plot(lengths, [model.recall(n // 2, n) for n in lengths], color="#d1495b", linestyle="--",
+            gid="middle", label="答案在正中间")
+    ax.axvline(model.half_at, color="gray", linestyle=":", gid="half_at",
+               label=f"half_at = {model.half_at:,.0f} token：基础召回率 0.5")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("上下文长度（token，对数刻度）")
+    ax.set_ylabel("召回率")
+    ax.set_title(f"上下文越长，越难找到答案（{TOY_LABEL}）")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="lower left")
+    return _finish(fig)
+
+
+def plot_recall_vs_position(
+    model: RecallModel = RecallModel(),
+    n: int = LESSON_CONTEXT,
+    points: int = DEFAULT_POSITION_POINTS,
+    marks: Optional[Sequence[int]] = None,
+) -> Figure:
+    """Return a figure of the toy recall against where the answer sits in an ``n``-token context.
+
+    The U (gid ``"recall"``), the flat line of the same context without the
+    middle effect (gid ``"flat"``, the recall at either end), and one marker per
+    position in ``marks`` (gid ``"mark"``), annotated with its recall and
+    labelled 推导 (the lesson does not quote these values). By default
+    the marks are the answer in the middle document and in the last document of
+    ``n // 4,000`` documents: for the lesson's 800,000 tokens, documents 100
+    (0.183) and 199 (0.260).
+
+    Used by the recall notebook.
+    """
+    _require_model(model)
+    _positive_int(n, "n")
+    points = _positive_int(points, "points")
+    if points < 2:
+        raise ValueError(f"points must be >= 2 (got {points!r})")
+    if marks is None:
+        n_docs = n // DOC_TOKENS
+        marks = [answer_position(n_docs // 2), answer_position(n_docs - 1)] if n_docs >= 2 else []
+    marks = _token_counts(marks, "marks")
+    for index, pos in enumerate(marks):
+        if pos >= n:
+            raise ValueError(f"marks[{index}] must be < n={n} (got {pos!r})")
+    positions = sorted({round(i * (n - 1) / (points - 1)) for i in range(points)})
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot([PERCENT * p / n for p in positions], [model.recall(p, n) for p in positions],
+            color="#1f77b4", gid="recall", label="召回率")
+    ax.axhline(model.base(n), color="gray", linestyle="--", gid="flat",
+               label=f"不计中间劣势（middle=0）：{model.base(n):.3f}")
+    for pos in marks:
+        value = model.recall(pos, n)
+        x = PERCENT * pos / n
+        ax.plot([x], [value], marker="o", color="#d1495b", linestyle="none", gid="mark")
+        align = "right" if x > 90 else "left" if x < 10 else "center"
+        ax.annotate(f"第 {pos // DOC_TOKENS} 篇：{value:.3f}（推导）", (x, value), textcoords="offset points",
+                    xytext=(0, -16), ha=align)
+    ax.set_xlim(0, PERCENT)
+    ax.set_ylim(0, max(model.base(n) * RECALL_HEADROOM, MIN_RECALL_AXIS))
+    ax.set_xlabel("答案在上下文中的位置（%）")
+    ax.set_ylabel("召回率")
+    ax.set_title(f"{n:,} token 的上下文：中间最难找到（{TOY_LABEL}）")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper center")
+    return _finish(fig)
+
+
+def plot_toy_vs_lost_in_the_middle(
+    model: RecallModel = RecallModel(),
+    curve: MeasuredCurve = LOST_IN_THE_MIDDLE,
+    doc_tokens: int = DOC_TOKENS,
+) -> Figure:
+    """Return two panels: the toy's U over the documents of ``curve`` beside the measured curve.
+
+    Left (gid ``"toy"``, labelled 玩具模型，参数是编的): the toy's recall, in %, for
+    the answer in document 1 .. ``curve.n_documents`` of a context of that many
+    ``doc_tokens``-token documents. Right (gid ``"measured"``): the measured
+    accuracy at ``curve.positions`` (Lost in the Middle: 75.8 / 57.2 / 53.8 /
+    55.4 / 63.2 % for GPT-3.5-Turbo at positions 1 / 5 / 10 / 15 / 20 of 20) and a
+    horizontal line at the closed-book accuracy (gid ``"closed_book"``, 56.1 %).
+    Both panels share the y axis, 0 to 100 %.
+
+    Used by the recall notebook.
+    """
+    _require_model(model)
+    if not isinstance(curve, MeasuredCurve):
+        raise ValueError(f"curve must be a MeasuredCurve (got {curve!r})")
+    _positive_int(doc_tokens, "doc_tokens")
+    n_docs = curve.n_documents
+    n = n_docs * doc_tokens
+    docs = list(range(1, n_docs + 1))
+    fig = Figure(figsize=WIDE_FIGSIZE, layout="constrained")
+    toy_ax, real_ax = fig.subplots(1, 2, sharey=True)
+    toy_ax.plot(docs, [PERCENT * model.recall(answer_position(d - 1, doc_tokens), n) for d in docs],
+                marker="o", markersize=4, color="#1f77b4", gid="toy", label=TOY_LABEL)
+    toy_ax.set_title(f"玩具模型（参数是编的）：{n_docs} 篇 × {doc_tokens:,} token")
+    toy_ax.set_xlabel("答案所在文档的位置")
+    toy_ax.set_ylabel("找到答案的比例（%）")
+    real_ax.plot(curve.positions, curve.accuracy_percent, marker="s", color="#d1495b", gid="measured",
+                 label=f"实测：{curve.model}")
+    real_ax.axhline(curve.closed_book_percent, color="gray", linestyle="--", gid="closed_book",
+                    label=f"闭卷（不给文档）：{curve.closed_book_percent} %")
+    real_ax.set_title(f"实测：{curve.model}，{curve.n_documents} 篇文档（Liu et al. 2023）")
+    real_ax.set_xlabel("答案所在文档的位置")
+    for ax in (toy_ax, real_ax):
+        ax.set_xticks(sorted({1, *curve.positions, n_docs}))
+        ax.set_ylim(0, PERCENT)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="lower center")
+    fig.suptitle("同样是 U 形：左边是编出来的玩具模型，右边是论文里的测量")
+    return _finish(fig)
+
+
+# ---------------------------------------------------------------- simulation
+
+
+def plot_context_per_turn(results: Mapping[str, object], params: object) -> Figure:
+    """Return the managed context of every request, turn by turn, one line per strategy.
+
+    ``results`` maps a strategy to its ``SimResult``; ``params`` is the
+    ``SimParams`` of the runs. Lines: ``"context:<strategy>"`` (the contexts sent),
+    ``"rewrites:<strategy>"`` (markers at the turns whose management rewrote the
+    context, i.e. broke the cache), ``"overflow:<strategy>"`` (an X at the window
+    on the turn whose request no longer fit -- turn 26 for ``none`` with the
+    lesson's numbers), ``"threshold"`` (60,000) and ``"window"`` (100,000).
+
+    Used by the long-task simulation notebook.
+    """
+    if not isinstance(results, Mapping) or not results:
+        raise ValueError(f"results must be a non-empty mapping strategy -> SimResult (got {results!r})")
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.add_subplot()
+    for strategy, result in results.items():
+        color = STRATEGY_COLORS.get(strategy)
+        contexts = list(result.contexts)
+        turns = list(range(1, len(contexts) + 1))
+        label = f"{strategy}（{STRATEGY_LABELS[strategy]}）" if strategy in STRATEGY_LABELS else strategy
+        (line,) = ax.plot(turns, contexts, color=color, linewidth=1.5, gid=f"context:{strategy}", label=label)
+        sent = [t for t in getattr(result, "rewrite_turns", ()) if t <= len(contexts)]
+        ax.plot(sent, [contexts[t - 1] for t in sent], marker="o", markersize=4, linestyle="none",
+                color=line.get_color(), gid=f"rewrites:{strategy}", label="_nolegend_")
+        if result.overflow_turn is not None:
+            ax.plot([result.overflow_turn], [params.window], marker="X", markersize=10, linestyle="none",
+                    color=line.get_color(), gid=f"overflow:{strategy}", label="_nolegend_")
+            ax.annotate(f"{strategy}：第 {result.overflow_turn} 轮溢出", (result.overflow_turn, params.window),
+                        textcoords="offset points", xytext=(6, -14))
+    ax.axhline(params.threshold, color="#e0a030", linestyle="--", gid="threshold",
+               label=f"阈值 {params.threshold:,}")
+    ax.axhline(params.window, color="#d1495b", linestyle="-", gid="window", label=f"窗口 {params.window:,}")
+    handles, labels = ax.get_legend_handles_labels()
+    handles.append(Line2D([], [], marker="o", linestyle="none", color="black", markersize=4))
+    labels.append("改写（缓存失效）")
+    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4, frameon=False)
+    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.set_xlim(0, params.turns + 1)
+    ax.set_ylim(0, params.window * HEADROOM)
+    ax.set_xlabel("轮次")
+    ax.set_ylabel("发送的上下文（token）")
+    ax.set_title("每轮发送的上下文：四种策略（重建的模拟）")
+    ax.grid(True, alpha=0.3)
+    return _finish(fig)
+
+
+# ---------------------------------------------------------------- ledger
+
+
+def plot_bucket_shares(entries: Sequence[object], share: bool = False, derived: bool = False) -> Figure:
+    """Return stacked bars, one per call, of the tokens (or shares) of the four buckets.
+
+    ``entries`` are ``ledger.LedgerEntry`` values. One bar container per bucket,
+    in ``ledger.BUCKETS`` order, each labelled with its bucket name. With
+    ``share=True`` every bar is the call's split in % (sums to 100). With
+    ``derived=True`` the title says the per-call split is derived (true of
+    ``ledger.lesson_calls()``, whose totals alone the lesson quotes).
+
+    Used by the context-ledger notebook.
+    """
+    if isinstance(entries, (str, bytes)) or not isinstance(entries, Sequence) or not entries:
+        raise ValueError(f"entries must be a non-empty list of LedgerEntry (got {entries!r})")
+    names = [entry.name or f"#{i}" for i, entry in enumerate(entries, start=1)]
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.add_subplot()
+    bottoms = [0.0] * len(entries)
+    for bucket in BUCKETS:
+        values = []
+        for entry in entries:
+            tokens = entry.tokens.get(bucket, 0)
+            if share:
+                values.append(PERCENT * tokens / entry.total if entry.total else 0.0)
+            else:
+                values.append(float(tokens))
+        ax.bar(names, values, bottom=bottoms, color=BUCKET_COLORS.get(bucket), label=bucket, gid=f"bucket:{bucket}")
+        bottoms = [b + v for b, v in zip(bottoms, values)]
+    if share:
+        ax.set_ylim(0, PERCENT)
+        ax.set_ylabel("占本次调用的比例（%）")
+    else:
+        ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+        ax.set_ylabel("token")
+    ax.set_xlabel("调用")
+    title = "每次调用里四个桶各占多少"
+    ax.set_title(title + ("（每次调用的拆分是推导值）" if derived else ""))
+    ax.legend(loc="upper right")
+    ax.grid(True, axis="y", alpha=0.3)
+    return _finish(fig)
+
+
+def plot_zones(contexts: Sequence[int], limit: int, labels: Optional[Sequence[str]] = None) -> Figure:
+    """Return one bar per request, coloured by its ledger zone, with lines at 60 %, 85 % and 100 % of ``limit``.
+
+    ``contexts`` are tokens per request (a ``SimResult.contexts`` or the totals of
+    ledger entries); ``labels`` name the bars (default 1, 2, ...). Lines carry
+    gids ``"zone:60"``, ``"zone:85"``, ``"zone:100"`` (with a 100,000 window: at
+    60,000, 85,000 and 100,000 tokens).
+
+    Used by the context-ledger notebook.
+    """
+    counts = _token_counts(contexts, "contexts")
+    if not counts:
+        raise ValueError(f"contexts must hold at least one request (got {contexts!r})")
+    zones = zones_for(counts, limit)
+    if labels is None:
+        labels = [str(i) for i in range(1, len(counts) + 1)]
+    else:
+        labels = [str(label) for label in labels]
+        if len(labels) != len(counts):
+            raise ValueError(f"labels must have one name per request, {len(counts)} (got {len(labels)})")
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.add_subplot()
+    ax.bar(range(len(counts)), counts, color=[ZONE_COLORS[z] for z in zones], gid="requests")
+    for percent, color in ((CAUTION_FROM_PERCENT, ZONE_COLORS[Zone.CAUTION]),
+                           (DANGER_ABOVE_PERCENT, ZONE_COLORS[Zone.DANGER]),
+                           (OVER_ABOVE_PERCENT, ZONE_COLORS[Zone.OVER])):
+        ax.axhline(limit * percent / PERCENT, color=color, linestyle="--", gid=f"zone:{percent}",
+                   label=f"{percent} %：{limit * percent // PERCENT:,}")
+    step = max(1, len(counts) // MAX_ZONE_TICKS)
+    ax.set_xticks(range(0, len(counts), step), labels[::step])
+    handles, names = ax.get_legend_handles_labels()
+    present = [z for z in Zone if z in zones]
+    handles += [Patch(color=ZONE_COLORS[z]) for z in present]
+    names += [ZONE_LABELS[z] for z in present]
+    ax.legend(handles, names, loc="upper left", fontsize="small")
+    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.set_ylim(0, max(max(counts), limit) * HEADROOM)
+    ax.set_xlabel("请求")
+    ax.set_ylabel("上下文（token）")
+    ax.set_title(f"每次请求占窗口多少：{limit:,} token 的窗口")
+    return _finish(fig)
