@@ -1,4 +1,124 @@
-"""Visible check cases of the notebook on assembly (literals from SPEC)."""
+"""Visible check cases of notebook 04, context assembly (literals from SPEC §5).
+
+The learner's ``assemble(items, budget)`` returns an ``Assembly``; each case projects it into
+plain data — (kept names in output order, tokens used, sorted (name, reason) drop log) — so the
+feedback line shows names and numbers instead of nested dataclass reprs. The drop log is sorted
+because SPEC does not fix its order (the reference reports it in input order).
+"""
+from ..assemble import BudgetError, Item
 from .runner import CheckCase
 
-CASES: dict[str, tuple[CheckCase, ...]] = {}
+
+def summary(result) -> tuple[list[str], int, list[tuple[str, str]]]:
+    """Return (kept names in output order, used, sorted [(dropped name, reason)]) of an Assembly.
+
+    For the lesson's example: (['rules', 'tools', 'memory', 'doc A', 'doc B', 'time', 'question'],
+    10920, [('doc A (copy)', 'duplicate'), ('doc C', 'no room')]). Used by notebook 04's checks.
+    """
+    if not all(hasattr(result, field) for field in ("items", "used", "dropped")):
+        raise TypeError(
+            "返回值应该是 Assembly(items=..., used=..., dropped=...)，"
+            f"而不是 {type(result).__name__}"
+        )
+    names = [item.name for item in result.items]
+    dropped = sorted((item.name, reason) for item, reason in result.dropped)
+    return names, result.used, dropped
+
+
+_DOC_A = "文档 A：缓存命中按基础输入价格的一成计费。"
+
+# The lesson's nine candidates, in the lesson's order (SPEC §5).
+_LESSON_ITEMS = [
+    Item("rules", 3_000, required=True, stable=True, text="系统规则"),
+    Item("tools", 2_000, required=True, stable=True, text="工具定义"),
+    Item("memory", 800, priority=3, stable=True, text="长期记忆"),
+    Item("doc A", 2_500, priority=2, text=_DOC_A),
+    Item("doc B", 2_500, priority=2, text="文档 B：窗口包括输入和本轮输出。"),
+    Item("doc A (copy)", 2_500, priority=2, text=_DOC_A),
+    Item("doc C", 1_500, priority=1, text="文档 C：工具结果可以清理成占位符。"),
+    Item("time", 20, required=True, text="当前时间"),
+    Item("question", 100, required=True, text="用户问题"),
+]
+
+CASES: dict[str, tuple[CheckCase, ...]] = {
+    "assemble": (
+        CheckCase(
+            # required 3,000 + 2,000 + 20 + 100 = 5,120; + memory 800 + A 2,500 + B 2,500 = 10,920;
+            # A's copy repeats A's text; C would make 12,420 > 11,000
+            "课上的例子：九个候选项，预算 11,000",
+            args=(_LESSON_ITEMS, 11_000),
+            expect=(
+                ["rules", "tools", "memory", "doc A", "doc B", "time", "question"],
+                10_920,
+                [("doc A (copy)", "duplicate"), ("doc C", "no room")],
+            ),
+            project=summary,
+        ),
+        CheckCase(
+            "必需项 rules 3,000 + tools 2,000 = 5,000，预算只有 4,000",
+            args=(
+                [
+                    Item("rules", 3_000, required=True, stable=True),
+                    Item("tools", 2_000, required=True, stable=True),
+                ],
+                4_000,
+            ),
+            raises=BudgetError,
+        ),
+        CheckCase(
+            "必需项正好等于预算不算超：规则 5,120（必需、稳定）、文档 1（优先级 1），预算 5,120",
+            args=(
+                [Item("规则", 5_120, required=True, stable=True), Item("文档", 1, priority=1)],
+                5_120,
+            ),
+            expect=(["规则"], 5_120, [("文档", "no room")]),
+            project=summary,
+        ),
+        CheckCase(
+            "优先级高的先放：旧日志 800（优先级 1）在前、相关文档 800（优先级 5）在后，预算 1,000",
+            args=([Item("旧日志", 800, priority=1), Item("相关文档", 800, priority=5)], 1_000),
+            expect=(["相关文档"], 800, [("旧日志", "no room")]),
+            project=summary,
+        ),
+        CheckCase(
+            # 100 + 1,000 > 1,000, so the big item is skipped; 100 + 500 = 600 still fits
+            "放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、小文档 500（优先级 1），预算 1,000",
+            args=(
+                [
+                    Item("问题", 100, required=True),
+                    Item("大文档", 1_000, priority=3),
+                    Item("小文档", 500, priority=1),
+                ],
+                1_000,
+            ),
+            expect=(["问题", "小文档"], 600, [("大文档", "no room")]),
+            project=summary,
+        ),
+        CheckCase(
+            "稳定的排在前面：输入顺序是 问题（必需）、检索文档（优先级 1）、规则（必需、稳定），预算 1,000",
+            args=(
+                [
+                    Item("问题", 100, required=True),
+                    Item("检索文档", 300, priority=1),
+                    Item("规则", 200, required=True, stable=True),
+                ],
+                1_000,
+            ),
+            expect=(["规则", "问题", "检索文档"], 600, []),
+            project=summary,
+        ),
+        CheckCase(
+            "内容相同才算重复：文档甲和文档乙文字相同、文档丙不同，各 100（优先级 1），预算 1,000",
+            args=(
+                [
+                    Item("文档甲", 100, priority=1, text="同一段话"),
+                    Item("文档乙", 100, priority=1, text="同一段话"),
+                    Item("文档丙", 100, priority=1, text="另一段话"),
+                ],
+                1_000,
+            ),
+            expect=(["文档甲", "文档丙"], 200, [("文档乙", "duplicate")]),
+            project=summary,
+        ),
+    ),
+}

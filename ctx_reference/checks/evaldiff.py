@@ -1,4 +1,77 @@
-"""Visible check cases of the notebook on evaldiff (literals from SPEC)."""
+"""Visible check cases of notebook 08, Eval Diff (literals from SPEC §8 and worked by hand).
+
+The pass/fail tables below are written out by hand from the fake model's answers under prompt
+v1, v2 and v3 (never obtained by running it): v1 fails `unknown` and `everest`; v2 answers the
+unanswerable question with 我不知道 but drops the units of `distance` and `boiling`; v3 puts the
+unit back, which repairs `boiling` but not `distance` (its expected answer starts with 约).
+"""
+from ..evaldiff import Case, Result
 from .runner import CheckCase
 
-CASES: dict[str, tuple[CheckCase, ...]] = {}
+CASES_SEVEN = [
+    Case("distance", "从北京开车到上海大约多远？", "约 1200 公里"),
+    Case("boiling", "标准大气压下，水的沸点是多少？", "100 摄氏度"),
+    Case("unknown", "我昨天午饭吃了什么？", "我不知道"),
+    Case("week", "一周有几天？", "7"),
+    Case("capital", "中国的首都是哪座城市？", "北京"),
+    Case("everest", "珠穆朗玛峰有多高？", "8848.86 米"),
+    Case("sum", "3 加 4 等于几？", "7"),
+]
+
+V1 = Result({"distance": True, "boiling": True, "unknown": False, "week": True,
+             "capital": True, "everest": False, "sum": True})
+V2 = Result({"distance": False, "boiling": False, "unknown": True, "week": True,
+             "capital": True, "everest": False, "sum": True})
+V3 = Result({"distance": False, "boiling": True, "unknown": True, "week": True,
+             "capital": True, "everest": False, "sum": True})
+
+# Three cases listed c, a, b while both results list them a, b, c: the answer follows the cases.
+ORDER_CASES = [Case("c", "问题 c", "C"), Case("a", "问题 a", "A"), Case("b", "问题 b", "B")]
+ORDER_BASE = Result({"a": False, "b": True, "c": False})
+ORDER_NEXT = Result({"a": True, "b": False, "c": True})
+
+
+def as_lists(result):
+    """Project a diff result to (fixed, broke) as two lists (or a description of the problem)."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        return f"返回值应该是 (fixed, broke) 两个列表，实际是 {result!r}"
+    fixed, broke = result
+    if not isinstance(fixed, (list, tuple)) or not isinstance(broke, (list, tuple)):
+        return f"fixed 和 broke 都应该是用例 id 的列表，实际是 {result!r}"
+    return (list(fixed), list(broke))
+
+
+CASES: dict[str, tuple[CheckCase, ...]] = {
+    "diff": (
+        CheckCase(
+            "课上的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）",
+            args=(CASES_SEVEN, V1, V2),
+            expect=(["unknown"], ["distance", "boiling"]),
+            project=as_lists,
+        ),
+        CheckCase(
+            "通过率相同的两版：v1 → v3（都是 5/7）",
+            args=(CASES_SEVEN, V1, V3),
+            expect=(["unknown"], ["distance"]),
+            project=as_lists,
+        ),
+        CheckCase(
+            "反过来比：v2 → v1，fixed 和 broke 对调",
+            args=(CASES_SEVEN, V2, V1),
+            expect=(["distance", "boiling"], ["unknown"]),
+            project=as_lists,
+        ),
+        CheckCase(
+            "只修好、没弄坏：v2 → v3",
+            args=(CASES_SEVEN, V2, V3),
+            expect=(["boiling"], []),
+            project=as_lists,
+        ),
+        CheckCase(
+            "用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出",
+            args=(ORDER_CASES, ORDER_BASE, ORDER_NEXT),
+            expect=(["c", "a"], ["b"]),
+            project=as_lists,
+        ),
+    ),
+}

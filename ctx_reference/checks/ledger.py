@@ -1,4 +1,97 @@
-"""Visible check cases of the notebook on ledger (literals from SPEC)."""
+"""Visible check cases of notebook 09, the context ledger (literals from SPEC §9, worked by hand).
+
+Two exercises:
+
+* ``zone(used, limit)`` -- returns a ``Zone`` member. The cases sit on the exact boundaries of a
+  10,000-token window (60 % = 6,000 and 85 % = 8,500 are caution, 100 % = 10,000 is danger), the
+  lesson's peak (552 of 8,000 = 6.9 %: safe), one pair of numbers too large for a float to tell
+  apart from 100 % ((10**17 + 1) / 10**17 == 1.0 in floating point, yet it is over), and a window
+  of 0 tokens (ValueError).
+* ``measure(buckets, tokenizer, limit)`` -- returns a ``LedgerEntry``; each case projects it to
+  plain data, (tokens per bucket as a dict, total, zone), so the feedback line shows numbers. The
+  cases: the lesson's peak call ``research_1`` (48 characters of task, 2,162 of search results:
+  48 // 4 = 12 and 2,162 // 4 = 540, total 552), buckets counted one by one (5, 7 and 3
+  characters: 1 + 1 + 0 = 2, where counting the joined text would give 15 // 4 = 3), an injected
+  tokenizer that counts characters (6 + 6 = 12 of 20 = 60 %: caution), and a call over the window.
+"""
+from ..ledger import Zone, lesson_calls
+from ..tokens import FakeTokenizer
 from .runner import CheckCase
 
-CASES: dict[str, tuple[CheckCase, ...]] = {}
+
+class CharTokenizer:
+    """A Tokenizer that counts every character as one token (another ruler to inject)."""
+
+    def count(self, text: str) -> int:
+        """Return ``len(text)``: ``CharTokenizer().count("你是研究助理") == 6``."""
+        return len(text)
+
+    def __repr__(self) -> str:
+        return "CharTokenizer()"
+
+
+def as_zone(value):
+    """Return ``value`` if it is a ``Zone`` member, else a sentence saying what came back instead."""
+    if isinstance(value, Zone):
+        return value
+    return f"应该返回 Zone 的成员（例如 Zone.SAFE），实际返回了 {value!r}"
+
+
+def entry_counts(entry):
+    """Project a LedgerEntry to (tokens per bucket as a dict, total, zone), or say what is missing.
+
+    For the lesson's peak call: ({'system': 0, 'task_state': 12, 'tool_results': 540,
+    'history': 0}, 552, Zone.SAFE). Used by notebook 09's checks.
+    """
+    missing = [name for name in ("tokens", "total", "zone") if not hasattr(entry, name)]
+    if missing:
+        return f"应该返回 LedgerEntry(tokens=..., total=..., zone=..., limit=...)，实际返回了 {entry!r}"
+    return (dict(entry.tokens), entry.total, entry.zone)
+
+
+_RESEARCH_1 = dict(lesson_calls())["research_1"]
+
+CASES: dict[str, tuple[CheckCase, ...]] = {
+    "zone": (
+        CheckCase("课上的峰值：552 / 8,000（6.9 %）", args=(552, 8_000), expect=Zone.SAFE, project=as_zone),
+        CheckCase("窗口 10,000，用了 5,999（59.99 %）", args=(5_999, 10_000), expect=Zone.SAFE, project=as_zone),
+        CheckCase("窗口 10,000，用了 6,000（正好 60 %）", args=(6_000, 10_000), expect=Zone.CAUTION, project=as_zone),
+        CheckCase("窗口 10,000，用了 8,500（正好 85 %）", args=(8_500, 10_000), expect=Zone.CAUTION, project=as_zone),
+        CheckCase("窗口 10,000，用了 8,501（85.01 %）", args=(8_501, 10_000), expect=Zone.DANGER, project=as_zone),
+        CheckCase("窗口 10,000，用了 10,000（正好 100 %）", args=(10_000, 10_000), expect=Zone.DANGER, project=as_zone),
+        CheckCase("窗口 10,000，用了 10,001（100.01 %）", args=(10_001, 10_000), expect=Zone.OVER, project=as_zone),
+        CheckCase(
+            "很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）",
+            args=(10**17 + 1, 10**17),
+            expect=Zone.OVER,
+            project=as_zone,
+        ),
+        CheckCase("窗口是 0 个 token（limit 必须是正数）", args=(100, 0), raises=ValueError),
+    ),
+    "measure": (
+        CheckCase(
+            "课上的峰值调用 research_1：任务 48 个字符、检索结果 2,162 个字符，FakeTokenizer，窗口 8,000",
+            args=(_RESEARCH_1, FakeTokenizer(), 8_000),
+            expect=({"system": 0, "task_state": 12, "tool_results": 540, "history": 0}, 552, Zone.SAFE),
+            project=entry_counts,
+        ),
+        CheckCase(
+            "每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）",
+            args=({"system": "abcde", "task_state": "1234567", "history": "xyz"}, FakeTokenizer(), 100),
+            expect=({"system": 1, "task_state": 1, "tool_results": 0, "history": 0}, 2, Zone.SAFE),
+            project=entry_counts,
+        ),
+        CheckCase(
+            "换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）",
+            args=({"system": "你是研究助理", "task_state": "合并两份发现"}, CharTokenizer(), 20),
+            expect=({"system": 6, "task_state": 6, "tool_results": 0, "history": 0}, 12, Zone.CAUTION),
+            project=entry_counts,
+        ),
+        CheckCase(
+            "超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000",
+            args=({"tool_results": "r" * 40_004}, FakeTokenizer(), 10_000),
+            expect=({"system": 0, "task_state": 0, "tool_results": 10_001, "history": 0}, 10_001, Zone.OVER),
+            project=entry_counts,
+        ),
+    ),
+}

@@ -1,4 +1,166 @@
-"""Visible check cases of the notebook on render (literals from SPEC)."""
+"""Visible check cases of notebook 07, Render (literals from SPEC §7 and worked by hand).
+
+What is compared: the full rendered text of a small spec (line by line), the last lines of the
+lesson's seed spec, and the NUMBER of warnings of specs built to contain exactly zero, one or two
+findings of one kind. The wording of a warning is the learner's own and is never compared; a
+warning only has to be a non-empty string.
+"""
+from ..render import PromptSpec
 from .runner import CheckCase
 
-CASES: dict[str, tuple[CheckCase, ...]] = {}
+#: What a projection returns when the two results agree line by line.
+SAME_TEXT = "与期望文本逐行一致"
+
+
+def _split(result):
+    """Return (text, warnings) from a render result, or a string saying what is wrong with it."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        return None, f"返回值应该是 (文本, 警告列表) 两个值，实际是 {result!r}"
+    text, warnings = result
+    if not isinstance(text, str):
+        return None, f"第一个返回值应该是字符串，实际是 {text!r}"
+    if not isinstance(warnings, (list, tuple)):
+        return None, f"第二个返回值应该是警告列表，实际是 {warnings!r}"
+    for w in warnings:
+        if not isinstance(w, str) or not w.strip():
+            return None, f"每条警告都应该是非空字符串，实际有一条是 {w!r}"
+    return (text, list(warnings)), None
+
+
+def warning_count(result):
+    """Project a render result to its number of warnings (or a description of the problem)."""
+    parts, problem = _split(result)
+    return problem if problem else len(parts[1])
+
+
+def last_lines(count):
+    """Return a projection to the last `count` lines of the rendered text."""
+
+    def project(result):
+        parts, problem = _split(result)
+        return problem if problem else parts[0].split("\n")[-count:]
+
+    return project
+
+
+def same_text_as(expected):
+    """Return a projection that says SAME_TEXT, or where the rendered text first differs."""
+    want = expected.split("\n")
+
+    def project(result):
+        parts, problem = _split(result)
+        if problem:
+            return problem
+        got = parts[0].split("\n")
+        for number, (w, g) in enumerate(zip(want, got), start=1):
+            if w != g:
+                return f"第 {number} 行不同：应为 {w!r}，实际是 {g!r}"
+        if len(got) > len(want):
+            return f"多出了 {len(got) - len(want)} 行，从 {got[len(want)]!r} 开始（最后一行 </context> 后面不要换行）"
+        if len(got) < len(want):
+            return f"少了 {len(want) - len(got)} 行，缺的第一行是 {want[len(got)]!r}"
+        return SAME_TEXT
+
+    return project
+
+
+# The lesson's seed spec (SPEC §7): one finding of each kind, so 3 warnings.
+SEED = PromptSpec(
+    role="你是代码审查助手",
+    task="审查 {{diff}}",
+    rules=["不要输出客套话", "不要直接改代码，而是给出建议"],
+    dynamic={"time": "2026-10-14", "user": "duang777"},
+)
+
+# The same spec after the lesson's three fixes: 0 warnings.
+SEED_FIXED = PromptSpec(
+    role="你是代码审查助手",
+    task="审查用户给出的 diff",
+    rules=["不要输出客套话，改为直接给结论", "不要直接改代码，而是给出建议"],
+    output="Markdown 列表",
+    dynamic={"time": "2026-10-14", "user": "duang777"},
+)
+
+# A small clean spec whose full text is written out below; dynamic keys are given out of order.
+SMALL = PromptSpec(
+    role="你是翻译助手",
+    task="把用户给出的中文句子译成英文",
+    rules=["人名和产品名保留原文", "不要意译成长句，而是逐句对应"],
+    examples=["输入：你好 → 输出：Hello"],
+    output="只输出译文",
+    dynamic={"user": "amy", "date": "2026-10-14"},
+)
+
+SMALL_TEXT = (
+    "<role>你是翻译助手</role>\n"
+    "<task>把用户给出的中文句子译成英文</task>\n"
+    "<rules>\n"
+    "- 人名和产品名保留原文\n"
+    "- 不要意译成长句，而是逐句对应\n"
+    "</rules>\n"
+    '<example index="1">输入：你好 → 输出：Hello</example>\n'
+    "<output_format>只输出译文</output_format>\n"
+    "<context>\n"
+    "date: 2026-10-14\n"
+    "user: amy\n"
+    "</context>"
+)
+
+CASES: dict[str, tuple[CheckCase, ...]] = {
+    "render": (
+        CheckCase(
+            "课上的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数",
+            args=(SEED,),
+            expect=3,
+            project=warning_count,
+        ),
+        CheckCase(
+            "课上的 spec：文本最后 4 行是排好序的 <context> 块",
+            args=(SEED,),
+            expect=["<context>", "time: 2026-10-14", "user: duang777", "</context>"],
+            project=last_lines(4),
+        ),
+        CheckCase(
+            "课上的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数",
+            args=(SEED_FIXED,),
+            expect=0,
+            project=warning_count,
+        ),
+        CheckCase(
+            "翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本",
+            args=(SMALL,),
+            expect=SAME_TEXT,
+            project=same_text_as(SMALL_TEXT),
+        ),
+        CheckCase(
+            "翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）",
+            args=(SMALL,),
+            expect=0,
+            project=warning_count,
+        ),
+        CheckCase(
+            "只有一个问题：一条规则里写了 {{ lang }}",
+            args=(PromptSpec("你是翻译助手", "把句子译成目标语言", rules=["译成 {{ lang }}"], output="只输出译文"),),
+            expect=1,
+            project=warning_count,
+        ),
+        CheckCase(
+            "只有一个问题：output 只有空格",
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", output="   "),),
+            expect=1,
+            project=warning_count,
+        ),
+        CheckCase(
+            "两条规则都只说“不要”：每条一条警告",
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=["不要加解释", "不要改人名"], output="只输出译文"),),
+            expect=2,
+            project=warning_count,
+        ),
+        CheckCase(
+            "{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题",
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", output="只输出译文", dynamic={"note": "{{draft}}"}),),
+            expect=0,
+            project=warning_count,
+        ),
+    ),
+}

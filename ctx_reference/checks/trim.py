@@ -1,4 +1,77 @@
-"""Visible check cases of the notebook on trim (literals from SPEC)."""
+"""Visible check cases of notebook 05, TrimLines (literals from SPEC §5).
+
+The lesson's example (100 lines, head 3, tail 2) is checked whole and then through three
+narrower views — how many lines come back, the marker line, what follows the marker — so that
+an off-by-one (95 vs 96 omitted, one tail line too many) gets a ✗ line that names the exact part
+that is wrong. Two boundary cases pin ``len(lines) == head + tail`` (unchanged) against
+``len(lines) == head + tail + 1`` (one line omitted).
+"""
 from .runner import CheckCase
 
-CASES: dict[str, tuple[CheckCase, ...]] = {}
+MARKER_95 = "……省略 95 行（完整输出已保存，可按需读取）……"
+
+_HUNDRED = tuple(f"line {i}" for i in range(1, 101))
+
+
+def _marker_lines(lines) -> list[str]:
+    """Return the lines that contain 省略 (the omission marker), in order."""
+    return [line for line in lines if "省略" in line]
+
+
+def _after_marker(lines) -> list[str]:
+    """Return the lines after the first marker line (all lines if there is no marker)."""
+    for index, line in enumerate(lines):
+        if "省略" in line:
+            return list(lines[index + 1:])
+    return list(lines)
+
+
+CASES: dict[str, tuple[CheckCase, ...]] = {
+    "trim_lines": (
+        CheckCase(
+            "课上的例子：line 1 … line 100，头 3 行、尾 2 行",
+            args=(list(_HUNDRED), 3, 2),
+            expect=["line 1", "line 2", "line 3", MARKER_95, "line 99", "line 100"],
+        ),
+        CheckCase(
+            "同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6",
+            args=(list(_HUNDRED), 3, 2),
+            expect=6,
+            project=len,
+        ),
+        CheckCase(
+            "同一个例子，说明行：省略 100 − 3 − 2 = 95 行",
+            args=(list(_HUNDRED), 3, 2),
+            expect=[MARKER_95],
+            project=_marker_lines,
+        ),
+        CheckCase(
+            "同一个例子，说明行后面只有尾部 2 行",
+            args=(list(_HUNDRED), 3, 2),
+            expect=["line 99", "line 100"],
+            project=_after_marker,
+        ),
+        CheckCase(
+            "换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行",
+            args=([f"第 {i} 行" for i in range(1, 11)], 2, 3),
+            expect=[
+                "第 1 行",
+                "第 2 行",
+                "……省略 5 行（完整输出已保存，可按需读取）……",
+                "第 8 行",
+                "第 9 行",
+                "第 10 行",
+            ],
+        ),
+        CheckCase(
+            "正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回",
+            args=(["a", "b", "c", "d", "e"], 3, 2),
+            expect=["a", "b", "c", "d", "e"],
+        ),
+        CheckCase(
+            "多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行",
+            args=(["a", "b", "c", "d", "e", "f"], 3, 2),
+            expect=["a", "b", "c", "……省略 1 行（完整输出已保存，可按需读取）……", "e", "f"],
+        ),
+    ),
+}

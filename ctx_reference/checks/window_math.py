@@ -1,4 +1,62 @@
-"""Visible check cases of the notebook on window math (literals from SPEC)."""
+"""Visible check cases of notebook 01, Window math (literals from SPEC §2, edge cases worked by hand)."""
+from ..window import Outcome
 from .runner import CheckCase
 
-CASES: dict[str, tuple[CheckCase, ...]] = {}
+CASES: dict[str, tuple[CheckCase, ...]] = {
+    "check": (
+        CheckCase(
+            "课上的例子：窗口 1,000,000，输入 950,000，max_tokens 128,000",
+            args=(1_000_000, 950_000, 128_000),
+            expect=Outcome.MAY_TRUNCATE,
+        ),
+        CheckCase(
+            "宽裕：窗口 200,000，输入 150,000，max_tokens 32,000（合计 182,000）",
+            args=(200_000, 150_000, 32_000),
+            expect=Outcome.FITS,
+        ),
+        CheckCase(
+            "输入本身就超了：窗口 200,000，输入 210,000，max_tokens 1,000",
+            args=(200_000, 210_000, 1_000),
+            expect=Outcome.REJECTED,
+        ),
+        CheckCase(
+            "正好填满：窗口 200,000，输入 168,000，max_tokens 32,000（合计正好 200,000）",
+            args=(200_000, 168_000, 32_000),
+            expect=Outcome.FITS,
+        ),
+        CheckCase(
+            "多 1 个 token：窗口 200,000，输入 168,001，max_tokens 32,000",
+            args=(200_000, 168_001, 32_000),
+            expect=Outcome.MAY_TRUNCATE,
+        ),
+        CheckCase(
+            "输入正好等于窗口：窗口 200,000，输入 200,000，max_tokens 1",
+            args=(200_000, 200_000, 1),
+            expect=Outcome.MAY_TRUNCATE,
+        ),
+        CheckCase(
+            "输入比窗口多 1 个 token：窗口 200,000，输入 200,001，max_tokens 1",
+            args=(200_000, 200_001, 1),
+            expect=Outcome.REJECTED,
+        ),
+    ),
+    "estimate_tokens": (
+        CheckCase("空字符串 \"\"", args=("",), expect=0),
+        CheckCase("4 个 ASCII 字符 \"abcd\"", args=("abcd",), expect=1),
+        CheckCase("5 个 ASCII 字符 \"abcde\"（向上取整）", args=("abcde",), expect=2),
+        CheckCase("英文 \"hello world\"（11 个 ASCII 字符）", args=("hello world",), expect=3),
+        CheckCase("中文 \"上下文工程\"（5 个汉字）", args=("上下文工程",), expect=5),
+        CheckCase("中文标点 \"你好，世界！\"（全角标点也是非 ASCII）", args=("你好，世界！",), expect=6),
+        CheckCase("混合 \"token 预算\"（6 个 ASCII + 2 个汉字）", args=("token 预算",), expect=4),
+        CheckCase(
+            "混合 \"ab中cd\"（ASCII 合起来 4 个再取整，不是每段各自取整）",
+            args=("ab中cd",),
+            expect=2,
+        ),
+        CheckCase(
+            "混合 \"用 Python 写 3 个测试\"（11 个 ASCII + 5 个汉字）",
+            args=("用 Python 写 3 个测试",),
+            expect=8,
+        ),
+    ),
+}
