@@ -33,18 +33,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Optional
 
+from ctx_reference._validate import require_int, require_str
+
 DUPLICATE = "duplicate"  # drop reason: same text as an item already kept
 NO_ROOM = "no room"  # drop reason: would push the total over the budget
 LESSON_BUDGET = 11_000  # tokens: the budget of the lesson's worked example
-
-
-def _require_int(value: object, name: str, minimum: Optional[int] = None) -> int:
-    """Return ``value`` if it is an int (bool excluded) >= ``minimum``, else raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int (got {value!r})")
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum} (got {value!r})")
-    return value
 
 
 @dataclass(frozen=True)
@@ -62,10 +55,9 @@ class Item:
     text: Optional[str] = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str):
-            raise ValueError(f"name must be a str (got {self.name!r})")
-        _require_int(self.tokens, "tokens", minimum=0)
-        _require_int(self.priority, "priority")
+        require_str(self.name, "name")
+        require_int(self.tokens, "tokens", minimum=0)
+        require_int(self.priority, "priority")
         if not isinstance(self.required, bool):
             raise ValueError(f"required must be a bool (got {self.required!r})")
         if not isinstance(self.stable, bool):
@@ -121,7 +113,7 @@ def assemble(items: Iterable[Item], budget: int) -> Assembly:
     for index, item in enumerate(candidates):
         if not isinstance(item, Item):
             raise ValueError(f"items[{index}] must be an Item (got {item!r})")
-    _require_int(budget, "budget", minimum=0)
+    require_int(budget, "budget", minimum=0)
 
     required_tokens = sum(item.tokens for item in candidates if item.required)
     if required_tokens > budget:

@@ -35,6 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ctx_reference._validate import require_int, require_str
+
 __all__ = [
     "Case",
     "Result",
@@ -77,9 +79,7 @@ class Case:
 
     def __post_init__(self) -> None:
         for name in ("id", "question", "expect"):
-            value = getattr(self, name)
-            if not isinstance(value, str):
-                raise ValueError(f"{name} must be a str (got {value!r})")
+            require_str(getattr(self, name), name)
         if not self.id.strip():
             raise ValueError(f"id must not be empty (got {self.id!r})")
 
@@ -176,8 +176,7 @@ def grade(case: Case, answer: str) -> bool:
     """
     if not isinstance(case, Case):
         raise ValueError(f"case must be a Case (got {case!r})")
-    if not isinstance(answer, str):
-        raise ValueError(f"answer must be a str (got {answer!r})")
+    require_str(answer, "answer")
     return case.expect in answer
 
 
@@ -283,10 +282,8 @@ def fake_answer(prompt: str, question: str) -> str:
 
     Used by the eval-diff notebook.
     """
-    if not isinstance(prompt, str):
-        raise ValueError(f"prompt must be a str (got {prompt!r})")
-    if not isinstance(question, str):
-        raise ValueError(f"question must be a str (got {question!r})")
+    require_str(prompt, "prompt")
+    require_str(question, "question")
     fact = KNOWLEDGE.get(question, Knowledge(UNKNOWN_GUESS, known=False))
     if not fact.known:
         return I_DONT_KNOW if ADMIT_UNSURE in prompt else fact.full
@@ -362,14 +359,6 @@ DEFAULT_P_SLIP = 0.2
 SLIP_ANSWER = "嗯……这个问题不好说。"
 
 
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int (got {value!r})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum} (got {value!r})")
-    return value
-
-
 def noisy_model(prompt_version: str, seed: int, p_slip: float = DEFAULT_P_SLIP) -> Callable[[str], str]:
     """Return an answer function that gives `fake_model`'s answer, or slips with chance `p_slip`.
 
@@ -385,13 +374,12 @@ def noisy_model(prompt_version: str, seed: int, p_slip: float = DEFAULT_P_SLIP) 
     Used by the eval-diff notebook.
     """
     _check_version(prompt_version)
-    _check_int("seed", seed, 0)
+    require_int(seed, "seed", minimum=0)
     if isinstance(p_slip, bool) or not isinstance(p_slip, (int, float)) or not 0 <= p_slip <= 1:
         raise ValueError(f"p_slip must be a number between 0 and 1 (got {p_slip!r})")
 
     def answer(question: str) -> str:
-        if not isinstance(question, str):
-            raise ValueError(f"question must be a str (got {question!r})")
+        require_str(question, "question")
         rng = random.Random(f"{prompt_version}|{seed}|{question}")
         if rng.random() < p_slip:
             return SLIP_ANSWER
@@ -421,8 +409,8 @@ def pass_rates(
     checked = _check_cases(cases)
     if not callable(answer_fn_factory):
         raise ValueError(f"answer_fn_factory must be callable (got {answer_fn_factory!r})")
-    _check_int("runs", runs, 1)
-    _check_int("seed", seed, 0)
+    require_int(runs, "runs", minimum=1)
+    require_int(seed, "seed", minimum=0)
     rng = random.Random(seed)
     passes = {case.id: 0 for case in checked}
     for _ in range(runs):

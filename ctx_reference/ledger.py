@@ -40,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from types import MappingProxyType
 
+from ctx_reference._validate import require_int, require_str
 from ctx_reference.tokens import FakeTokenizer, Tokenizer
 
 __all__ = [
@@ -90,14 +91,6 @@ class Zone(Enum):
     OVER = "over"
 
 
-def _check_count(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int (got {value!r})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum} (got {value!r})")
-    return value
-
-
 def zone(used: int, limit: int) -> Zone:
     """Return the zone of a call using `used` tokens of a `limit`-token window.
 
@@ -111,8 +104,8 @@ def zone(used: int, limit: int) -> Zone:
 
     Used by the context-ledger notebook (the learner writes it).
     """
-    _check_count("used", used, 0)
-    _check_count("limit", limit, 1)
+    require_int(used, "used", minimum=0)
+    require_int(limit, "limit", minimum=1)
     if used * 100 < CAUTION_FROM_PERCENT * limit:
         return Zone.SAFE
     if used * 100 <= DANGER_ABOVE_PERCENT * limit:
@@ -130,8 +123,8 @@ def window_share(used: int, limit: int) -> float:
 
     Used by the context-ledger notebook.
     """
-    _check_count("used", used, 0)
-    _check_count("limit", limit, 1)
+    require_int(used, "used", minimum=0)
+    require_int(limit, "limit", minimum=1)
     return used / limit
 
 
@@ -149,9 +142,9 @@ def zones_for(contexts: Sequence[int], limit: int) -> list[Zone]:
     """
     if isinstance(contexts, (str, bytes)) or not isinstance(contexts, Sequence):
         raise ValueError(f"contexts must be a list or tuple of token counts (got {contexts!r})")
-    _check_count("limit", limit, 1)
+    require_int(limit, "limit", minimum=1)
     for i, used in enumerate(contexts):
-        _check_count(f"contexts[{i}]", used, 0)
+        require_int(used, f"contexts[{i}]", minimum=0)
     return [zone(used, limit) for used in contexts]
 
 
@@ -199,8 +192,7 @@ class LedgerEntry:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", _frozen_counts("tokens", self.tokens))
-        if not isinstance(self.name, str):
-            raise ValueError(f"name must be a str (got {self.name!r})")
+        require_str(self.name, "name")
 
 
 def _check_buckets(buckets: object) -> Mapping[str, str]:
@@ -238,7 +230,7 @@ def measure(buckets: Mapping[str, str], tokenizer: Tokenizer, limit: int) -> Led
     """
     _check_buckets(buckets)
     _check_tokenizer(tokenizer)
-    _check_count("limit", limit, 1)
+    require_int(limit, "limit", minimum=1)
     tokens = {}
     for bucket in BUCKETS:
         count = tokenizer.count(buckets.get(bucket, ""))
@@ -294,7 +286,7 @@ def summarize(entries: Sequence[LedgerEntry], limit: int) -> LedgerSummary:
     for i, entry in enumerate(entries):
         if not isinstance(entry, LedgerEntry):
             raise ValueError(f"entries[{i}] must be a LedgerEntry (got {entry!r})")
-    _check_count("limit", limit, 1)
+    require_int(limit, "limit", minimum=1)
     bucket_tokens = {bucket: sum(e.tokens.get(bucket, 0) for e in entries) for bucket in BUCKETS}
     total_tokens = sum(bucket_tokens.values())
     shares = {
@@ -338,7 +330,7 @@ class WindowLedger:
         tokenizer: Tokenizer = FakeTokenizer(),  # frozen and stateless, safe to share
         enforce: bool = False,
     ) -> None:
-        _check_count("window_limit_tokens", window_limit_tokens, 1)
+        require_int(window_limit_tokens, "window_limit_tokens", minimum=1)
         _check_tokenizer(tokenizer)
         if not isinstance(enforce, bool):
             raise ValueError(f"enforce must be a bool (got {enforce!r})")
@@ -358,8 +350,7 @@ class WindowLedger:
         >>> WindowLedger().record("research_1", task_state="t" * 48, tool_results="r" * 2160).total
         552
         """
-        if not isinstance(name, str):
-            raise ValueError(f"name must be a str (got {name!r})")
+        require_str(name, "name")
         entry = replace(measure(buckets, self.tokenizer, self.window_limit_tokens), name=name)
         self._entries.append(entry)
         if self.enforce and entry.zone is Zone.OVER:

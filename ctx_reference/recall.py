@@ -31,32 +31,27 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from ctx_reference._validate import require_int, require_real
+
 DOC_TOKENS = 4_000  # tokens per document in the lesson's corpus
 SMALL_DOC_TOKENS = 2_000  # tokens per document in the lesson's small corpus
 MIDDLE_SHAPE = 4  # 4 * x * (1 - x) is 1 at x = 0.5 and 0 at both ends
 
 
-def _require_int(value: object, name: str, minimum: int) -> int:
-    """Return ``value`` if it is an int >= ``minimum`` (bool excluded), else raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int (got {value!r})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum} (got {value!r})")
-    return value
+def _require_number(value: object, name: str) -> float:
+    """Return ``value`` as a float if it is a number (see ``require_real``) and not NaN.
 
-
-def _require_real(value: object, name: str) -> float:
-    """Return ``value`` as a float if it is an int or float (bool excluded), else raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number (got {value!r})")
-    if value != value:  # NaN
+    NaN compares False with everything, so the range checks would let it through.
+    """
+    number = require_real(value, name)
+    if number != number:
         raise ValueError(f"{name} must not be NaN (got {value!r})")
-    return float(value)
+    return number
 
 
 def _require_probability(value: object, name: str) -> float:
     """Return ``value`` as a float if it lies in [0, 1], else raise ValueError."""
-    number = _require_real(value, name)
+    number = _require_number(value, name)
     if not 0.0 <= number <= 1.0:
         raise ValueError(f"{name} must be in [0, 1] (got {value!r})")
     return number
@@ -76,9 +71,9 @@ class RecallModel:
     middle: float = 0.3
 
     def __post_init__(self) -> None:
-        if _require_real(self.half_at, "half_at") <= 0:
+        if _require_number(self.half_at, "half_at") <= 0:
             raise ValueError(f"half_at must be > 0 (got {self.half_at!r})")
-        if _require_real(self.steep, "steep") <= 0:
+        if _require_number(self.steep, "steep") <= 0:
             raise ValueError(f"steep must be > 0 (got {self.steep!r})")
         _require_probability(self.middle, "middle")
 
@@ -92,7 +87,7 @@ class RecallModel:
 
         Used by notebook 03-recall.
         """
-        _require_int(n, "n", minimum=1)
+        require_int(n, "n", minimum=1)
         return 1.0 / (1.0 + (n / self.half_at) ** self.steep)
 
     def position_factor(self, pos: int, n: int) -> float:
@@ -103,8 +98,8 @@ class RecallModel:
 
         Used by notebook 03-recall.
         """
-        _require_int(n, "n", minimum=1)
-        _require_int(pos, "pos", minimum=0)
+        require_int(n, "n", minimum=1)
+        require_int(pos, "pos", minimum=0)
         if pos >= n:
             raise ValueError(f"pos must be < n={n} (got {pos!r})")
         x = (pos + 0.5) / n
@@ -132,8 +127,8 @@ def answer_position(doc_index: int, doc_tokens: int = DOC_TOKENS) -> int:
 
     Used by notebook 03-recall.
     """
-    _require_int(doc_index, "doc_index", minimum=0)
-    _require_int(doc_tokens, "doc_tokens", minimum=1)
+    require_int(doc_index, "doc_index", minimum=0)
+    require_int(doc_tokens, "doc_tokens", minimum=1)
     return doc_index * doc_tokens + doc_tokens // 2
 
 
@@ -149,8 +144,8 @@ def stuffed_recall(model: RecallModel, n_docs: int, answer_doc: int, doc_tokens:
     """
     if not isinstance(model, RecallModel):
         raise ValueError(f"model must be a RecallModel (got {model!r})")
-    _require_int(n_docs, "n_docs", minimum=1)
-    _require_int(answer_doc, "answer_doc", minimum=0)
+    require_int(n_docs, "n_docs", minimum=1)
+    require_int(answer_doc, "answer_doc", minimum=0)
     if answer_doc >= n_docs:
         raise ValueError(f"answer_doc must be < n_docs={n_docs} (got {answer_doc!r})")
     pos = answer_position(answer_doc, doc_tokens)
@@ -174,8 +169,8 @@ def retrieved_recall(
     and the CLI.
     """
     probability = _require_probability(retriever_recall, "retriever_recall")
-    _require_int(k_docs, "k_docs", minimum=1)
-    _require_int(answer_doc, "answer_doc", minimum=0)
+    require_int(k_docs, "k_docs", minimum=1)
+    require_int(answer_doc, "answer_doc", minimum=0)
     if answer_doc >= k_docs:
         raise ValueError(f"answer_doc must be < k_docs={k_docs} (got {answer_doc!r})")
     return probability * stuffed_recall(model, k_docs, answer_doc, doc_tokens)

@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
+from ctx_reference._validate import require_str
+
 __all__ = [
     "PromptSpec",
     "render",
@@ -64,12 +66,6 @@ REDIRECT_MARKERS = ("而是", "改为")
 
 #: The fields of `PromptSpec` that form the stable part, in render order.
 STABLE_FIELDS = ("role", "task", "rules", "examples", "output")
-
-
-def _check_str(name: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a str (got {value!r})")
-    return value
 
 
 def _check_str_sequence(name: str, value: object) -> tuple[str, ...]:
@@ -116,9 +112,9 @@ class PromptSpec:
     dynamic: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
 
     def __post_init__(self) -> None:
-        _check_str("role", self.role)
-        _check_str("task", self.task)
-        _check_str("output", self.output)
+        require_str(self.role, "role")
+        require_str(self.task, "task")
+        require_str(self.output, "output")
         object.__setattr__(self, "rules", _check_str_sequence("rules", self.rules))
         object.__setattr__(self, "examples", _check_str_sequence("examples", self.examples))
         object.__setattr__(self, "dynamic", _check_str_mapping("dynamic", self.dynamic))
@@ -138,7 +134,7 @@ def template_variables(text: str) -> list[str]:
 
     Used by the notebook on prompt structure.
     """
-    _check_str("text", text)
+    require_str(text, "text")
     return TEMPLATE_VARIABLE.findall(text)
 
 
@@ -198,7 +194,7 @@ def is_prohibition_only(rule: str) -> bool:
 
     Used by the notebook on prompt structure.
     """
-    _check_str("rule", rule)
+    require_str(rule, "rule")
     text = rule.lstrip()
     return text.startswith(PROHIBITION_PREFIX) and not any(m in text for m in REDIRECT_MARKERS)
 

@@ -48,6 +48,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from ctx_reference._validate import require_int, require_real
+
 # ---------------------------------------------------------------------------
 # The lesson's numbers (all sizes in tokens).
 BASE_TOKENS = 8_000  # system prompt + tool definitions, sent with every request
@@ -109,11 +111,11 @@ class SimParams:
         for name in ("base", "user", "tool_call", "tool_result", "answer", "threshold",
                      "keep", "turns", "placeholder", "summary_tokens", "note_tokens",
                      "clear_at_least", "first_question", "fact_lag"):
-            _require_int(getattr(self, name), name, minimum=0)
-        _require_int(self.window, "window", minimum=1)
-        _require_int(self.question_every, "question_every", minimum=1)
+            require_int(getattr(self, name), name, minimum=0)
+        require_int(self.window, "window", minimum=1)
+        require_int(self.question_every, "question_every", minimum=1)
         if self.summary_capacity is not None:
-            _require_int(self.summary_capacity, "summary_capacity", minimum=0)
+            require_int(self.summary_capacity, "summary_capacity", minimum=0)
         if self.threshold > self.window:
             raise ValueError(f"threshold must be <= window ({self.window!r}) "
                              f"(got {self.threshold!r})")
@@ -123,8 +125,7 @@ class SimParams:
                              f"(got {self.fact_lag!r})")
         for name in ("cache_write", "cache_read"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"{name} must be a number (got {value!r})")
+            require_real(value, name)
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"{name} must be a finite number >= 0 (got {value!r})")
 
@@ -132,14 +133,6 @@ class SimParams:
     def turn_tokens(self) -> int:
         """Return the tokens one turn appends: user + tool_call + tool_result + answer."""
         return self.user + self.tool_call + self.tool_result + self.answer
-
-
-def _require_int(value: object, name: str, minimum: int) -> None:
-    """Raise ValueError unless ``value`` is an int >= ``minimum`` (bool is not an int here)."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int (got {value!r})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum} (got {value!r})")
 
 
 # ---------------------------------------------------------------------------

@@ -23,17 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from ctx_reference._validate import require_str
+
 ASCII_CHARS_PER_TOKEN = 4  # ASCII characters per token, rounded up per text
 NON_ASCII_TOKENS_PER_CHAR = 1  # tokens per non-ASCII character
 ASCII_LIMIT = 128  # code points below this are ASCII
 FAKE_CHARS_PER_TOKEN = 4  # characters per token for FakeTokenizer (any script)
-
-
-def _require_str(value: object, name: str) -> str:
-    """Return ``value`` if it is a str, else raise ValueError naming ``name``."""
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a str (got {value!r})")
-    return value
 
 
 def estimate_tokens(text: str) -> int:
@@ -52,7 +47,7 @@ def estimate_tokens(text: str) -> int:
 
     Used by notebook 01-window-math to size prompts before sending them.
     """
-    _require_str(text, "text")
+    require_str(text, "text")
     ascii_chars = sum(1 for ch in text if ord(ch) < ASCII_LIMIT)
     non_ascii_chars = len(text) - ascii_chars
     ascii_tokens = -(-ascii_chars // ASCII_CHARS_PER_TOKEN)  # ceiling division
@@ -93,5 +88,5 @@ class FakeTokenizer:
 
         Used by notebook 09-context-ledger as the default ruler.
         """
-        _require_str(text, "text")
+        require_str(text, "text")
         return len(text) // FAKE_CHARS_PER_TOKEN

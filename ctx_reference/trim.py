@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional, Union
 
+from ctx_reference._validate import require_int
+
 MARKER_TEMPLATE = "……省略 {n} 行（完整输出已保存，可按需读取）……"
 MARKER_WITH_PATH_TEMPLATE = "……省略 {n} 行（完整输出已保存在 {path}，可按需读取）……"
 FILE_ENCODING = "utf-8"
@@ -46,15 +48,6 @@ def _require_lines(lines: object) -> list[str]:
         if not isinstance(line, str):
             raise ValueError(f"lines[{index}] must be a str (got {line!r})")
     return copied
-
-
-def _require_count(value: object, name: str) -> int:
-    """Return ``value`` if it is an int >= 0 (bool excluded), else raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int (got {value!r})")
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0 (got {value!r})")
-    return value
 
 
 def _require_path(value: object, name: str) -> str:
@@ -77,7 +70,7 @@ def omission_marker(n: int, path: Optional[PathLike] = None) -> str:
 
     Used by notebook 05-trim-lines.
     """
-    _require_count(n, "n")
+    require_int(n, "n", minimum=0)
     if n == 0:
         raise ValueError(f"n must be >= 1 (got {n!r})")
     if path is None:
@@ -88,8 +81,8 @@ def omission_marker(n: int, path: Optional[PathLike] = None) -> str:
 def _trim(lines: object, head: object, tail: object, path: Optional[PathLike]) -> list[str]:
     """Return head lines + marker + tail lines, or a copy of ``lines`` when nothing needs omitting."""
     copied = _require_lines(lines)
-    _require_count(head, "head")
-    _require_count(tail, "tail")
+    require_int(head, "head", minimum=0)
+    require_int(tail, "tail", minimum=0)
     if len(copied) <= head + tail:
         return copied
     omitted = len(copied) - head - tail
@@ -174,8 +167,8 @@ def trim_and_save(lines: Sequence[str], head: int, tail: int, directory: PathLik
     Used by notebook 05-trim-lines.
     """
     copied = _require_lines(lines)
-    _require_count(head, "head")
-    _require_count(tail, "tail")
+    require_int(head, "head", minimum=0)
+    require_int(tail, "tail", minimum=0)
     if len(copied) <= head + tail:
         return TrimmedOutput(lines=copied, path=None, omitted=0)
     saved = save_full_output(copied, directory, name)

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Optional
 
+from ctx_reference._validate import require_int, require_str
+
 COMPACT_FRACTION_DENOMINATOR = 10  # compact when left < window / 10
 LONG_WINDOW = 1_000_000  # tokens: window of the long-context families (Oct 2026)
 LONG_MAX_OUTPUT = 128_000  # tokens: max output of the long-context families
@@ -39,15 +41,6 @@ DEFAULT_WINDOW = 200_000  # tokens: window of every other family
 # generation on; models before it answer the same request with a validation error.
 TRUNCATES_SINCE_GENERATION = (4, 5)
 WINDOW_STOP_REASON = "model_context_window_exceeded"  # stop reason of a truncated response
-
-
-def _require_count(value: object, name: str, minimum: int = 0) -> int:
-    """Return ``value`` if it is an int >= ``minimum`` (bool excluded), else raise ValueError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an int (got {value!r})")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum} (got {value!r})")
-    return value
 
 
 class Outcome(Enum):
@@ -65,7 +58,7 @@ class Window:
     size: int
 
     def __post_init__(self) -> None:
-        _require_count(self.size, "size", minimum=1)
+        require_int(self.size, "size", minimum=1)
 
     def check(self, input_tokens: int, max_tokens: int) -> Outcome:
         """Return REJECTED if input > size, MAY_TRUNCATE if input + max_tokens > size, else FITS.
@@ -78,8 +71,8 @@ class Window:
         window edge (``WINDOW_STOP_REASON``); older models reject it up front.
         Used by notebook 01-window-math.
         """
-        _require_count(input_tokens, "input_tokens")
-        _require_count(max_tokens, "max_tokens")
+        require_int(input_tokens, "input_tokens", minimum=0)
+        require_int(max_tokens, "max_tokens", minimum=0)
         if input_tokens > self.size:
             return Outcome.REJECTED
         if input_tokens + max_tokens > self.size:
@@ -97,7 +90,7 @@ class Window:
         function total for plots that sweep the input past the window.
         Used by notebook 01-window-math.
         """
-        _require_count(input_tokens, "input_tokens")
+        require_int(input_tokens, "input_tokens", minimum=0)
         return max(self.size - input_tokens, 0)
 
 
@@ -115,11 +108,11 @@ def remaining(window: int, read: int, write: int, input: int, max_tokens: int) -
     already over-committed; that is reported as is (it says by how much), and
     compact is then True. Used by notebook 02-remaining (its exercise).
     """
-    _require_count(window, "window", minimum=1)
-    _require_count(read, "read")
-    _require_count(write, "write")
-    _require_count(input, "input")
-    _require_count(max_tokens, "max_tokens")
+    require_int(window, "window", minimum=1)
+    require_int(read, "read", minimum=0)
+    require_int(write, "write", minimum=0)
+    require_int(input, "input", minimum=0)
+    require_int(max_tokens, "max_tokens", minimum=0)
     left = window - (read + write + input) - max_tokens
     compact = left * COMPACT_FRACTION_DENOMINATOR < window  # left < window / 10, in integers
     return left, compact
@@ -164,8 +157,7 @@ def model_limits(family: str) -> ModelLimits:
 
     Used by notebook 01-window-math.
     """
-    if not isinstance(family, str):
-        raise ValueError(f"family must be a str (got {family!r})")
+    require_str(family, "family")
     for row in MODEL_TABLE:
         if row.family == family:
             return row

@@ -1,0 +1,68 @@
+"""Argument checks shared by the reference modules: int counts, numbers and text.
+
+Each check returns the value it accepts and raises ValueError otherwise. The
+message names the argument and echoes the value, always in the form
+``f"{name} must be ... (got {value!r})"``:
+
+- ``require_int``: an int, bool excluded (``True`` is not a count);
+  ``"<name> must be an int (got ...)"``, and with a ``minimum``
+  ``"<name> must be >= <minimum> (got ...)"``.
+- ``require_real``: an int or a float, bool excluded;
+  ``"<name> must be a number (got ...)"``. NaN and the infinities pass: a
+  caller with a range to enforce checks them itself.
+- ``require_str``: a str; ``"<name> must be a str (got ...)"``.
+
+Subclasses of int, float and str (other than bool) are accepted. Ranges other
+than a lower bound for ints, and the wording of such range errors, stay with the
+module that knows the model.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+
+def require_int(value: object, name: str, minimum: Optional[int] = None) -> int:
+    """Return ``value`` if it is an int (bool excluded) and >= ``minimum`` when given.
+
+    >>> require_int(8000, "limit", minimum=1)
+    8000
+    >>> require_int(True, "keep")
+    Traceback (most recent call last):
+    ValueError: keep must be an int (got True)
+    >>> require_int(-1, "keep", minimum=0)
+    Traceback (most recent call last):
+    ValueError: keep must be >= 0 (got -1)
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int (got {value!r})")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum} (got {value!r})")
+    return value
+
+
+def require_real(value: object, name: str) -> float:
+    """Return ``value`` as a float if it is an int or a float (bool excluded).
+
+    >>> require_real(400_000, "half_at")
+    400000.0
+    >>> require_real("1.25", "cache_write")
+    Traceback (most recent call last):
+    ValueError: cache_write must be a number (got '1.25')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number (got {value!r})")
+    return float(value)
+
+
+def require_str(value: object, name: str) -> str:
+    """Return ``value`` if it is a str.
+
+    >>> require_str("上下文工程", "text")
+    '上下文工程'
+    >>> require_str(None, "text")
+    Traceback (most recent call last):
+    ValueError: text must be a str (got None)
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a str (got {value!r})")
+    return value
