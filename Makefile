@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab test lessons grade bench clean-grading
+.PHONY: lab test lessons grade formgrader bench bench-grading clean-grading
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[course,test]"
 	touch $(STAMP)
 
+# The learner works in workspace/ (git-ignored): copies of the lessons that are never overwritten.
 lab: $(STAMP)
-	$(ACTIVATE) jupyter lab lessons
+	$(ACTIVATE) python -m ctx_course workspace && jupyter lab workspace
 
 test: $(STAMP)
 	$(ACTIVATE) python -m pytest
@@ -30,8 +31,15 @@ lessons: $(STAMP)
 grade: $(STAMP)
 	$(ACTIVATE) python -m ctx_course grade
 
+# JupyterLab at the course root, where nbgrader's formgrader finds the course (manual grading).
+formgrader: $(STAMP)
+	$(ACTIVATE) jupyter lab
+
 bench: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_sim.py
+
+bench-grading: $(STAMP)
+	$(ACTIVATE) python benchmarks/bench_grading.py --compare
 
 clean-grading:
 	rm -rf grading

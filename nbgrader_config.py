@@ -34,3 +34,24 @@ c.ClearSolutions.text_stub = "在这里写下你的回答。"
 
 # Read-only check cells a student deleted are put back before grading.
 c.OverwriteCells.add_missing_cells = True
+
+# Student output is capped and hidden tests are kept out of the feedback, for nbgrader's own
+# commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/preprocessors.py).
+c.Autograde.autograde_preprocessors = [
+    "ctx_course.preprocessors.MarkHiddenTests",
+    "nbgrader.preprocessors.Execute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "ctx_course.preprocessors.CapOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "ctx_course.preprocessors.HideHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+# Kernels report errors only, instead of a transport warning per notebook.
+c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]

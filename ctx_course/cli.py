@@ -1,10 +1,20 @@
-"""``python -m ctx_course``: regenerate the student release, or grade a class."""
+"""``python -m ctx_course``: regenerate the student release, prepare a learner's workspace, or grade a class."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
+from pathlib import Path
 
 from .release import ReleaseError, generate_release
+from .workspace import WORKSPACE, prepare_workspace
+
+# The example class shipped with the repository (see examples/README.md).
+EXAMPLE_SUBMISSIONS = Path("examples", "class", "submitted")
+EXAMPLE_ROSTER = Path("examples", "class", "roster.csv")
+EXAMPLE_WORK = Path("grading", "example")
+DEFAULT_ROSTER = "roster.csv"  # looked for in the working folder
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -13,12 +23,95 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default=".", help="course folder (holds nbgrader_config.py)")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("release", help="regenerate lessons/ from solutions/")
+    sub.add_parser("workspace", help=f"copy the lessons a learner does not have yet into {WORKSPACE}/")
+    grade = sub.add_parser(
+        "grade",
+        help="autograde every submission, write feedback and grades.csv",
+        description="Autograde every submission in the working folder's submitted/ "
+        "(grading/submitted by default), write the feedback HTML and grades.csv. "
+        "Exit status: 0 all graded, 1 some could not be graded (listed), 2 bad input.",
+    )
+    grade.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
+    grade.add_argument("--submissions", metavar="DIR", help="collect <student>/<assignment>/ folders from DIR first")
+    grade.add_argument("--roster", metavar="CSV", help=f"students to register (default: <work>/{DEFAULT_ROSTER} if present)")
+    grade.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
+    grade.add_argument("--timeout", metavar="S", type=int, help="seconds one cell may run (default: nbgrader_config.py)")
+    grade.add_argument(
+        "--example",
+        action="store_true",
+        help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} --work {EXAMPLE_WORK}",
+    )
+    grade.add_argument(
+        "--feedback-only",
+        action="store_true",
+        help="run no notebook: rewrite feedback and grades.csv from the gradebook (after grading by hand)",
+    )
+    grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
     args = parser.parse_args(argv)
     try:
         if args.command == "release":
             for assignment_id in generate_release(args.root):
                 print(f"released {assignment_id}")
+        elif args.command == "workspace":
+            copied = prepare_workspace(args.root)
+            for path in copied:
+                print(f"copied {path}")
+            print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new)")
+        elif args.command == "grade":
+            return _grade(args)
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    """Grade a class and print one line per submission and a summary; return the exit status."""
+    from .grade import Grader, read_roster
+    from .report import format_outcome, format_start, format_summary
+
+    root = Path(args.root)
+    if args.example:
+        if args.submissions or args.roster:
+            raise ValueError("--example cannot be combined with --submissions or --roster")
+        args.submissions = str(root / EXAMPLE_SUBMISSIONS)
+        args.roster = str(root / EXAMPLE_ROSTER)
+        args.work = args.work or str(root / EXAMPLE_WORK)
+    if args.submissions is not None and not Path(args.submissions).is_dir():
+        raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders (got {args.submissions!r})")
+    students = read_roster(args.roster) if args.roster is not None else None
+
+    _tools_on_path()
+    from nbformat.warnings import MissingIDFieldWarning
+    from sqlalchemy.exc import SAWarning
+
+    # nbgrader's gradebook and its restored cells (which lack an id) warn; neither is ours to fix.
+    warnings.filterwarnings("ignore", category=SAWarning)
+    warnings.filterwarnings("ignore", category=MissingIDFieldWarning)
+    grader = Grader(root, work=args.work, timeout=args.timeout)
+    if students is None and (grader.work / DEFAULT_ROSTER).is_file():
+        students = read_roster(grader.work / DEFAULT_ROSTER)
+    if args.submissions is not None and not args.feedback_only:
+        grader.collect(args.submissions)
+    elif not grader.submitted.is_dir():
+        raise ValueError(f"no submissions to grade: {grader.submitted} does not exist (collect first, or pass --submissions)")
+    grader.register(students or [])
+
+    def on_start(index, total, student, assignment):
+        print(format_start(index, total, student, assignment), end=" ", flush=True)
+
+    def on_result(index, total, result):
+        print(format_outcome(result), flush=True)
+        if args.verbose and not result.graded and result.log:
+            print(result.log.rstrip(), file=sys.stderr)
+
+    report = grader.grade(autograde=not args.feedback_only, on_start=on_start, on_result=on_result)
+    print(format_summary(report, base=Path.cwd()))
+    return 1 if report.failed else 0
+
+
+def _tools_on_path() -> None:
+    """nbgrader shells out to alembic when it creates a gradebook: put this interpreter's bin/ on PATH."""
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")

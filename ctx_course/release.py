@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
@@ -27,10 +28,17 @@ def generate_release(
 ) -> list[str]:
     """Regenerate every assignment of the course into ``release`` and return their ids.
 
+    The gradebook nbgrader needs for this lives in ``work``, a temporary folder by default, so
+    releasing never changes the gradebook of a grading run.
+
     Example: ``generate_release(".")`` rewrites ``lessons/01-window-math/window_math.ipynb`` and
     the eight others.
     """
     root = Path(root).resolve()
+    if work is None:
+        # Releasing must not touch the instructor's gradebook: use a throw-away one.
+        with tempfile.TemporaryDirectory(prefix="ctx-release-") as scratch:
+            return generate_release(root, release=release, work=scratch)
     config = load_course_config(root, work=work, release=release)
     api = NbGraderAPI(config=config)
     done = []

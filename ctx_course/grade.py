@@ -1,0 +1,560 @@
+"""Grade a class in one process through nbgrader's Python API.
+
+Covers: registering the students of a roster, collecting submissions into the working folder,
+making sure every submitted assignment exists in the gradebook, autograding every
+student × assignment found in ``submitted/`` (each in its own try, so a broken submission never
+costs another one its grade), writing the feedback HTML, exporting a grades CSV, and the records
+of what happened to each submission (score, or why it could not be graded).
+
+The preprocessors that cap outputs and keep hidden tests out of the feedback are in
+``preprocessors.py``; the kernels launched ahead of their notebooks in ``kernels.py``; the lines
+printed for the instructor and the grades CSV in ``report.py``.
+
+Leaves out: the manual grading of free-response cells (the formgrader does it), late penalties,
+and any sandboxing. Student code runs with the grader's privileges: run this as an unprivileged
+user or in a container (see the README).
+
+Vocabulary: *root* is the course folder (``nbgrader_config.py``, ``solutions/``); *work* is the
+folder a grading run writes to (``grading/`` by default: ``submitted/``, ``autograded/``,
+``feedback/``, ``gradebook.db``, ``grades.csv``); a *submission* is one student's folder for one
+assignment, ``<work>/submitted/<student>/<assignment>/``; *auto points* come from the autograded
+check cells, *manual points* from the free-response cells graded in the formgrader.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.apps import NbGraderAPI
+from nbgrader.preprocessors import ClearHiddenTests, Execute
+from traitlets.config import Config
+
+from .config import assignments, load_course_config
+from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
+from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS
+from .report import export_grades
+
+# Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.
+ROSTER_ID = "id"
+ROSTER_FIELDS = ("first_name", "last_name", "email", "lms_user_id")
+
+# Where the grading run keeps the release it generates to fill the gradebook (never lessons/).
+SCRATCH_RELEASE = "release"
+
+
+def grading_config(
+    root: str | os.PathLike = ".",
+    *,
+    work: str | os.PathLike | None = None,
+    timeout: int | None = None,
+    pool: KernelPool | None = None,
+) -> Config:
+    """Return the course's nbgrader Config with the grading run's preprocessors and scratch release.
+
+    The release that fills the gradebook goes to ``<work>/release``, never to the committed
+    ``lessons/``; with a ``pool``, notebooks run in kernels launched ahead of time.
+    Example: ``grading_config(".", work=tmp, timeout=5)``.
+    """
+    root = Path(root).resolve()
+    config = load_course_config(root, work=work, timeout=timeout)
+    work_dir = work_folder(root, config)
+    config.CourseDirectory.release_directory = str(work_dir / SCRATCH_RELEASE)
+    config.Autograde.autograde_preprocessors = list(AUTOGRADE_PREPROCESSORS)
+    if pool is not None:
+        config.Autograde.autograde_preprocessors = [
+            PrelaunchedExecute if step is Execute else step for step in AUTOGRADE_PREPROCESSORS
+        ]
+        config.PrelaunchedExecute.pool = pool
+    config.GenerateFeedback.preprocessors = list(FEEDBACK_PREPROCESSORS)
+    # Each kernel would print a transport warning to the terminal; keep only its errors.
+    config.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
+    return config
+
+
+def work_folder(root: Path, config: Config) -> Path:
+    """Return the folder a grading run writes to: the parent of the configured ``submitted/``."""
+    submitted = Path(config.CourseDirectory.submitted_directory)
+    if not submitted.is_absolute():
+        submitted = root / submitted
+    return submitted.parent
+
+
+# --------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True)
+class Student:
+    """One row of the roster."""
+
+    id: str
+    first_name: str | None = None
+    last_name: str | None = None
+    email: str | None = None
+    lms_user_id: str | None = None
+
+
+@dataclass(frozen=True)
+class GradeResult:
+    """What grading one student's submission of one assignment gave.
+
+    ``graded`` False means nbgrader could not grade it and ``reason`` says why in one line.
+    ``auto_score``/``max_auto_score`` are the points of the autograded check cells;
+    ``manual_pending`` the points of free-response cells still to grade in the formgrader.
+    ``notes`` flag what nbgrader repaired (an edited or deleted read-only cell it restored,
+    a cell stopped by the timeout).
+    """
+
+    student: str
+    assignment: str
+    graded: bool
+    auto_score: float = 0.0
+    max_auto_score: float = 0.0
+    manual_pending: float = 0.0
+    reason: str = ""
+    notes: tuple[str, ...] = ()
+    seconds: float = 0.0
+    log: str = field(default="", repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class ClassReport:
+    """The outcome of one grading run: one result per submission, and where things were written."""
+
+    results: tuple[GradeResult, ...]
+    seconds: float
+    work: Path
+    grades_csv: Path | None = None
+    feedback: int = 0
+    not_on_roster: tuple[str, ...] = ()
+    phases: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def failed(self) -> tuple[GradeResult, ...]:
+        """The submissions that could not be graded."""
+        return tuple(r for r in self.results if not r.graded)
+
+
+class RosterError(ValueError):
+    """The roster CSV cannot be read: the message names the file and the row."""
+
+
+# --------------------------------------------------------------------------------------------
+# Roster and collection
+
+
+def read_roster(path: str | os.PathLike) -> list[Student]:
+    """Return the students of a roster CSV with columns id, first_name, last_name, email.
+
+    Like ``nbgrader db student import``: ``id`` is required, empty cells become None, other
+    columns are ignored. Example: a file ``id,first_name,last_name,email`` /
+    ``ada,Ada,Lovelace,ada@example.org`` gives ``[Student("ada", "Ada", "Lovelace", "ada@example.org")]``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise RosterError(f"roster must be a CSV file (got {str(path)!r})")
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames is None or ROSTER_ID not in [k.strip() for k in reader.fieldnames]:
+            raise RosterError(f"roster {str(path)!r} must have a header with an {ROSTER_ID!r} column (got {reader.fieldnames!r})")
+        students, seen = [], set()
+        for number, row in enumerate(reader, start=2):
+            row = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
+            student_id = row.get(ROSTER_ID, "")
+            if not valid_id(student_id):
+                raise RosterError(f"roster {str(path)!r} line {number}: id must be a plain folder name (got {student_id!r})")
+            if student_id in seen:
+                raise RosterError(f"roster {str(path)!r} line {number}: id {student_id!r} appears twice")
+            seen.add(student_id)
+            students.append(Student(student_id, **{k: row.get(k) or None for k in ROSTER_FIELDS}))
+    return students
+
+
+def valid_id(name: str) -> bool:
+    """Return whether ``name`` can be a student or assignment folder: non-empty, no separator, no dot first."""
+    return bool(name) and name == name.strip() and not name.startswith(".") and "/" not in name and "\\" not in name
+
+
+def collect(source: str | os.PathLike, submitted: str | os.PathLike) -> list[tuple[str, str]]:
+    """Copy ``<source>/<student>/<assignment>/`` folders into ``submitted`` and return the pairs copied.
+
+    Like ``nbgrader collect``: a submission already in ``submitted`` is replaced by the new copy.
+    Copying a folder onto itself does nothing. Example:
+    ``collect("examples/class/submitted", "grading/example/submitted")``.
+    """
+    source, submitted = Path(source).resolve(), Path(submitted).resolve()
+    if not source.is_dir():
+        raise ValueError(f"submissions must be a folder of <student>/<assignment>/ folders (got {str(source)!r})")
+    pairs = find_submissions(source)
+    if source == submitted:
+        return pairs
+    for student, assignment in pairs:
+        target = submitted / student / assignment
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(source / student / assignment, target)
+    return pairs
+
+
+def find_submissions(submitted: str | os.PathLike) -> list[tuple[str, str]]:
+    """Return the (student, assignment) pairs that have a folder under ``submitted``, sorted."""
+    submitted = Path(submitted)
+    if not submitted.is_dir():
+        return []
+    return sorted(
+        (student.name, assignment.name)
+        for student in submitted.iterdir()
+        if student.is_dir() and valid_id(student.name)
+        for assignment in student.iterdir()
+        if assignment.is_dir() and valid_id(assignment.name)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Grading
+
+
+class Grader:
+    """Grade the submissions of one course through one NbGraderAPI, reused across runs.
+
+    Example::
+
+        grader = Grader(".", work="grading/example")
+        grader.register(read_roster("examples/class/roster.csv"))
+        grader.collect("examples/class/submitted")
+        report = grader.grade()
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike = ".",
+        *,
+        work: str | os.PathLike | None = None,
+        timeout: int | None = None,
+        prelaunch: bool = True,
+    ):
+        self.root = Path(root).resolve()
+        self.work = work_folder(self.root, load_course_config(self.root, work=work))
+        self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL]) if prelaunch else None
+        self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
+        self.api = NbGraderAPI(config=self.config)
+        self.coursedir = self.api.coursedir
+        self.db_url = self.config.CourseDirectory.db_url
+        self.course_id = self.coursedir.course_id
+        self.roster: list[Student] = []
+
+    # -- paths
+    @property
+    def submitted(self) -> Path:
+        return Path(self.coursedir.format_path(self.coursedir.submitted_directory, ".", ".")).resolve()
+
+    def _dir(self, kind: str, student: str, assignment: str) -> Path:
+        return Path(self.coursedir.format_path(getattr(self.coursedir, f"{kind}_directory"), student, assignment))
+
+    def gradebook(self) -> Gradebook:
+        """Open the gradebook (use as a context manager)."""
+        return Gradebook(self.db_url, self.course_id)
+
+    # -- steps
+    def register(self, students: Iterable[Student]) -> None:
+        """Create or update every student of the roster in the gradebook."""
+        self.roster = list(students)
+        with self.gradebook() as gb:
+            for s in self.roster:
+                gb.update_or_create_student(
+                    s.id, first_name=s.first_name, last_name=s.last_name, email=s.email, lms_user_id=s.lms_user_id
+                )
+
+    def collect(self, source: str | os.PathLike) -> list[tuple[str, str]]:
+        """Copy a folder of submissions into the working folder (see ``collect``)."""
+        return collect(source, self.submitted)
+
+    def prepare(self, assignment_ids: Iterable[str]) -> dict[str, str]:
+        """Generate each assignment from ``solutions/`` so the gradebook holds its current cells.
+
+        Returns the assignments that could not be prepared, with the reason. The release goes to
+        the scratch folder ``<work>/release``.
+        """
+        problems = {}
+        for aid in assignment_ids:
+            target = self._dir("release", ".", aid)
+            if target.exists():
+                shutil.rmtree(target)
+            outcome = self.api.generate_assignment(aid, force=True)
+            if not outcome["success"]:
+                problems[aid] = "could not prepare the assignment from solutions/: " + _last_error(outcome)
+        return problems
+
+    def autograde(self, student: str, assignment: str) -> GradeResult:
+        """Autograde one submission and return its result; never raises for a broken submission."""
+        start = time.perf_counter()
+        outcome = self._run_autograde(student, assignment)
+        if not outcome["success"] and kernel_failed_to_start(outcome):
+            outcome = self._run_autograde(student, assignment)  # not the student's fault: once more
+        log = outcome.get("log", "") + outcome.get("error", "")
+        try:
+            if not outcome["success"]:
+                result = GradeResult(student, assignment, False, reason=self._diagnose(student, assignment, outcome), log=log)
+            else:
+                result = self._read_result(student, assignment, log)
+        except Exception as exc:  # reading the gradebook back must not stop the class either
+            result = GradeResult(student, assignment, False, reason=f"graded, but the gradebook could not be read: {exc}", log=log)
+        if not result.graded:
+            # nbgrader removed the autograded copy; stale feedback must not outlive it.
+            shutil.rmtree(self._dir("feedback", student, assignment), ignore_errors=True)
+        return _with_seconds(result, time.perf_counter() - start)
+
+    def _run_autograde(self, student: str, assignment: str) -> dict:
+        try:
+            return self.api.autograde(assignment, student, force=True)
+        except Exception as exc:  # nbgrader catches almost everything; this is the last net
+            return {"success": False, "error": f"{type(exc).__name__}: {exc}", "log": ""}
+
+    def feedback(self, assignment_ids: Iterable[str]) -> None:
+        """Write the feedback HTML of every autograded submission of each assignment (one pass each)."""
+        for aid in assignment_ids:
+            try:
+                self.api.generate_feedback(aid, force=True)
+            except Exception:  # a failure is visible as a missing feedback file
+                pass
+
+    def feedback_path(self, student: str, assignment: str) -> list[Path]:
+        """Return the feedback files of one submission."""
+        folder = self._dir("feedback", student, assignment)
+        return sorted(folder.glob("*.html")) if folder.is_dir() else []
+
+    def grade(
+        self,
+        pairs: Sequence[tuple[str, str]] | None = None,
+        *,
+        autograde: bool = True,
+        on_start: Callable | None = None,
+        on_result: Callable | None = None,
+    ) -> ClassReport:
+        """Grade every submission in ``<work>/submitted`` (or ``pairs``) and export the grades CSV.
+
+        With ``autograde=False`` no notebook runs: the scores already in the gradebook (after
+        grading by hand in the formgrader, say) are read back, and the feedback and the CSV are
+        rewritten. ``on_start(index, total, student, assignment)`` is called before each
+        submission and ``on_result(index, total, result)`` after it (the CLI prints progress
+        lines with them). Returns a ClassReport; ``<work>/grades.csv`` is written.
+        """
+        start = time.perf_counter()
+        phases = {}
+        pairs = sorted(pairs if pairs is not None else find_submissions(self.submitted))
+        known = set(assignments(self.root))
+        tick = time.perf_counter()
+        problems = self.prepare(sorted({aid for _, aid in pairs if aid in known})) if autograde else {}
+        phases["prepare"] = time.perf_counter() - tick
+
+        results: list[GradeResult] = []
+        tick = time.perf_counter()
+        try:
+            for index, (student, aid) in enumerate(pairs, start=1):
+                if on_start is not None:
+                    on_start(index, len(pairs), student, aid)
+                if aid not in known:
+                    result = GradeResult(student, aid, False, reason=f"{aid!r} is not an assignment of this course")
+                elif aid in problems:
+                    result = GradeResult(student, aid, False, reason=problems[aid])
+                elif autograde:
+                    result = self.autograde(student, aid)
+                else:
+                    result = self.read_back(student, aid)
+                results.append(result)
+                if on_result is not None:
+                    on_result(index, len(pairs), result)
+        finally:
+            if self.pool is not None:
+                self.pool.close()
+        phases["autograde"] = time.perf_counter() - tick
+
+        tick = time.perf_counter()
+        self.feedback(sorted({r.assignment for r in results if r.graded}))
+        feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
+        phases["feedback"] = time.perf_counter() - tick
+
+        tick = time.perf_counter()
+        csv_path = export_grades(self.db_url, self.work / "grades.csv", results, course_id=self.course_id)
+        phases["export"] = time.perf_counter() - tick
+
+        roster_ids = {s.id for s in self.roster}
+        not_on_roster = tuple(sorted({s for s, _ in pairs} - roster_ids)) if self.roster else ()
+        return ClassReport(
+            results=tuple(results),
+            seconds=time.perf_counter() - start,
+            work=self.work,
+            grades_csv=csv_path,
+            feedback=feedback,
+            not_on_roster=not_on_roster,
+            phases=phases,
+        )
+
+    def read_back(self, student: str, assignment: str) -> GradeResult:
+        """Return the result already in the gradebook for a submission autograded earlier."""
+        start = time.perf_counter()
+        if not self._dir("autograded", student, assignment).is_dir():
+            result = GradeResult(student, assignment, False, reason="not autograded yet (run without --feedback-only)")
+        else:
+            try:
+                result = self._read_result(student, assignment, "")
+            except Exception as exc:
+                result = GradeResult(student, assignment, False, reason=f"the gradebook could not be read: {exc}")
+        return _with_seconds(result, time.perf_counter() - start)
+
+    # -- helpers
+    def _read_result(self, student: str, assignment: str, log: str) -> GradeResult:
+        with self.gradebook() as gb:
+            sub = gb.find_submission(assignment, student)
+            pending = sum(
+                g.max_score for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade and g.max_score
+            )
+            notes = self._tamper_notes(gb, student, assignment)
+            auto, max_auto = float(sub.code_score or 0), float(sub.max_code_score or 0)
+        notes += self._timeout_notes(student, assignment)
+        return GradeResult(student, assignment, True, auto, max_auto, float(pending), notes=notes, log=log)
+
+    def _tamper_notes(self, gb: Gradebook, student: str, assignment: str) -> tuple[str, ...]:
+        """Name the read-only cells a student edited or deleted (nbgrader restored them)."""
+        notes = []
+        hider = ClearHiddenTests(enforce_metadata=False)
+        for notebook in gb.find_assignment(assignment).notebooks:
+            path = self._dir("submitted", student, assignment) / f"{notebook.name}.ipynb"
+            if not path.is_file():
+                notes.append(f"{notebook.name}.ipynb missing: scored 0")
+                continue
+            cells = {}
+            for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
+                grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                if grade_id:
+                    cells[grade_id] = _source_text(cell.get("source", ""))
+            edited, deleted = [], []
+            check_cells = {c.name for c in notebook.grade_cells}
+            for source_cell in notebook.source_cells:
+                if not source_cell.locked:
+                    continue
+                released = nbformat.v4.new_code_cell(source_cell.source)
+                hider._remove_hidden_test_region(released)
+                if source_cell.name not in cells:
+                    if source_cell.name in check_cells:  # nbgrader puts deleted check cells back
+                        deleted.append(source_cell.name)
+                elif cells[source_cell.name].rstrip() != released.source.rstrip():
+                    edited.append(source_cell.name)
+            if edited:
+                notes.append("edited read-only cells restored: " + ", ".join(sorted(edited)))
+            if deleted:
+                notes.append("deleted check cells restored: " + ", ".join(sorted(deleted)))
+        return tuple(notes)
+
+    def _timeout_notes(self, student: str, assignment: str) -> tuple[str, ...]:
+        timed_out = 0
+        for path in self._dir("autograded", student, assignment).glob("*.ipynb"):
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            timed_out += sum(
+                o.get("ename") == "CellTimeoutError"
+                for c in nb.get("cells", [])
+                for o in c.get("outputs", [])
+                if o.get("output_type") == "error"
+            )
+        if not timed_out:
+            return ()
+        seconds = self.config.Execute.timeout
+        return (f"{timed_out} cell(s) stopped after the {seconds} s time limit",)
+
+    def _diagnose(self, student: str, assignment: str, outcome: dict) -> str:
+        """Return one line saying why nbgrader could not grade a submission."""
+        folder = self._dir("submitted", student, assignment)
+        with self.gradebook() as gb:
+            try:
+                expected = [nb.name for nb in gb.find_assignment(assignment).notebooks]
+            except MissingEntry:
+                expected = []
+        present = sorted(p.name for p in folder.glob("*.ipynb"))
+        wanted = [f"{name}.ipynb" for name in expected]
+        if wanted and not set(wanted) & set(present):
+            found = f" (found: {', '.join(present)})" if present else " (the folder holds no notebook)"
+            return f"missing notebook {', '.join(wanted)}{found}"
+        for name in wanted:
+            path = folder / name
+            if not path.is_file():
+                continue
+            try:
+                json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                return f"{name} is not valid notebook JSON ({_short(exc)})"
+            try:
+                nbformat.read(path, as_version=nbformat.NO_CONVERT)
+            except Exception as exc:
+                return f"{name} is not a valid notebook ({_short(exc)})"
+        text = outcome.get("log", "") + outcome.get("error", "")
+        if "became unresponsive" in text or "CellTimeoutError" in text:
+            seconds = self.config.Execute.timeout
+            return f"a cell ran past the {seconds} s limit and ignored the interrupt (an endless loop that catches KeyboardInterrupt?)"
+        if "DeadKernelError" in text or "Kernel died" in text:
+            return "the kernel died while running the notebook"
+        return _last_error(outcome)
+
+
+def grade_class(
+    root: str | os.PathLike = ".",
+    *,
+    work: str | os.PathLike | None = None,
+    submissions: str | os.PathLike | None = None,
+    roster: str | os.PathLike | None = None,
+    timeout: int | None = None,
+    on_start: Callable | None = None,
+    on_result: Callable | None = None,
+) -> ClassReport:
+    """Register the roster, collect ``submissions`` into the working folder, grade every submission.
+
+    Example: ``grade_class(".", submissions="examples/class/submitted",
+    roster="examples/class/roster.csv", work="grading/example")`` grades the example class and
+    writes ``grading/example/grades.csv``.
+    """
+    students = read_roster(roster) if roster is not None else []
+    grader = Grader(root, work=work, timeout=timeout)
+    if submissions is not None:
+        grader.collect(submissions)
+    grader.register(students)
+    return grader.grade(on_start=on_start, on_result=on_result)
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _source_text(source) -> str:
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _short(exc: Exception, limit: int = 120) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _last_error(outcome: dict) -> str:
+    """Return the most telling error line of an nbgrader log: the last `SomeError: message` line."""
+    text = ANSI_ESCAPE.sub("", outcome.get("log", "") + "\n" + outcome.get("error", ""))
+    generic = ("NbGraderException", "Please see the")
+    candidates = [
+        line.strip()
+        for line in text.splitlines()
+        if re.match(r"^\s*[\w.]*(Error|Exception|Exit)\b.*:", line) and not any(g in line for g in generic)
+    ]
+    if candidates:
+        return _short(Exception(candidates[-1]), 200)
+    errors = [line[len("[ERROR] "):] for line in text.splitlines() if line.startswith("[ERROR]")]
+    return _short(Exception(errors[0] if errors else "nbgrader reported a failure"), 200)
+
+
+def _with_seconds(result: GradeResult, seconds: float) -> GradeResult:
+    return replace(result, seconds=seconds)

@@ -1,0 +1,180 @@
+"""What a grading run tells people: progress lines, the closing summary, and the grades CSV.
+
+Covers: the line printed for each submission (``format_start`` while it is graded, then
+``format_outcome``; ``format_result`` for both at once), the summary printed at the end
+(``format_summary``), and the grades CSV exported from the gradebook (``export_grades``, its
+columns ``CSV_COLUMNS`` and the values of its ``status`` column).
+
+Leaves out: grading itself and the records it returns (``grade.py``); what the learner reads
+(the feedback HTML, made by nbgrader with ``preprocessors.HideHiddenTests``).
+
+Vocabulary: a *progress line* is one submission's line, ``[index/total] student assignment …``
+and its outcome; *auto points* come from the autograded check cells, *manual points* from the
+free-response cells graded in the formgrader; a *status* says how settled a CSV row's score is.
+"""
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from nbgrader.api import Gradebook, MissingEntry
+
+if TYPE_CHECKING:  # annotations only: grade.py imports this module
+    from .grade import ClassReport, GradeResult
+
+# Columns of the grades CSV, one row per student × assignment of the gradebook.
+CSV_COLUMNS = (
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "assignment",
+    "status",
+    "auto_score",
+    "max_auto_score",
+    "manual_score",
+    "max_manual_score",
+    "score",
+    "max_score",
+)
+# Values of the `status` column.
+GRADED = "graded"  # every point is settled
+NEEDS_MANUAL = "needs manual grading"  # autograded; free-response answers wait for the formgrader
+NOT_GRADED = "not graded"  # this run could not grade the submission (see the run's summary)
+NOT_SUBMITTED = "not submitted"  # no submission in the gradebook: scores are 0
+
+
+# --------------------------------------------------------------------------------------------
+# Export
+
+
+def export_grades(
+    db_url: str,
+    path: str | os.PathLike,
+    results: Sequence[GradeResult] = (),
+    *,
+    course_id: str = "default_course",
+) -> Path:
+    """Write one CSV row per student × assignment of the gradebook (columns CSV_COLUMNS); return the path.
+
+    A submission this run could not grade (``results``) has status ``not graded`` and empty
+    scores; a student with no submission has status ``not submitted`` and 0 points.
+    Example row: ``ada,Lovelace,Ada,ada@example.org,02-remaining,needs manual grading,3,3,0,3,3,6``.
+    """
+    failed = {(r.student, r.assignment) for r in results if not r.graded}
+    rows = []
+    with Gradebook(db_url, course_id) as gb:
+        for assignment in gb.assignments:
+            for student in gb.students:
+                row = {
+                    "student_id": student.id,
+                    "last_name": student.last_name or "",
+                    "first_name": student.first_name or "",
+                    "email": student.email or "",
+                    "assignment": assignment.name,
+                    "max_auto_score": _number(assignment.max_code_score),
+                    "max_manual_score": _number(assignment.max_written_score),
+                    "max_score": _number(assignment.max_score),
+                }
+                if (student.id, assignment.name) in failed:
+                    row.update(status=NOT_GRADED, auto_score="", manual_score="", score="")
+                else:
+                    try:
+                        sub = gb.find_submission(assignment.name, student.id)
+                    except MissingEntry:
+                        row.update(status=NOT_SUBMITTED, auto_score="0", manual_score="0", score="0")
+                    else:
+                        row.update(
+                            status=NEEDS_MANUAL if sub.needs_manual_grade else GRADED,
+                            auto_score=_number(sub.code_score),
+                            manual_score=_number(sub.written_score),
+                            score=_number(sub.score),
+                        )
+                rows.append(row)
+    rows.sort(key=lambda r: (r["student_id"], r["assignment"]))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting (the CLI prints these)
+
+
+def format_start(index: int, total: int, student: str, assignment: str, width: int = 8) -> str:
+    """Return the progress line's head, printed while a submission is graded.
+
+    Example: ``format_start(3, 15, "ada", "02-remaining")`` is ``"[3/15] ada      02-remaining     …"``.
+    """
+    return f"[{index}/{total}] {student:<{width}} {assignment:<16} …"
+
+
+def format_outcome(result: GradeResult) -> str:
+    """Return the end of a progress line: the score, or why the submission was not graded.
+
+    Example: ``3/3 autograded, 3 to grade by hand  (1.1 s)`` or
+    ``NOT GRADED: remaining.ipynb is not valid notebook JSON (…)``.
+    """
+    if not result.graded:
+        return f"NOT GRADED: {result.reason}"
+    text = f"{_number(result.auto_score)}/{_number(result.max_auto_score)} autograded"
+    if result.manual_pending:
+        text += f", {_number(result.manual_pending)} to grade by hand"
+    text += f"  ({result.seconds:.1f} s)"
+    if result.notes:
+        text += "  [" + "; ".join(result.notes) + "]"
+    return text
+
+
+def format_result(index: int, total: int, result: GradeResult) -> str:
+    """Return the whole progress line of one graded submission (head and outcome)."""
+    return format_start(index, total, result.student, result.assignment) + " " + format_outcome(result)
+
+
+def format_summary(report: ClassReport, base: Path | None = None) -> str:
+    """Return the closing summary: how many were graded, which failed and why, time, outputs.
+
+    Paths inside ``base`` (the current folder, for the CLI) are shown relative to it.
+    """
+    total = len(report.results)
+    graded = total - len(report.failed)
+    per = report.phases.get("autograde", 0.0) / graded if graded else 0.0
+    lines = [
+        f"Graded {graded} of {total} submission(s) in {report.seconds:.1f} s "
+        f"(autograde {report.phases.get('autograde', 0.0):.1f} s, {per:.1f} s per submission; "
+        f"set-up {report.phases.get('prepare', 0.0):.1f} s, feedback {report.phases.get('feedback', 0.0):.1f} s)."
+    ]
+    if not total:
+        lines = ["No submissions found."]
+    if report.failed:
+        lines.append(f"Could not grade {len(report.failed)}:")
+        lines += [f"  {r.student} {r.assignment}: {r.reason}" for r in report.failed]
+    if report.not_on_roster:
+        lines.append("Not on the roster (graded anyway): " + ", ".join(report.not_on_roster))
+    if report.grades_csv is not None:
+        lines.append(f"Feedback: {report.feedback} notebook(s) under {_shown_path(report.work / 'feedback', base)}")
+        lines.append(f"Grades:   {_shown_path(report.grades_csv, base)}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _shown_path(path: Path, base: Path | None) -> str:
+    if base is not None:
+        try:
+            return str(Path(path).resolve().relative_to(Path(base).resolve()))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def _number(value) -> str:
+    return "" if value is None else f"{float(value):g}"

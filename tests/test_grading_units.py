@@ -1,0 +1,408 @@
+"""The grading run's small parts, without a kernel: roster, collection, preprocessors, lines, CLI errors."""
+from __future__ import annotations
+
+import copy
+import json
+
+import nbformat
+import pytest
+from nbgrader.preprocessors import Execute
+from traitlets.utils.importstring import import_item
+
+from conftest import REPO
+from ctx_course.cli import main
+from ctx_course.config import load_course_config
+from ctx_course.grade import (
+    ClassReport,
+    GradeResult,
+    RosterError,
+    Student,
+    collect,
+    find_submissions,
+    grading_config,
+    read_roster,
+)
+from ctx_course.kernels import KernelPool, PrelaunchedExecute
+from ctx_course.preprocessors import (
+    AUTOGRADE_PREPROCESSORS,
+    FEEDBACK_PREPROCESSORS,
+    HIDDEN_START,
+    CapOutput,
+    HideHiddenTests,
+    MarkHiddenTests,
+)
+from ctx_course.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ---- roster
+
+
+def test_roster_reads_the_nbgrader_columns(tmp_path):
+    """A roster row id,first_name,last_name,email becomes one Student with those fields."""
+    roster = _write(tmp_path / "r.csv", "id,first_name,last_name,email\nada,Ada,Lovelace,ada@example.org\n")
+    assert read_roster(roster) == [Student("ada", "Ada", "Lovelace", "ada@example.org")]
+
+
+def test_roster_empty_cells_become_none_and_unknown_columns_are_ignored(tmp_path):
+    """Like `nbgrader db student import`: '' is None, a `section` column is ignored, a BOM is skipped."""
+    roster = _write(tmp_path / "r.csv", "\ufeffid, email ,section\nben,,B2\ncai,cai@example.org,B1\n")
+    assert read_roster(roster) == [Student("ben"), Student("cai", email="cai@example.org")]
+
+
+def test_roster_without_an_id_column_is_refused(tmp_path):
+    """A header without `id` raises RosterError naming the file."""
+    roster = _write(tmp_path / "r.csv", "name,email\nada,ada@example.org\n")
+    with pytest.raises(RosterError, match="r.csv"):
+        read_roster(roster)
+
+
+@pytest.mark.parametrize("bad_id", ["", "../x", ".hidden", "a/b"])
+def test_roster_ids_must_be_folder_names(tmp_path, bad_id):
+    """An id that cannot be a submitted/<student>/ folder raises RosterError with the line number 2."""
+    roster = _write(tmp_path / "r.csv", f"id,email\n{bad_id},x@example.org\n")
+    with pytest.raises(RosterError, match="line 2"):
+        read_roster(roster)
+
+
+def test_roster_with_a_duplicate_id_is_refused(tmp_path):
+    """The second `ada` (line 3) raises RosterError."""
+    roster = _write(tmp_path / "r.csv", "id\nada\nada\n")
+    with pytest.raises(RosterError, match="line 3.*twice"):
+        read_roster(roster)
+
+
+def test_example_roster_lists_six_students():
+    """The example class's roster holds ada, ben, cai, dana, eve and fay."""
+    ids = [s.id for s in read_roster(REPO / "examples" / "class" / "roster.csv")]
+    assert ids == ["ada", "ben", "cai", "dana", "eve", "fay"]
+
+
+# ---- collection
+
+
+def test_find_submissions_lists_student_assignment_folders(tmp_path):
+    """Folders <student>/<assignment>/ are found, sorted; files and dot-folders are not."""
+    _write(tmp_path / "ben" / "02-remaining" / "remaining.ipynb", "{}")
+    _write(tmp_path / "ada" / "03-recall" / "recall.ipynb", "{}")
+    _write(tmp_path / "ada" / "notes.txt", "")
+    (tmp_path / ".ipynb_checkpoints" / "x").mkdir(parents=True)
+    assert find_submissions(tmp_path) == [("ada", "03-recall"), ("ben", "02-remaining")]
+
+
+def test_collect_replaces_an_earlier_copy(tmp_path):
+    """Collecting again replaces the submission: a file only in the old copy is gone."""
+    incoming, submitted = tmp_path / "in", tmp_path / "work" / "submitted"
+    _write(incoming / "ada" / "02-remaining" / "remaining.ipynb", "new")
+    _write(submitted / "ada" / "02-remaining" / "old.ipynb", "old")
+    assert collect(incoming, submitted) == [("ada", "02-remaining")]
+    assert sorted(p.name for p in (submitted / "ada" / "02-remaining").iterdir()) == ["remaining.ipynb"]
+
+
+def test_collect_from_a_missing_folder_is_refused(tmp_path):
+    """A submissions folder that does not exist raises ValueError naming it."""
+    with pytest.raises(ValueError, match="nowhere"):
+        collect(tmp_path / "nowhere", tmp_path / "submitted")
+
+
+# ---- configuration
+
+
+def test_grading_config_never_writes_the_release_into_lessons(tmp_path):
+    """The grading run's release folder is <work>/release, the preprocessors are ours."""
+    config = grading_config(REPO, work=tmp_path)
+    assert config.CourseDirectory.release_directory == str(tmp_path.resolve() / "release")
+    assert CapOutput in config.Autograde.autograde_preprocessors
+    assert HideHiddenTests in config.GenerateFeedback.preprocessors
+
+
+def test_nbgrader_config_names_the_preprocessors_the_grading_run_uses(tmp_path):
+    """nbgrader_config.py configures exactly the grading run's preprocessors; in process, only
+    step 2 differs: PrelaunchedExecute runs the notebooks in place of nbgrader's Execute."""
+    configured = load_course_config(REPO)
+    autograde = [import_item(name) for name in configured.Autograde.autograde_preprocessors]
+    feedback = [import_item(name) for name in configured.GenerateFeedback.preprocessors]
+    assert autograde == AUTOGRADE_PREPROCESSORS
+    assert feedback == FEEDBACK_PREPROCESSORS
+
+    in_process = grading_config(REPO, work=tmp_path, pool=KernelPool(tmp_path))
+    steps = in_process.Autograde.autograde_preprocessors
+    assert len(steps) == len(autograde)
+    assert [(n, a, b) for n, (a, b) in enumerate(zip(autograde, steps)) if a is not b] == [
+        (1, Execute, PrelaunchedExecute)
+    ]
+    assert in_process.GenerateFeedback.preprocessors == feedback
+
+
+# ---- output caps
+
+
+def _code_cell(outputs, source="print(1)"):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.outputs = [nbformat.from_dict(o) for o in outputs]
+    return cell
+
+
+def test_cap_output_cuts_one_endless_line():
+    """A 5,000,000-character line keeps its first 20,000 characters plus one marker line."""
+    cell = _code_cell([{"output_type": "stream", "name": "stdout", "text": "x" * 5_000_000}])
+    cell, _ = CapOutput().preprocess_cell(cell, {}, 0)
+    text = cell.outputs[0]["text"]
+    assert text.startswith("x" * 20_000) and text[20_000] == "\n"
+    assert "5,000,000" in text and len(text) < 20_100
+
+
+def test_cap_output_keeps_short_output_unchanged():
+    """An output of 11 characters is left as it is."""
+    cell = _code_cell([{"output_type": "stream", "name": "stdout", "text": "hello world"}])
+    cell, _ = CapOutput().preprocess_cell(cell, {}, 0)
+    assert cell.outputs[0]["text"] == "hello world"
+
+
+def test_cap_output_keeps_fifty_outputs_per_cell():
+    """120 display outputs become the first 50 and one line saying 70 were left out."""
+    outputs = [{"output_type": "display_data", "data": {"text/plain": str(i)}, "metadata": {}} for i in range(120)]
+    cell, _ = CapOutput().preprocess_cell(_code_cell(outputs), {}, 0)
+    assert len(cell.outputs) == 51
+    assert cell.outputs[49]["data"]["text/plain"] == "49"
+    assert "70" in cell.outputs[50]["text"]
+
+
+def test_cap_output_drops_an_oversized_image():
+    """A 3,000,000-character PNG is replaced by a text note; a 10-character one is kept."""
+    big = {"output_type": "display_data", "data": {"image/png": "A" * 3_000_000}, "metadata": {}}
+    small = {"output_type": "display_data", "data": {"image/png": "A" * 10}, "metadata": {}}
+    cell, _ = CapOutput().preprocess_cell(_code_cell([big, small]), {}, 0)
+    assert "image/png" not in cell.outputs[0]["data"] and "image/png" in cell.outputs[0]["data"]["text/plain"]
+    assert cell.outputs[1]["data"]["image/png"] == "A" * 10
+
+
+# ---- hidden tests in the feedback
+
+CHECK_SOURCE = "\n".join(
+    [
+        'check_exercise("remaining", remaining)',  # line 1
+        "assert remaining(1, 0, 0, 0, 0) == (1, False)",  # line 2
+        "### BEGIN HIDDEN TESTS",  # line 3
+        "assert remaining(7, 0, 0, 0, 0) == (7, False)",  # line 4
+        "### END HIDDEN TESTS",  # line 5
+    ]
+)
+
+
+def _error(line):
+    return {
+        "output_type": "error",
+        "ename": "AssertionError",
+        "evalue": "secret 7",
+        "traceback": [f"\x1b[0;31mCell In[4], line {line}\x1b[0m", f"----> {line} assert remaining(7, 0, 0, 0, 0)"],
+    }
+
+
+def test_feedback_loses_the_hidden_region():
+    """Lines 3–5 (markers and hidden assert) are removed; lines 1–2 stay."""
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell([], CHECK_SOURCE), {}, 0)
+    assert cell.source == 'check_exercise("remaining", remaining)\nassert remaining(1, 0, 0, 0, 0) == (1, False)'
+
+
+def test_a_failing_hidden_test_shows_only_its_error_type():
+    """An error raised on line 4 (hidden) keeps `AssertionError`, loses its message and its traceback."""
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell([_error(4)], CHECK_SOURCE), {}, 0)
+    error = cell.outputs[0]
+    assert error["evalue"] == ""
+    assert error["traceback"] == ["AssertionError（隐藏测试没有通过）"]
+
+
+def test_a_failing_visible_test_keeps_its_line():
+    """An error raised on line 2 (visible) shows its type, message and the visible line, nothing else."""
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell([_error(2)], CHECK_SOURCE), {}, 0)
+    assert cell.outputs[0]["traceback"] == [
+        "AssertionError: secret 7",
+        "（这一格第 2 行没有通过：assert remaining(1, 0, 0, 0, 0) == (1, False)）",
+    ]
+
+
+def test_an_unterminated_hidden_region_hides_the_rest_of_the_cell():
+    """BEGIN without END (a student's copy) hides everything from the marker on."""
+    source = "a = 1\n### BEGIN HIDDEN TESTS\nb = 2"
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell([], source), {}, 0)
+    assert cell.source == "a = 1"
+
+
+def test_cells_without_hidden_tests_are_untouched():
+    """A cell without markers keeps its source and its traceback."""
+    error = _error(1)
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell([error], "assert False"), {}, 0)
+    assert cell.source == "assert False" and len(cell.outputs[0]["traceback"]) == 2
+
+
+# ---- lines printed by the CLI
+
+
+def _result(**kw):
+    base = dict(student="ada", assignment="02-remaining", graded=True, auto_score=3.0, max_auto_score=3.0)
+    return GradeResult(**{**base, **kw})
+
+
+def test_progress_line_of_a_graded_submission():
+    """Score 3 of 3, 3 manual points pending, 1.2 s: one line with all three."""
+    line = format_result(3, 15, _result(manual_pending=3.0, seconds=1.24))
+    assert line == "[3/15] ada      02-remaining     … 3/3 autograded, 3 to grade by hand  (1.2 s)"
+
+
+def test_progress_line_of_a_failed_submission_gives_the_reason():
+    """A failed submission's line ends with NOT GRADED and its reason."""
+    result = _result(graded=False, reason="missing notebook recall.ipynb")
+    assert format_outcome(result) == "NOT GRADED: missing notebook recall.ipynb"
+
+
+def test_progress_line_names_what_nbgrader_restored():
+    """Notes follow the score in brackets."""
+    text = format_outcome(_result(notes=("deleted check cells restored: check_x",)))
+    assert text.endswith("[deleted check cells restored: check_x]")
+
+
+def test_progress_head_is_printed_before_grading():
+    """The head shows index/total, student and assignment, then an ellipsis."""
+    assert format_start(1, 2, "ben", "05-trim-lines") == "[1/2] ben      05-trim-lines    …"
+
+
+def test_summary_names_the_failures(tmp_path):
+    """Two results, one failed: 'Graded 1 of 2', then the failed one by name with its reason."""
+    report = ClassReport(
+        results=(_result(), _result(student="eve", graded=False, reason="broken")),
+        seconds=3.0,
+        work=tmp_path,
+        grades_csv=tmp_path / "grades.csv",
+        feedback=1,
+        phases={"prepare": 0.5, "autograde": 2.0, "feedback": 0.4, "export": 0.1},
+    )
+    lines = format_summary(report).splitlines()
+    assert lines[0].startswith("Graded 1 of 2 submission(s) in 3.0 s (autograde 2.0 s, 2.0 s per submission")
+    assert lines[1:3] == ["Could not grade 1:", "  eve 02-remaining: broken"]
+
+
+def test_csv_columns():
+    """The grades CSV has twelve columns, identity first, scores last."""
+    assert CSV_COLUMNS == (
+        "student_id", "last_name", "first_name", "email", "assignment", "status",
+        "auto_score", "max_auto_score", "manual_score", "max_manual_score", "score", "max_score",
+    )
+
+
+# ---- CLI: bad input exits with 2 and one line
+
+
+def test_cli_refuses_a_missing_submissions_folder(tmp_path, capsys):
+    """--submissions pointing nowhere: exit 2, one 'error:' line on stderr."""
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path), "--submissions", str(tmp_path / "none")])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("error: --submissions") and err.count("\n") == 1
+
+
+def test_cli_refuses_a_bad_roster(tmp_path, capsys):
+    """A roster without an id column: exit 2, no traceback."""
+    roster = _write(tmp_path / "r.csv", "name\nada\n")
+    (tmp_path / "in").mkdir()
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--roster", str(roster)])
+    err = capsys.readouterr().err
+    assert status == 2 and "Traceback" not in err and "'id' column" in err
+
+
+def test_cli_example_excludes_explicit_paths(tmp_path, capsys):
+    """--example together with --roster: exit 2."""
+    status = main(["grade", "--root", str(REPO), "--example", "--roster", "x.csv", "--work", str(tmp_path)])
+    assert status == 2 and "--example" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_root_without_config(tmp_path, capsys):
+    """A root without nbgrader_config.py: exit 2."""
+    status = main(["grade", "--root", str(tmp_path)])
+    assert status == 2 and "nbgrader_config.py" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_zero_timeout(tmp_path, capsys):
+    """--timeout 0: exit 2 naming timeout."""
+    (tmp_path / "in").mkdir()
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--timeout", "0"])
+    assert status == 2 and "timeout" in capsys.readouterr().err
+
+
+def test_cli_without_submissions_folder_says_so(tmp_path, capsys):
+    """A working folder without submitted/: exit 2 and a hint to collect first."""
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w")])
+    assert status == 2 and "collect first" in capsys.readouterr().err
+
+
+def test_release_still_parses():
+    """The release subcommand is still there (help exits 0)."""
+    with pytest.raises(SystemExit) as stop:
+        main(["release", "--help"])
+    assert stop.value.code == 0
+
+
+def test_example_submissions_are_valid_notebooks_except_the_broken_one():
+    """Every example submission except eve's broken 02 is a valid notebook."""
+    folder = REPO / "examples" / "class" / "submitted"
+    broken = folder / "eve" / "02-remaining" / "remaining.ipynb"
+    for path in sorted(folder.glob("*/*/*.ipynb")):
+        if path == broken:
+            with pytest.raises(json.JSONDecodeError):
+                json.loads(path.read_text(encoding="utf-8"))
+        else:
+            nbformat.validate(nbformat.read(path, as_version=4))
+
+
+# ---- output printed while hidden tests run
+
+
+def test_mark_hidden_tests_keeps_the_line_numbers():
+    """The BEGIN marker (line 3) gains a print of HIDDEN_START on the same line; 5 lines stay 5."""
+    cell = _code_cell([], CHECK_SOURCE)
+    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "check_remaining", "points": 3}
+    cell, _ = MarkHiddenTests().preprocess_cell(cell, {}, 0)
+    lines = cell.source.split("\n")
+    assert len(lines) == 5
+    assert lines[2] == "print('[ctx_course: hidden tests start]', end='', flush=True)  ### BEGIN HIDDEN TESTS"
+    assert lines[3] == "assert remaining(7, 0, 0, 0, 0) == (7, False)"
+
+
+def test_mark_hidden_tests_leaves_student_cells_alone():
+    """A cell that is not a grade cell keeps its source, markers and all."""
+    cell = _code_cell([], CHECK_SOURCE)
+    cell, _ = MarkHiddenTests().preprocess_cell(cell, {}, 0)
+    assert cell.source == CHECK_SOURCE
+
+
+def test_feedback_drops_what_was_printed_during_hidden_tests():
+    """Text after HIDDEN_START in the same output, and every later output, are dropped."""
+    outputs = [
+        {"output_type": "stream", "name": "stdout", "text": f"✓ visible\n{HIDDEN_START}(7, 0, 0, 0, 0)\n"},
+        {"output_type": "stream", "name": "stdout", "text": "(8, 0, 0, 0, 0)\n"},
+        {"output_type": "display_data", "data": {"text/plain": "(9, 0)"}, "metadata": {}},
+    ]
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell(outputs, CHECK_SOURCE), {}, 0)
+    assert [o["text"] for o in cell.outputs] == ["✓ visible\n"]
+
+
+def test_summary_shows_paths_relative_to_the_current_folder(tmp_path):
+    """With base = the working folder's parent, the summary names grading/feedback and grading/grades.csv."""
+    work = tmp_path / "grading"
+    report = ClassReport(results=(_result(),), seconds=1.0, work=work, grades_csv=work / "grades.csv", feedback=1,
+                         phases={"prepare": 0.1, "autograde": 0.8, "feedback": 0.1, "export": 0.0})
+    lines = format_summary(report, base=tmp_path).splitlines()
+    assert lines[-2:] == ["Feedback: 1 notebook(s) under grading/feedback", "Grades:   grading/grades.csv"]
+
+
+def test_kernel_pool_survives_configuration_copies(tmp_path):
+    """traitlets deep-copies configuration values; a copied pool must be the same pool
+    (or each notebook would get its own pool and kernels would leak)."""
+    pool = KernelPool(tmp_path)
+    assert copy.deepcopy(pool) is pool
+    assert grading_config(REPO, work=tmp_path, pool=pool).PrelaunchedExecute.pool is pool
