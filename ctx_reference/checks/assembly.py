@@ -27,7 +27,8 @@ def summary(result) -> tuple[list[str], int, list[tuple[str, str]]]:
 
 _DOC_A = "文档 A：缓存命中按基础输入价格的一成计费。"
 
-# The lesson's nine candidates, in the lesson's order (SPEC §5).
+# The lesson's nine candidates, in the lesson's order (SPEC §5), written out here rather than
+# taken from `lesson_items()` so that the check's input does not come from the code under test.
 _LESSON_ITEMS = [
     Item("rules", 3_000, required=True, stable=True, text="系统规则"),
     Item("tools", 2_000, required=True, stable=True, text="工具定义"),
