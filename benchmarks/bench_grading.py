@@ -75,7 +75,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
     parser.add_argument("--compare", action="store_true", help="also grade without kernels launched ahead")
     args = parser.parse_args(argv)
-    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     warnings.filterwarnings("ignore")
 
     assignment_ids = args.assignments or assignments(ROOT)

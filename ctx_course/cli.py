@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 from pathlib import Path
@@ -81,7 +80,6 @@ def _grade(args: argparse.Namespace) -> int:
         raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders (got {args.submissions!r})")
     students = read_roster(args.roster) if args.roster is not None else None
 
-    _tools_on_path()
     from nbformat.warnings import MissingIDFieldWarning
     from sqlalchemy.exc import SAWarning
 
@@ -109,9 +107,3 @@ def _grade(args: argparse.Namespace) -> int:
     print(format_summary(report, base=Path.cwd()))
     return 1 if report.failed else 0
 
-
-def _tools_on_path() -> None:
-    """nbgrader shells out to alembic when it creates a gradebook: put this interpreter's bin/ on PATH."""
-    bin_dir = str(Path(sys.executable).parent)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")

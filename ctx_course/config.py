@@ -10,6 +10,7 @@ Vocabulary: *root* is the folder holding ``nbgrader_config.py``, ``solutions/`` 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from traitlets.config import Config
@@ -17,6 +18,17 @@ from traitlets.config.loader import PyFileConfigLoader
 
 CONFIG_FILE = "nbgrader_config.py"
 WORK_DIRS = ("submitted", "autograded", "feedback", "solution", "source_with_tests")
+
+
+def put_tools_on_path() -> None:
+    """Put this interpreter's ``bin/`` on PATH: nbgrader shells out to ``alembic`` from there.
+
+    Needed whenever nbgrader creates a gradebook and the environment was not activated
+    (``.venv/bin/python -m ctx_course …``, pytest run from an IDE).
+    """
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
 
 def load_course_config(
@@ -29,8 +41,9 @@ def load_course_config(
     """Return the nbgrader Config of the course at ``root``, with optional redirections.
 
     Example: ``load_course_config(".", work=tmp)`` keeps the repository's solutions but writes the
-    gradebook and every grading folder under ``tmp``.
+    gradebook and every grading folder under ``tmp``. Also puts the tools nbgrader calls on PATH.
     """
+    put_tools_on_path()
     root = Path(root).resolve()
     if not (root / CONFIG_FILE).is_file():
         raise ValueError(f"root must be a course folder containing {CONFIG_FILE} (got {str(root)!r})")

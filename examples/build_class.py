@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -317,6 +315,5 @@ def build(root: Path = ROOT, target: Path = CLASS, students: Mapping[str, Mappin
 
 
 if __name__ == "__main__":
-    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")  # alembic
     for path in build():
         print(path.relative_to(ROOT))
