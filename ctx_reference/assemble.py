@@ -87,6 +87,8 @@ class BudgetError(ValueError):
         self.required_tokens = required_tokens
         self.budget = budget
         super().__init__(
+            f"预算不够：必需项共 {required_tokens} tokens，超过预算 {budget}；"
+            "请精简或拆分必需项，或者加大预算。"
             f"required items need {required_tokens} tokens but budget is {budget} "
             f"(got budget={budget!r}); shrink or split the required items, or raise the budget"
         )

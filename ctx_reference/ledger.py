@@ -162,6 +162,7 @@ class ContextOverflowError(Exception):
         self.total = total
         self.limit = limit
         super().__init__(
+            f"上下文超出窗口：调用 {name!r} 需要 {total} tokens，超过窗口上限 {limit} tokens。"
             f"call {name!r} needs {total} tokens, over the window limit of {limit} tokens"
         )
 

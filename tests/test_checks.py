@@ -23,20 +23,20 @@ def stub(*args, **kwargs):
 
 
 def test_correct_function_passes_with_one_tick_per_case(capsys):
-    """A correct `remaining` prints a ✓ line per visible case and the all-passed summary."""
+    """A correct `remaining` prints a ✓ line per visible case and a ✓ summary line."""
     check_exercise("remaining", good_remaining)
     out = capsys.readouterr().out
-    assert out.count("✓") == len(EXERCISES["remaining"]) == 4
+    assert out.count("✓") == len(EXERCISES["remaining"]) + 1 == 7
     assert "(66000, True)" in out
-    assert "全部 4 个检查通过" in out
+    assert "✓ 全部 6 个检查通过。" in out
 
 
 def test_wrong_function_fails_naming_input_expected_and_returned(capsys):
-    """Forgetting the cache fields fails, and the ✗ line shows the expected and the returned value."""
+    """Forgetting the cache fields fails, and the × line shows the expected and the returned value."""
     with pytest.raises(AssertionError, match="remaining"):
         check_exercise("remaining", no_cache_remaining)
     out = capsys.readouterr().out
-    assert "✗ 课上的例子" in out
+    assert "× 原课的例子" in out
     assert "期望 (66000, True)，你的函数返回 (916000, False)" in out
 
 
@@ -58,7 +58,7 @@ def test_patching_the_reference_cannot_make_a_wrong_function_pass(monkeypatch):
 
 
 def test_learner_exception_is_reported_not_raised():
-    """An exception from the learner's code becomes a ✗ line naming its type."""
+    """An exception from the learner's code becomes a × line naming its type."""
     def broken(*args):
         raise KeyError("read")
 
@@ -90,7 +90,7 @@ def test_float_tolerance_and_projection():
 def test_report_counts_failures():
     """The summary line says how many checks passed out of how many."""
     report = format_report(run_cases(no_cache_remaining, EXERCISES["remaining"]))
-    assert report.splitlines()[-1] == "通过 1/4 个检查，还差 3 个。"
+    assert report.splitlines()[-1] == "通过 2/6 个检查，还差 4 个。"
 
 
 def test_unknown_exercise_is_rejected():

@@ -1,42 +1,134 @@
 """Friendly checks for the workbook's exercises.
 
 ``check_exercise("remaining", remaining)`` runs the visible cases of one exercise against the
-learner's function, prints one line per case in Chinese and raises ``AssertionError`` if any case
-failed, so that nbgrader scores the cell. Every expectation is a literal from SPEC, written in the
-case module of its notebook; none is computed with the reference implementation.
+learner's function, prints one line per case in Chinese and raises ``CheckFailed`` (an
+``AssertionError`` that IPython shows as one line) if any case failed, so that nbgrader scores the
+cell. Every expectation is a literal from SPEC, written in the case module of its notebook; none
+is computed with the reference implementation. A function that is, wraps or calls the reference
+implementation of its own exercise fails.
+
+``uses_exercise("trim_lines")`` wraps a demo cell that calls the learner's function, so that a
+misbehaving function is reported in one Chinese line naming the exercise to revisit.
 """
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
 from . import assembly, evaldiff, ledger, recall, remaining, render, simulation, trim, window_math
-from .runner import CheckCase, Outcome, format_report, run_cases
+from .hidden import digest, expect_digest
+from .runner import (
+    CheckCase,
+    CheckFailed,
+    Outcome,
+    UsedReference,
+    format_report,
+    reference_codes,
+    run_cases,
+    show,
+)
 
-EXERCISES = {
-    **window_math.CASES,
-    **remaining.CASES,
-    **recall.CASES,
-    **assembly.CASES,
-    **trim.CASES,
-    **simulation.CASES,
-    **render.CASES,
-    **evaldiff.CASES,
-    **ledger.CASES,
-}
+_MODULES = (window_math, remaining, recall, assembly, trim, simulation, render, evaldiff, ledger)
+
+EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.items()}
+
+#: The reference functions (and classes) that ARE each exercise: calling them scores 0.
+REFERENCES = {name: objects for module in _MODULES for name, objects in module.REFERENCES.items()}
+
+_CODES = {name: reference_codes(objects) for name, objects in REFERENCES.items()}
 
 
-def check_exercise(name: str, func) -> None:
-    """Print one feedback line per visible case of exercise ``name``; raise if any failed.
+def _reference_names(name: str) -> str:
+    return "、".join(f"{obj.__module__}.{obj.__qualname__}" for obj in REFERENCES[name])
+
+
+def _is_reference_object(name: str, func: Callable) -> bool:
+    if any(func is obj for obj in REFERENCES[name]):
+        return True
+    inner = getattr(func, "__func__", func)  # a bound method of a reference class
+    inner = getattr(inner, "func", inner)  # functools.partial
+    return getattr(inner, "__code__", None) in _CODES[name]
+
+
+def _reference_message(name: str, what: str, which: str | None = None) -> str:
+    return (
+        f"这个练习要自己实现：检查发现你{what}参考实现 {which or _reference_names(name)}，"
+        f"用参考实现作答，练习 {name} 得 0 分。"
+    )
+
+
+def check_exercise(name: str, func, *, quiet: bool = False) -> None:
+    """Print one feedback line per visible case of exercise ``name``; raise CheckFailed if any failed.
 
     Example (notebook 02): ``check_exercise("remaining", remaining)`` prints
-    ``✓ 窗口 1,000,000 …  → (66000, True)`` for a correct function.
+    ``✓ 窗口 1,000,000 …  → (66000, True)`` for a correct function. ``quiet`` prints nothing.
     """
     if name not in EXERCISES:
         known = ", ".join(sorted(EXERCISES))
         raise ValueError(f"name must be one of: {known} (got {name!r})")
-    outcomes = run_cases(func, EXERCISES[name])
-    print(format_report(outcomes))
+    if callable(func) and _is_reference_object(name, func):
+        raise CheckFailed(_reference_message(name, "直接用了"))
+    try:
+        outcomes = run_cases(func, EXERCISES[name], _CODES[name])
+    except UsedReference as exc:
+        raise CheckFailed(_reference_message(name, "调用了", str(exc))) from None
+    if not quiet:
+        print(format_report(outcomes))
     if outcomes and outcomes[-1].pending:
-        raise AssertionError(f"练习 {name} 还没有完成。")
+        raise CheckFailed(f"练习 {name} 还没有完成。")
     failed = sum(not o.passed for o in outcomes)
     if failed:
-        raise AssertionError(f"练习 {name}：{failed} 个检查没有通过，请看上面的 ✗ 行。")
+        raise CheckFailed(f"练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。")
 
 
-__all__ = ["CheckCase", "EXERCISES", "Outcome", "check_exercise", "format_report", "run_cases"]
+def requires_exercise(name: str, func, *, needed_by: str) -> None:
+    """Raise CheckFailed saying that ``needed_by`` also relies on exercise ``name`` if that one fails.
+
+    Used by a check that runs two of the learner's functions together (notebook 06): the failure
+    then names the exercise that is its cause instead of a bare assertion.
+    """
+    try:
+        check_exercise(name, func, quiet=True)
+    except CheckFailed as exc:
+        raise CheckFailed(
+            f"{needed_by} 下面这一步还要用到练习 {name} 的函数，而它还没通过自己的检查（{exc}）："
+            f"请先回到练习 {name}。"
+        ) from None
+
+
+@contextmanager
+def uses_exercise(*names: str) -> Iterator[None]:
+    """Turn any error inside the block into one Chinese line naming the exercise(s) to revisit.
+
+    A demo cell that calls the learner's function wraps its code in ``with uses_exercise("trim_lines"):``;
+    when the function is unfinished, raises, or returns something the cell's asserts reject, the
+    cell ends with one line instead of a traceback.
+    """
+    which = "、".join(names)
+    try:
+        yield
+    except NotImplementedError:
+        raise CheckFailed(f"这一格要用到你写的 {which}，它还没有完成：请先完成练习 {which}。") from None
+    except Exception as exc:
+        detail = f"{type(exc).__name__}: {show(str(exc))[1:-1][:120]}" if str(exc) else type(exc).__name__
+        if isinstance(exc, AssertionError) and not str(exc):
+            detail = "结果和演示里写的不一致"
+        raise CheckFailed(
+            f"这一格用到了你写的 {which}，运行出了问题（{detail}）：请回到练习 {which} 再检查一遍。"
+        ) from None
+
+
+__all__ = [
+    "CheckCase",
+    "CheckFailed",
+    "EXERCISES",
+    "Outcome",
+    "REFERENCES",
+    "check_exercise",
+    "digest",
+    "expect_digest",
+    "format_report",
+    "requires_exercise",
+    "run_cases",
+    "uses_exercise",
+]

@@ -5,8 +5,11 @@ plain data — (kept names in output order, tokens used, sorted (name, reason) d
 feedback line shows names and numbers instead of nested dataclass reprs. The drop log is sorted
 because SPEC does not fix its order (the reference reports it in input order).
 """
-from ..assemble import BudgetError, Item
+from ..assemble import Assembly, BudgetError, Item
+from ..assemble import assemble as reference_assemble
 from .runner import CheckCase
+
+REFERENCES = {"assemble": (reference_assemble,)}
 
 
 def summary(result) -> tuple[list[str], int, list[tuple[str, str]]]:
@@ -46,7 +49,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         CheckCase(
             # required 3,000 + 2,000 + 20 + 100 = 5,120; + memory 800 + A 2,500 + B 2,500 = 10,920;
             # A's copy repeats A's text; C would make 12,420 > 11,000
-            "课上的例子：九个候选项，预算 11,000",
+            "原课的例子：九个候选项，预算 11,000",
             args=(_LESSON_ITEMS, 11_000),
             expect=(
                 ["rules", "tools", "memory", "doc A", "doc B", "time", "question"],
@@ -54,6 +57,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
                 [("doc A (copy)", "duplicate"), ("doc C", "no room")],
             ),
             project=summary,
+            returns=Assembly,
         ),
         CheckCase(
             "必需项 rules 3,000 + tools 2,000 = 5,000，预算只有 4,000",
@@ -65,6 +69,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
                 4_000,
             ),
             raises=BudgetError,
+            message_has=("必需项共 5000 tokens", "超过预算 4000"),
         ),
         CheckCase(
             "必需项正好等于预算不算超：规则 5,120（必需、稳定）、文档 1（优先级 1），预算 5,120",
@@ -74,12 +79,14 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             ),
             expect=(["规则"], 5_120, [("文档", "no room")]),
             project=summary,
+            returns=Assembly,
         ),
         CheckCase(
             "优先级高的先放：旧日志 800（优先级 1）在前、相关文档 800（优先级 5）在后，预算 1,000",
             args=([Item("旧日志", 800, priority=1), Item("相关文档", 800, priority=5)], 1_000),
             expect=(["相关文档"], 800, [("旧日志", "no room")]),
             project=summary,
+            returns=Assembly,
         ),
         CheckCase(
             # 100 + 1,000 > 1,000, so the big item is skipped; 100 + 500 = 600 still fits
@@ -94,6 +101,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             ),
             expect=(["问题", "小文档"], 600, [("大文档", "no room")]),
             project=summary,
+            returns=Assembly,
         ),
         CheckCase(
             "稳定的排在前面：输入顺序是 问题（必需）、检索文档（优先级 1）、规则（必需、稳定），预算 1,000",
@@ -107,6 +115,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             ),
             expect=(["规则", "问题", "检索文档"], 600, []),
             project=summary,
+            returns=Assembly,
         ),
         CheckCase(
             "内容相同才算重复：文档甲和文档乙文字相同、文档丙不同，各 100（优先级 1），预算 1,000",
@@ -120,6 +129,43 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             ),
             expect=(["文档甲", "文档丙"], 200, [("文档乙", "duplicate")]),
             project=summary,
+            returns=Assembly,
+        ),
+        CheckCase(
+            "和必需项文字相同也算重复：规则 10（必需，文字“规则”）、副本 10（优先级 1，文字也是“规则”），预算 100",
+            args=([Item("规则", 10, required=True, text="规则"), Item("副本", 10, priority=1, text="规则")], 100),
+            expect=(["规则"], 10, [("副本", "duplicate")]),
+            project=summary,
+            returns=Assembly,
+        ),
+        CheckCase(
+            "没有文字（text 是 None）的项不算重复：甲、乙各 10（优先级 1，都没有 text），预算 100",
+            args=([Item("甲", 10, priority=1), Item("乙", 10, priority=1)], 100),
+            expect=(["甲", "乙"], 20, []),
+            project=summary,
+            returns=Assembly,
+        ),
+        CheckCase(
+            "优先级相同按输入顺序：x 60、y 60、z 40（优先级都是 1），预算 100：x 先放，y 放不下，z 还放得下",
+            args=([Item("x", 60, priority=1), Item("y", 60, priority=1), Item("z", 40, priority=1)], 100),
+            expect=(["x", "z"], 100, [("y", "no room")]),
+            project=summary,
+            returns=Assembly,
+        ),
+        CheckCase(
+            "输出顺序只看稳定/动态和输入顺序、与优先级无关：d1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）",
+            args=(
+                [
+                    Item("d1", 10, priority=1),
+                    Item("s1", 10, priority=1, stable=True),
+                    Item("d2", 10, priority=5),
+                    Item("s2", 10, required=True, stable=True),
+                ],
+                100,
+            ),
+            expect=(["s1", "s2", "d1", "d2"], 40, []),
+            project=summary,
+            returns=Assembly,
         ),
     ),
 }

@@ -6,7 +6,10 @@ unanswerable question with 我不知道 but drops the units of `distance` and `b
 unit back, which repairs `boiling` but not `distance` (its expected answer starts with 约).
 """
 from ..evaldiff import Case, Result
+from ..evaldiff import diff as reference_diff
 from .runner import CheckCase
+
+REFERENCES = {"diff": (reference_diff,)}
 
 CASES_SEVEN = [
     Case("distance", "从北京开车到上海大约多远？", "约 1200 公里"),
@@ -36,15 +39,15 @@ def as_lists(result):
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         return f"返回值应该是 (fixed, broke) 两个列表，实际是 {result!r}"
     fixed, broke = result
-    if not isinstance(fixed, (list, tuple)) or not isinstance(broke, (list, tuple)):
-        return f"fixed 和 broke 都应该是用例 id 的列表，实际是 {result!r}"
-    return (list(fixed), list(broke))
+    if type(fixed) is not list or type(broke) is not list:
+        return f"fixed 和 broke 都应该是用例 id 的列表（list），实际是 {result!r}"
+    return (fixed, broke)
 
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "diff": (
         CheckCase(
-            "课上的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）",
+            "原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）",
             args=(CASES_SEVEN, V1, V2),
             expect=(["unknown"], ["distance", "boiling"]),
             project=as_lists,
@@ -71,6 +74,18 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             "用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出",
             args=(ORDER_CASES, ORDER_BASE, ORDER_NEXT),
             expect=(["c", "a"], ["b"]),
+            project=as_lists,
+        ),
+        CheckCase(
+            "Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它",
+            args=(ORDER_CASES, Result({**ORDER_BASE.passed, "extra": False}), Result({**ORDER_NEXT.passed, "extra": True})),
+            expect=(["c", "a"], ["b"]),
+            project=as_lists,
+        ),
+        CheckCase(
+            "两版一样：v1 → v1，fixed 和 broke 都是空列表",
+            args=(CASES_SEVEN, V1, V1),
+            expect=([], []),
             project=as_lists,
         ),
     ),

@@ -14,7 +14,7 @@ Two exercises:
   characters: 1 + 1 + 0 = 2, where counting the joined text would give 15 // 4 = 3), an injected
   tokenizer that counts characters (6 + 6 = 12 of 20 = 60 %: caution), and a call over the window.
 """
-from ..ledger import Zone, lesson_calls
+from ..ledger import LedgerEntry, Zone, lesson_calls, measure, zone
 from ..tokens import FakeTokenizer
 from .runner import CheckCase
 
@@ -46,14 +46,16 @@ def entry_counts(entry):
     missing = [name for name in ("tokens", "total", "zone") if not hasattr(entry, name)]
     if missing:
         return f"应该返回 LedgerEntry(tokens=..., total=..., zone=..., limit=...)，实际返回了 {entry!r}"
-    return (dict(entry.tokens), entry.total, entry.zone)
+    return (dict(entry.tokens), entry.total, entry.zone, entry.limit)
 
+
+REFERENCES = {"zone": (zone,), "measure": (measure,)}
 
 _RESEARCH_1 = dict(lesson_calls())["research_1"]
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "zone": (
-        CheckCase("课上的峰值：552 / 8,000（6.9 %）", args=(552, 8_000), expect=Zone.SAFE, project=as_zone),
+        CheckCase("原课的峰值：552 / 8,000（6.9 %）", args=(552, 8_000), expect=Zone.SAFE, project=as_zone),
         CheckCase("窗口 10,000，用了 5,999（59.99 %）", args=(5_999, 10_000), expect=Zone.SAFE, project=as_zone),
         CheckCase("窗口 10,000，用了 6,000（正好 60 %）", args=(6_000, 10_000), expect=Zone.CAUTION, project=as_zone),
         CheckCase("窗口 10,000，用了 8,500（正好 85 %）", args=(8_500, 10_000), expect=Zone.CAUTION, project=as_zone),
@@ -66,32 +68,66 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             expect=Zone.OVER,
             project=as_zone,
         ),
-        CheckCase("窗口是 0 个 token（limit 必须是正数）", args=(100, 0), raises=ValueError),
+        CheckCase(
+            "窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0",
+            args=(100, 0),
+            raises=ValueError,
+            message_has=("limit", "0"),
+        ),
+        CheckCase(
+            "窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100",
+            args=(10, -100),
+            raises=ValueError,
+            message_has=("limit", "-100"),
+        ),
+        CheckCase(
+            "用量是负数 -1：报 ValueError，消息里写出 used 和 -1",
+            args=(-1, 100),
+            raises=ValueError,
+            message_has=("used", "-1"),
+        ),
     ),
     "measure": (
         CheckCase(
-            "课上的峰值调用 research_1：任务 48 个字符、检索结果 2,162 个字符，FakeTokenizer，窗口 8,000",
+            "原课的峰值调用 research_1：任务 48 个字符、检索结果 2,162 个字符，FakeTokenizer，窗口 8,000",
             args=(_RESEARCH_1, FakeTokenizer(), 8_000),
-            expect=({"system": 0, "task_state": 12, "tool_results": 540, "history": 0}, 552, Zone.SAFE),
+            expect=({"system": 0, "task_state": 12, "tool_results": 540, "history": 0}, 552, Zone.SAFE, 8_000),
             project=entry_counts,
+            returns=LedgerEntry,
         ),
         CheckCase(
             "每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）",
             args=({"system": "abcde", "task_state": "1234567", "history": "xyz"}, FakeTokenizer(), 100),
-            expect=({"system": 1, "task_state": 1, "tool_results": 0, "history": 0}, 2, Zone.SAFE),
+            expect=({"system": 1, "task_state": 1, "tool_results": 0, "history": 0}, 2, Zone.SAFE, 100),
             project=entry_counts,
+            returns=LedgerEntry,
         ),
         CheckCase(
             "换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）",
             args=({"system": "你是研究助理", "task_state": "合并两份发现"}, CharTokenizer(), 20),
-            expect=({"system": 6, "task_state": 6, "tool_results": 0, "history": 0}, 12, Zone.CAUTION),
+            expect=({"system": 6, "task_state": 6, "tool_results": 0, "history": 0}, 12, Zone.CAUTION, 20),
             project=entry_counts,
+            returns=LedgerEntry,
         ),
         CheckCase(
             "超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000",
             args=({"tool_results": "r" * 40_004}, FakeTokenizer(), 10_000),
-            expect=({"system": 0, "task_state": 0, "tool_results": 10_001, "history": 0}, 10_001, Zone.OVER),
+            expect=({"system": 0, "task_state": 0, "tool_results": 10_001, "history": 0}, 10_001, Zone.OVER, 10_000),
             project=entry_counts,
+            returns=LedgerEntry,
+        ),
+        CheckCase(
+            "不认识的桶名 memory：报 ValueError，消息里写出 memory",
+            args=({"memory": "上周的笔记", "system": "你是研究助理"}, FakeTokenizer(), 8_000),
+            raises=ValueError,
+            message_has=("memory",),
+        ),
+        CheckCase(
+            "桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动",
+            args=({"history": "abcd" * 10, "task_state": "abcd"}, FakeTokenizer(), 8_000),
+            expect=({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
+            project=entry_counts,
+            returns=LedgerEntry,
         ),
     ),
 }

@@ -3,7 +3,10 @@
 Three-decimal literals are compared with ``tol=5e-4``: the value rounds to the literal. The cases
 with ``middle=0`` at ``n == half_at`` are exact: ``1 / (1 + 1.0 ** 1.5) == 0.5`` in floating point.
 """
+from ..recall import RecallModel, retrieved_recall, stuffed_recall
 from .runner import CheckCase
+
+REFERENCES = {"recall": (RecallModel, stuffed_recall, retrieved_recall)}
 
 LITERAL_TOL = 5e-4  # a 3-decimal literal matches any value that rounds to it
 EXACT_TOL = 1e-12  # for values that are exact up to floating-point noise

@@ -5,8 +5,24 @@ lesson's seed spec, and the NUMBER of warnings of specs built to contain exactly
 findings of one kind. The wording of a warning is the learner's own and is never compared; a
 warning only has to be a non-empty string.
 """
+import importlib
 from ..render import PromptSpec
 from .runner import CheckCase
+
+reference = importlib.import_module("ctx_reference.render")  # the package re-exports a function named render
+
+REFERENCES = {
+    "render": (
+        reference.render,
+        reference.render_text,
+        reference.lint,
+        reference.template_warnings,
+        reference.output_warnings,
+        reference.rule_warnings,
+        reference.is_prohibition_only,
+        reference.template_variables,
+    ),
+}
 
 #: What a projection returns when the two results agree line by line.
 SAME_TEXT = "与期望文本逐行一致"
@@ -17,12 +33,12 @@ def _split(result):
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         return None, f"返回值应该是 (文本, 警告列表) 两个值，实际是 {result!r}"
     text, warnings = result
-    if not isinstance(text, str):
+    if type(text) is not str:
         return None, f"第一个返回值应该是字符串，实际是 {text!r}"
-    if not isinstance(warnings, (list, tuple)):
-        return None, f"第二个返回值应该是警告列表，实际是 {warnings!r}"
+    if type(warnings) is not list:
+        return None, f"第二个返回值应该是警告列表（list），实际是 {warnings!r}"
     for w in warnings:
-        if not isinstance(w, str) or not w.strip():
+        if type(w) is not str or not w.strip():
             return None, f"每条警告都应该是非空字符串，实际有一条是 {w!r}"
     return (text, list(warnings)), None
 
@@ -106,22 +122,34 @@ SMALL_TEXT = (
     "</context>"
 )
 
+# The smallest spec: no rules, no examples, empty output, empty dynamic.
+BARE = PromptSpec(role="R", task="T")
+BARE_TEXT = "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n<output_format></output_format>\n<context>\n</context>"
+
+# Two examples, numbered from 1.
+TWO_EXAMPLES = PromptSpec(role="R", task="T", examples=["甲", "乙"], output="O")
+TWO_EXAMPLES_TEXT = (
+    "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n"
+    '<example index="1">甲</example>\n<example index="2">乙</example>\n'
+    "<output_format>O</output_format>\n<context>\n</context>"
+)
+
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "render": (
         CheckCase(
-            "课上的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数",
+            "原课的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数",
             args=(SEED,),
             expect=3,
             project=warning_count,
         ),
         CheckCase(
-            "课上的 spec：文本最后 4 行是排好序的 <context> 块",
+            "原课的 spec：文本最后 4 行是排好序的 <context> 块",
             args=(SEED,),
             expect=["<context>", "time: 2026-10-14", "user: duang777", "</context>"],
             project=last_lines(4),
         ),
         CheckCase(
-            "课上的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数",
+            "原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数",
             args=(SEED_FIXED,),
             expect=0,
             project=warning_count,
@@ -160,6 +188,30 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             "{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题",
             args=(PromptSpec("你是翻译助手", "把句子译成英文", output="只输出译文", dynamic={"note": "{{draft}}"}),),
             expect=0,
+            project=warning_count,
+        ),
+        CheckCase(
+            "最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本",
+            args=(BARE,),
+            expect=SAME_TEXT,
+            project=same_text_as(BARE_TEXT),
+        ),
+        CheckCase(
+            "最小的 spec：警告条数（只有 output 为空这一处）",
+            args=(BARE,),
+            expect=1,
+            project=warning_count,
+        ),
+        CheckCase(
+            "两个示例：从 1 开始编号，完整文本",
+            args=(TWO_EXAMPLES,),
+            expect=SAME_TEXT,
+            project=same_text_as(TWO_EXAMPLES_TEXT),
+        ),
+        CheckCase(
+            "每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}",
+            args=(PromptSpec("你是 {{name}}", "T", examples=["输入 {{x}}"], output="{{fmt}}"),),
+            expect=3,
             project=warning_count,
         ),
     ),

@@ -1,38 +1,131 @@
 """Run an exercise's visible cases against a learner's function and report each one in Chinese.
 
-Covers: calling the learner's function on each case, comparing with a literal expectation, one
-feedback line per case (✓ or ✗ with input, expected value and what came back), a gentle line for
-stubs that still raise ``NotImplementedError``, and an ``AssertionError`` at the end when anything
-failed, so that nbgrader scores the cell as failed.
+Covers: calling the learner's function on each case, turning the returned value into plain data
+of exact types (``int``, ``str``, ``list``, an ``Enum`` member of the package …) and comparing it
+with a literal expectation, checking the rules an exercise states besides the value (returns a
+new object, leaves its arguments unchanged, raises a given error naming the argument), one
+feedback line per case (✓ or × with input, expected value and what came back), a gentle line for
+stubs that still raise ``NotImplementedError``, and watching each call for calls into the
+reference implementation of the same exercise.
 
-Leaves out: the hidden tests (they live in the notebooks) and any use of the reference
-implementation to compute expectations — every expectation is a literal written in a case module,
-so a learner who patches ``ctx_reference`` cannot make a wrong function pass.
+Leaves out: the hidden tests (they live in the notebooks; ``hidden.py`` gives them a digest
+comparison) and any use of the reference implementation to compute expectations — every
+expectation is a literal written in a case module, so a learner who patches ``ctx_reference``
+cannot make a wrong function pass.
 
 Vocabulary: a *case* is one call with its expected result; an *exercise* is the name the notebook
-passes to ``check_exercise`` ("remaining", "trim_lines", …).
+passes to ``check_exercise`` ("remaining", "trim_lines", …); *plain data* is a value built only
+from ``None``, ``bool``, ``int``, ``float``, ``str``, ``list``, ``tuple``, ``dict`` and members of
+the package's enums, each of exactly that type (no subclasses).
 """
 from __future__ import annotations
 
+import copy
 import math
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from enum import Enum
+from types import CodeType
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 PASS_MARK = "✓"
-FAIL_MARK = "✗"
+FAIL_MARK = "×"  # U+00D7: in DejaVu Sans and Noto Sans CJK SC alike (✗ is missing from the CJK fonts)
 
 # Longest rendering of a value inside a feedback line, in characters.
 MAX_SHOWN = 300
 
+_SCALARS = (bool, int, float, str, type(None))
+
+
+class CheckFailed(AssertionError):
+    """A failed or unfinished check, shown by IPython as its one-line message, without traceback.
+
+    IPython calls ``_render_traceback_`` instead of formatting a traceback; the cell still ends
+    with an error output, so nbgrader scores it as failed. Being an ``AssertionError``, it reads
+    like the asserts of the hidden tests to anyone catching it.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{FAIL_MARK} {self}"]
+
+
+class NotPlain(Exception):
+    """A returned value that is not plain data of exact types; the message says why in Chinese."""
+
+
+def plain(value: Any) -> Any:
+    """Return a copy of ``value`` built from exact plain types, or raise NotPlain saying why.
+
+    ``plain([1, (2, "a")]) == [1, (2, "a")]``; an ``int`` subclass, an object whose ``__eq__`` is
+    always true, or a ``list`` subclass raises NotPlain naming its type.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is list:
+        return [plain(item) for item in value]
+    if kind is tuple:
+        return tuple(plain(item) for item in value)
+    if kind is dict:
+        return {plain(key): plain(item) for key, item in value.items()}
+    if isinstance(value, Enum) and kind.__module__.startswith("ctx_reference."):
+        return value
+    raise NotPlain(f"返回值里有一个 {kind.__name__} 类型的值，这里只接受普通的 int、float、str、bool、list、tuple、dict")
+
+
+def show(value: Any) -> str:
+    """Return a short rendering of a value for a feedback line (enum members as ``Zone.SAFE``)."""
+    text = _render(value)
+    if len(text) > MAX_SHOWN:
+        text = text[: MAX_SHOWN - 1] + "…"
+    return text
+
+
+def _render(value: Any) -> str:
+    kind = type(value)
+    if isinstance(value, Enum):
+        return f"{kind.__name__}.{value.name}"
+    if kind is list:
+        return "[" + ", ".join(_render(item) for item in value) + "]"
+    if kind is tuple:
+        inner = ", ".join(_render(item) for item in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if kind is dict:
+        return "{" + ", ".join(f"{_render(k)}: {_render(v)}" for k, v in value.items()) + "}"
+    try:
+        return repr(value)
+    except Exception:  # a learner's object whose __repr__ fails
+        return f"<{kind.__name__}>"
+
+
+def same(got: Any, expect: Any, tol: float | None = None) -> bool:
+    """Return True if plain ``got`` equals plain ``expect`` with the same exact types throughout.
+
+    With ``tol``, a float expectation accepts any finite int or float within ``tol``.
+    ``same(1, 1.0)`` and ``same([1], (1,))`` are False; ``same(3, 3.0000001, tol=1e-6)`` is True.
+    """
+    if tol is not None and type(expect) is float:
+        return type(got) in (int, float) and math.isfinite(got) and abs(got - expect) <= tol
+    if type(got) is not type(expect):
+        return False
+    if type(expect) in (list, tuple):
+        return len(got) == len(expect) and all(same(g, e, tol) for g, e in zip(got, expect))
+    if type(expect) is dict:
+        return list(got) == list(expect) and all(same(got[k], expect[k], tol) for k in expect)
+    return got == expect
+
 
 @dataclass(frozen=True)
 class CheckCase:
-    """One call of the learner's function and the literal result it must give.
+    """One call of the learner's function, the literal result it must give and the rules it obeys.
 
-    ``label`` describes the input in the learner's words; ``project`` turns the returned value
-    into the plain data that ``expect`` is written in (e.g. an Assembly into its kept names);
-    ``tol`` compares floats within an absolute tolerance; ``raises`` names the exception type the
-    call must raise instead of returning.
+    ``label`` describes the input in the learner's words; ``returns`` is the exact type the
+    returned value must have; ``project`` turns the returned value into the plain data that
+    ``expect`` is written in (e.g. an Assembly into its kept names); ``tol`` compares floats
+    within an absolute tolerance; ``raises`` names the exception type the call must raise
+    instead of returning, and ``message_has`` strings its message must contain; ``fresh``
+    requires a returned object that is none of the arguments. Every case also requires that the
+    call leaves its list and dict arguments unchanged.
     """
 
     label: str
@@ -42,6 +135,9 @@ class CheckCase:
     project: Callable[[Any], Any] | None = None
     tol: float | None = None
     raises: type[BaseException] | None = None
+    message_has: tuple[str, ...] = ()
+    returns: type | None = None
+    fresh: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,73 +149,150 @@ class Outcome:
     pending: bool = False
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    if len(text) > MAX_SHOWN:
-        text = text[: MAX_SHOWN - 1] + "…"
-    return text
+def reference_codes(objects: Iterable[Any]) -> frozenset[CodeType]:
+    """Return the code objects of functions and classes (their methods), nested code included."""
+    codes: set[CodeType] = set()
+
+    def add(code: CodeType) -> None:
+        codes.add(code)
+        for const in code.co_consts:
+            if isinstance(const, CodeType):
+                add(const)
+
+    for obj in objects:
+        members = vars(obj).values() if isinstance(obj, type) else [obj]
+        for member in members:
+            member = getattr(member, "__func__", member)  # staticmethod, classmethod
+            member = getattr(member, "fget", member)  # property
+            code = getattr(member, "__code__", None)
+            if isinstance(code, CodeType):
+                add(code)
+    return frozenset(codes)
 
 
-def _close(got: Any, expect: Any, tol: float) -> bool:
-    if isinstance(expect, (tuple, list)):
-        return (
-            isinstance(got, (tuple, list))
-            and len(got) == len(expect)
-            and all(_close(g, e, tol) for g, e in zip(got, expect))
-        )
-    if isinstance(expect, float) and isinstance(got, (int, float)) and not isinstance(got, bool):
-        return math.isfinite(got) and abs(got - expect) <= tol
-    return got == expect
+def _watched_call(func: Callable, args: tuple, kwargs: Mapping[str, Any], codes: frozenset[CodeType]):
+    """Call ``func`` and return (result, names of reference code objects entered during the call)."""
+    entered: list[str] = []
+    if not codes:
+        return func(*args, **kwargs), entered
+    previous = sys.getprofile()
 
+    def profiler(frame, event, arg):  # noqa: ARG001 - the profile protocol
+        if event == "call" and frame.f_code in codes:
+            entered.append(frame.f_code.co_qualname)
 
-def run_case(func: Callable, case: CheckCase) -> Outcome:
-    """Return the outcome of calling ``func`` on one case; never raises for the learner's errors."""
+    sys.setprofile(profiler)
     try:
-        got = func(*case.args, **dict(case.kwargs))
+        return func(*args, **kwargs), entered
+    finally:
+        sys.setprofile(previous)
+
+
+def _snapshots(args: tuple, kwargs: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """Return (which argument, the argument, a deep copy) for each list or dict argument."""
+    named = [(f"第 {i} 个参数", value) for i, value in enumerate(args, start=1)]
+    named += [(f"参数 {key}", value) for key, value in kwargs.items()]
+    return [(where, value, copy.deepcopy(value)) for where, value in named if type(value) in (list, dict)]
+
+
+def _copied(value: Any) -> Any:
+    """Return a deep copy of a case argument, so that one case cannot change the next one's input.
+
+    Frozen objects holding a read-only mapping (a PromptSpec, a Result) cannot be deep-copied;
+    they cannot be changed either, so they are passed as they are.
+    """
+    try:
+        return copy.deepcopy(value)
+    except TypeError:
+        return value
+
+
+class UsedReference(Exception):
+    """The learner's function called the reference implementation of its own exercise."""
+
+
+def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = frozenset()) -> Outcome:
+    """Return the outcome of calling ``func`` on one case; never raises for the learner's errors.
+
+    Raises UsedReference if ``func`` entered one of ``codes`` (the exercise's reference code).
+    """
+    args = tuple(_copied(value) for value in case.args)
+    kwargs = {key: _copied(value) for key, value in case.kwargs.items()}
+    before = _snapshots(args, kwargs)
+    try:
+        got, entered = _watched_call(func, args, kwargs, codes)
     except NotImplementedError:
         return Outcome(False, f"… {case.label}：还没有实现", pending=True)
     except Exception as exc:  # the learner's code may raise anything; report it, don't crash
-        if case.raises is not None and isinstance(exc, case.raises):
-            return Outcome(True, f"{PASS_MARK} {case.label}：按要求报错 {type(exc).__name__}")
-        return Outcome(
-            False,
-            f"{FAIL_MARK} {case.label}：期望 {_expected_text(case)}，"
-            f"你的函数报错 {type(exc).__name__}: {_shown(str(exc))}",
-        )
+        return _raised(case, exc)
+    if entered:
+        raise UsedReference(entered[0])
+    for where, value, snapshot in before:
+        if value != snapshot:
+            return _fail(case, f"你的函数改动了传进去的{where}（应该保持原样）")
     if case.raises is not None:
-        return Outcome(
-            False, f"{FAIL_MARK} {case.label}：期望报错 {case.raises.__name__}，你的函数返回 {_shown(got)}"
-        )
+        return _fail(case, f"期望报错 {case.raises.__name__}，你的函数返回 {show(got)}")
+    if case.fresh and any(got is arg for arg in args):
+        return _fail(case, "你的函数把传进去的对象原样返回了，应该返回一个新的列表")
+    if case.returns is not None and type(got) is not case.returns:
+        return _fail(case, f"返回值应该是 {case.returns.__name__}，你的函数返回了 {type(got).__name__}：{show(got)}")
+    shown = got
     if case.project is not None:
         try:
             got = case.project(got)
         except Exception as exc:  # a return value of the wrong shape
-            return Outcome(
-                False,
-                f"{FAIL_MARK} {case.label}：期望 {_shown(case.expect)}，你的函数返回的 {_shown(got)} "
-                f"格式不对（{type(exc).__name__}: {_shown(str(exc))}）",
+            return _fail(
+                case,
+                f"期望 {show(case.expect)}，你的函数返回的 {show(shown)} 格式不对（{type(exc).__name__}: {show(str(exc))}）",
             )
-    ok = _close(got, case.expect, case.tol) if case.tol is not None else got == case.expect
-    if ok:
-        return Outcome(True, f"{PASS_MARK} {case.label} → {_shown(got)}")
-    return Outcome(
-        False, f"{FAIL_MARK} {case.label}：期望 {_shown(case.expect)}，你的函数返回 {_shown(got)}"
-    )
+    try:
+        got = plain(got)
+    except NotPlain as exc:
+        return _fail(case, f"期望 {show(case.expect)}，{exc}")
+    if same(got, case.expect, case.tol):
+        return Outcome(True, f"{PASS_MARK} {case.label} → {show(got)}")
+    if plain_equal_but_type(got, case.expect):
+        return _fail(case, f"期望 {show(case.expect)}（{_type_names(case.expect)}），你的函数返回 {show(got)}（{_type_names(got)}）")
+    return _fail(case, f"期望 {show(case.expect)}，你的函数返回 {show(got)}")
 
 
-def _expected_text(case: CheckCase) -> str:
-    if case.raises is not None:
-        return f"报错 {case.raises.__name__}"
-    return _shown(case.expect)
+def plain_equal_but_type(got: Any, expect: Any) -> bool:
+    """True when two plain values are == but differ in type somewhere (1 vs 1.0, list vs tuple)."""
+    try:
+        return bool(got == expect) or (type(got) in (list, tuple) and list(got) == list(expect))
+    except Exception:
+        return False
 
 
-def run_cases(func: Callable, cases: Sequence[CheckCase]) -> list[Outcome]:
+def _type_names(value: Any) -> str:
+    kind = type(value)
+    if kind in (list, tuple):
+        return kind.__name__ + "，元素是 " + "/".join(sorted({type(v).__name__ for v in value})) if value else kind.__name__
+    return kind.__name__
+
+
+def _raised(case: CheckCase, exc: Exception) -> Outcome:
+    if case.raises is not None and isinstance(exc, case.raises):
+        message = str(exc)
+        missing = [text for text in case.message_has if text not in message]
+        if missing:
+            return _fail(case, f"报错信息里应该写出 {'、'.join(missing)}，你的信息是 {show(message)}")
+        return Outcome(True, f"{PASS_MARK} {case.label}：按要求报错 {case.raises.__name__}")
+    expected = f"报错 {case.raises.__name__}" if case.raises is not None else show(case.expect)
+    return _fail(case, f"期望 {expected}，你的函数报错 {type(exc).__name__}: {show(str(exc))}")
+
+
+def _fail(case: CheckCase, why: str) -> Outcome:
+    return Outcome(False, f"{FAIL_MARK} {case.label}：{why}")
+
+
+def run_cases(func: Callable, cases: Sequence[CheckCase], codes: frozenset[CodeType] = frozenset()) -> list[Outcome]:
     """Return one outcome per case, in order, stopping after the first case of an unfinished stub."""
     if not callable(func):
         raise ValueError(f"func must be callable (got {func!r})")
     outcomes = []
     for case in cases:
-        outcomes.append(run_case(func, case))
+        outcomes.append(run_case(func, case, codes))
         if outcomes[-1].pending:
             break
     return outcomes
@@ -135,7 +308,7 @@ def format_report(outcomes: Sequence[Outcome]) -> str:
     passed = sum(o.passed for o in outcomes)
     lines = [o.line for o in outcomes]
     if passed == len(outcomes):
-        lines.append(f"全部 {len(outcomes)} 个检查通过 🎉")
+        lines.append(f"{PASS_MARK} 全部 {len(outcomes)} 个检查通过。")
     else:
         lines.append(f"通过 {passed}/{len(outcomes)} 个检查，还差 {len(outcomes) - passed} 个。")
     return "\n".join(lines)

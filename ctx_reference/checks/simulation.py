@@ -7,13 +7,15 @@ Two exercises, the two hooks of ``ctx_reference.sim.simulate``:
   a cleared result frees 3,000 − 10 = 2,990 tokens): before the threshold, the first clearing at
   turn 15, the keep boundary at turns 23 and 56, keep 15 at turns 15 and 16, and the
   ``clear_at_least = 20,000`` run at turns 36 (6 × 2,990 = 17,940: wait) and 37
-  (7 × 2,990 = 20,930: clear). A policy may return a list, tuple or range; each case projects
-  the value to a sorted list, so only *which* turns it picked is compared.
+  (7 × 2,990 = 20,930: clear), plus the edges the prompt states: a context exactly at the
+  threshold is not over it, freeing exactly ``clear_at_least`` is enough, and a list of turns
+  passed in is left unchanged. The prompt asks for a ``list``, oldest first, so each case
+  compares the returned list as it is (type and order).
 * ``request_cost`` -- the cost of one request in input equivalent, with the lesson's prices
   (write 1.25×, read 0.1×) on turns 1, 2, 15 and 16 of the ``clear`` run, a compaction, and one
   case with other prices so that hard-coded 1.25 and 0.1 are caught.
 """
-from ..sim import SimParams
+from ..sim import SimParams, request_cost, select_to_clear
 from .runner import CheckCase
 
 FLOAT_TOL = 1e-6  # input equivalent is a float; the hand-worked values are exact to this
@@ -24,18 +26,7 @@ CLEAR_AT_LEAST_20K = SimParams(clear_at_least=20_000)
 OTHER_PRICES = SimParams(cache_write=2.0, cache_read=0.5)
 
 
-def as_sorted_list(value):
-    """Return the turns a policy picked as a sorted list; leave anything not iterable as it is.
-
-    A non-iterable value (``None``, a number) is returned unchanged, so the ✗ line shows it.
-    """
-    if isinstance(value, (str, bytes)):
-        return value
-    try:
-        return sorted(value)
-    except TypeError:
-        return value
-
+REFERENCES = {"select_to_clear": (select_to_clear,), "request_cost": (request_cost,)}
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "select_to_clear": (
@@ -43,51 +34,69 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             "第 14 轮：上下文 8,000 + 14 × 3,600 = 58,400，没有超过阈值 60,000，什么都不清",
             args=(58_400, range(1, 15), 14, LESSON),
             expect=[],
-            project=as_sorted_list,
+            returns=list,
         ),
         CheckCase(
             "第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮",
             args=(62_000, range(1, 16), 15, LESSON),
             expect=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-            project=as_sorted_list,
+            returns=list,
         ),
         CheckCase(
             "第 23 轮：上下文 60,900，还没清的是 11–23；最新 5 轮是 19–23，清掉 11–18",
             args=(60_900, range(11, 24), 23, LESSON),
             expect=[11, 12, 13, 14, 15, 16, 17, 18],
-            project=as_sorted_list,
+            returns=list,
         ),
         CheckCase(
             "第 56 轮：上下文 60,100，还没清的是 51–56；只有第 51 轮在最新 5 轮之外",
             args=(60_100, range(51, 57), 56, LESSON),
             expect=[51],
-            project=as_sorted_list,
+            returns=list,
         ),
         CheckCase(
             "保留 15 轮、第 15 轮：上下文 62,000 超过阈值，但 15 轮全在保留范围里，没有可清的",
             args=(62_000, range(1, 16), 15, KEEP_15),
             expect=[],
-            project=as_sorted_list,
+            returns=list,
         ),
         CheckCase(
             "保留 15 轮、第 16 轮：上下文 65,600，只有第 1 轮在最新 15 轮之外",
             args=(65_600, range(1, 17), 16, KEEP_15),
             expect=[1],
-            project=as_sorted_list,
+            returns=list,
         ),
         CheckCase(
             "至少清 20,000、第 36 轮：上下文 62,850，可清 26–31 共 6 个，"
             "只能腾出 6 × 2,990 = 17,940，不够，先不清",
             args=(62_850, range(26, 37), 36, CLEAR_AT_LEAST_20K),
             expect=[],
-            project=as_sorted_list,
+            returns=list,
         ),
         CheckCase(
             "至少清 20,000、第 37 轮：上下文 66,450，可清 26–32 共 7 个，"
             "7 × 2,990 = 20,930，够了",
             args=(66_450, range(26, 38), 37, CLEAR_AT_LEAST_20K),
             expect=[26, 27, 28, 29, 30, 31, 32],
-            project=as_sorted_list,
+            returns=list,
+        ),
+        CheckCase(
+            "正好等于阈值不算超过：第 15 轮，上下文正好 60,000，什么都不清",
+            args=(60_000, range(1, 16), 15, LESSON),
+            expect=[],
+            returns=list,
+        ),
+        CheckCase(
+            "腾出的量正好等于 clear_at_least 也够：至少清 29,900，可清 1–10 共 10 个，10 × 2,990 = 29,900",
+            args=(62_000, range(1, 16), 15, SimParams(clear_at_least=29_900)),
+            expect=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+            returns=list,
+        ),
+        CheckCase(
+            "uncleared_turns 是 list：[11, 12, …, 23]，第 23 轮，上下文 60,900，清掉 11–18（不要改动传进来的 list）",
+            args=(60_900, list(range(11, 24)), 23, LESSON),
+            expect=[11, 12, 13, 14, 15, 16, 17, 18],
+            returns=list,
         ),
     ),
     "request_cost": (

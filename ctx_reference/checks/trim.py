@@ -2,11 +2,16 @@
 
 The lesson's example (100 lines, head 3, tail 2) is checked whole and then through three
 narrower views — how many lines come back, the marker line, what follows the marker — so that
-an off-by-one (95 vs 96 omitted, one tail line too many) gets a ✗ line that names the exact part
+an off-by-one (95 vs 96 omitted, one tail line too many) gets a × line that names the exact part
 that is wrong. Two boundary cases pin ``len(lines) == head + tail`` (unchanged) against
-``len(lines) == head + tail + 1`` (one line omitted).
+``len(lines) == head + tail + 1`` (one line omitted). The prompt's other rules each have a case:
+a new list (never the object passed in), tuple input, ``tail = 0`` and ``head = 0``; every case
+also checks that the argument is left unchanged.
 """
+from ..trim import _trim, trim_lines as reference_trim_lines
 from .runner import CheckCase
+
+REFERENCES = {"trim_lines": (reference_trim_lines, _trim)}
 
 MARKER_95 = "……省略 95 行（完整输出已保存，可按需读取）……"
 
@@ -29,9 +34,10 @@ def _after_marker(lines) -> list[str]:
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "trim_lines": (
         CheckCase(
-            "课上的例子：line 1 … line 100，头 3 行、尾 2 行",
+            "原课的例子：line 1 … line 100，头 3 行、尾 2 行",
             args=(list(_HUNDRED), 3, 2),
             expect=["line 1", "line 2", "line 3", MARKER_95, "line 99", "line 100"],
+            returns=list,
         ),
         CheckCase(
             "同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6",
@@ -67,11 +73,42 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             "正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回",
             args=(["a", "b", "c", "d", "e"], 3, 2),
             expect=["a", "b", "c", "d", "e"],
+            returns=list,
+            fresh=True,
         ),
         CheckCase(
             "多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行",
             args=(["a", "b", "c", "d", "e", "f"], 3, 2),
             expect=["a", "b", "c", "……省略 1 行（完整输出已保存，可按需读取）……", "e", "f"],
+        ),
+        CheckCase(
+            "尾部 0 行：5 行，头 2 行、尾 0 行，只留头部（小心 lines[-0:] 取到的是整个列表）",
+            args=(["a", "b", "c", "d", "e"], 2, 0),
+            expect=["a", "b", "……省略 3 行（完整输出已保存，可按需读取）……"],
+        ),
+        CheckCase(
+            "头部 0 行：5 行，头 0 行、尾 2 行，只留尾部",
+            args=(["a", "b", "c", "d", "e"], 0, 2),
+            expect=["……省略 3 行（完整输出已保存，可按需读取）……", "d", "e"],
+        ),
+        CheckCase(
+            "传进来的是元组：(\"a\", \"b\", \"c\", \"d\")，头 1 行、尾 1 行，也要返回 list",
+            args=(("a", "b", "c", "d"), 1, 1),
+            expect=["a", "……省略 2 行（完整输出已保存，可按需读取）……", "d"],
+            returns=list,
+        ),
+        CheckCase(
+            "传进来的是元组、正好放得下：(\"a\", \"b\")，头 1 行、尾 1 行，返回 list",
+            args=(("a", "b"), 1, 1),
+            expect=["a", "b"],
+            returns=list,
+        ),
+        CheckCase(
+            "空列表：头 3 行、尾 2 行，返回一个新的空列表",
+            args=([], 3, 2),
+            expect=[],
+            returns=list,
+            fresh=True,
         ),
     ),
 }

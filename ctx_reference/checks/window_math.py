@@ -1,11 +1,14 @@
 """Visible check cases of notebook 01, Window math (literals from SPEC §2, edge cases worked by hand)."""
-from ..window import Outcome
+from ..tokens import estimate_tokens as reference_estimate_tokens
+from ..window import Outcome, Window
 from .runner import CheckCase
+
+REFERENCES = {"check": (Window.check,), "estimate_tokens": (reference_estimate_tokens,)}
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "check": (
         CheckCase(
-            "课上的例子：窗口 1,000,000，输入 950,000，max_tokens 128,000",
+            "原课的例子：窗口 1,000,000，输入 950,000，max_tokens 128,000",
             args=(1_000_000, 950_000, 128_000),
             expect=Outcome.MAY_TRUNCATE,
         ),
@@ -43,6 +46,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
     "estimate_tokens": (
         CheckCase("空字符串 \"\"", args=("",), expect=0),
         CheckCase("4 个 ASCII 字符 \"abcd\"", args=("abcd",), expect=1),
+        CheckCase("1 个 ASCII 字符 \"a\"（不满 4 个也要向上取整成 1，不是四舍五入成 0）", args=("a",), expect=1),
         CheckCase("5 个 ASCII 字符 \"abcde\"（向上取整）", args=("abcde",), expect=2),
         CheckCase("英文 \"hello world\"（11 个 ASCII 字符）", args=("hello world",), expect=3),
         CheckCase("中文 \"上下文工程\"（5 个汉字）", args=("上下文工程",), expect=5),

@@ -1,0 +1,80 @@
+"""Read the exercise cells of the solution notebooks and run them in-process, without a kernel.
+
+``prefix_namespace(notebook, grade_id)`` executes every code cell before the check cell
+``grade_id`` (IPython magics dropped, plots on the Agg backend) and returns the namespace: the
+model answers and everything the notebook defined before the check. ``check_parts(cell)`` splits
+a check cell into its visible part and its hidden tests (between the nbgrader markers).
+Used by the mutation and honesty tests.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+
+
+def notebook_path(folder: str) -> Path:
+    """Return the one notebook in ``solutions/<folder>/``."""
+    (path,) = sorted((SOLUTIONS / folder).glob("*.ipynb"))
+    return path
+
+
+@lru_cache(maxsize=None)
+def cells(folder: str) -> tuple[dict, ...]:
+    """Return the cells of the solution notebook in ``solutions/<folder>/``."""
+    return tuple(json.loads(notebook_path(folder).read_text(encoding="utf-8"))["cells"])
+
+
+def source(cell: dict) -> str:
+    """Return a cell's source as one string."""
+    return "".join(cell["source"])
+
+
+def grade_id(cell: dict) -> str | None:
+    """Return a cell's nbgrader grade_id, or None."""
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def check_cell(folder: str, gid: str) -> str:
+    """Return the source of the check cell ``gid`` of a notebook."""
+    for cell in cells(folder):
+        if grade_id(cell) == gid:
+            return source(cell)
+    raise KeyError(gid)
+
+
+def check_parts(text: str) -> tuple[str, str]:
+    """Split a check cell's source into (visible part, hidden tests)."""
+    before, _, rest = text.partition(BEGIN)
+    hidden, _, _ = rest.partition(END)
+    return before, hidden
+
+
+def _runnable(text: str) -> str:
+    return "\n".join("pass" if line.lstrip().startswith(("%", "!")) else line for line in text.split("\n"))
+
+
+@lru_cache(maxsize=None)
+def _prefix(folder: str, gid: str) -> dict:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    namespace: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        for cell in cells(folder):
+            if grade_id(cell) == gid:
+                return namespace
+            if cell["cell_type"] == "code":
+                exec(compile(_runnable(source(cell)), f"{folder}:{grade_id(cell)}", "exec"), namespace)
+    raise KeyError(gid)
+
+
+def prefix_namespace(folder: str, gid: str) -> dict:
+    """Return a fresh copy of the namespace the check cell ``gid`` runs in (model answers bound)."""
+    return dict(_prefix(folder, gid))
