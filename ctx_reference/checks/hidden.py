@@ -8,7 +8,8 @@ A learner's function that inspects its caller's frame or source finds a hash, no
 The canonical text tags every value with its type (``i:3``, ``s:"a"``, ``[…]`` for a list,
 ``(…)`` for a tuple), so ``3`` and ``3.0``, or a list and a tuple, have different digests. Dict
 keys are sorted by their canonical text. Floats are rounded to ``places`` decimals first when
-given, so that a correct function computing in another order still matches.
+given, so that a correct function computing in another order still matches; with ``places``,
+an ``int`` counts as the ``float`` of the same value.
 """
 from __future__ import annotations
 
@@ -29,8 +30,10 @@ def canonical_text(value: Any, places: int | None = None) -> str:
         return "n"
     if kind is bool:
         return f"b:{value}"
-    if kind is int:
+    if kind is int and places is None:
         return f"i:{value}"
+    if kind is int:
+        kind, value = float, float(value)  # with places, 3 and 3.0 are the same number
     if kind is float:
         shown = round(value, places) if places is not None else value
         return f"f:{shown + 0.0!r}"  # + 0.0 turns -0.0 into 0.0

@@ -63,6 +63,13 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             tol=LITERAL_TOL,
         ),
         CheckCase(
+            "全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）",
+            args=(402_000, 800_000),
+            kwargs={"middle": 0},
+            expect=0.261203875,
+            tol=1e-9,
+        ),
+        CheckCase(
             "换参数：half_at=100,000，steep=2，middle=0，n = 200,000：1 / (1 + 2²) = 0.2",
             args=(0, 200_000),
             kwargs={"half_at": 100_000, "steep": 2, "middle": 0},

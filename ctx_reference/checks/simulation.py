@@ -93,6 +93,13 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             returns=list,
         ),
         CheckCase(
+            "换一个占位符：placeholder 1,000、至少清 20,001；可清 1–10 共 10 个，"
+            "只能腾出 10 × (3,000 − 1,000) = 20,000，不够",
+            args=(62_000, range(1, 16), 15, SimParams(placeholder=1_000, clear_at_least=20_001)),
+            expect=[],
+            returns=list,
+        ),
+        CheckCase(
             "uncleared_turns 是 list：[11, 12, …, 23]，第 23 轮，上下文 60,900，清掉 11–18（不要改动传进来的 list）",
             args=(60_900, list(range(11, 24)), 23, LESSON),
             expect=[11, 12, 13, 14, 15, 16, 17, 18],

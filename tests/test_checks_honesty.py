@@ -1,0 +1,394 @@
+"""The checks score behaviour only: fake values, subclasses and the reference implementation fail.
+
+One claim per test. The expected values of the hidden tests are written out by hand below and
+hashed here, so the digests in the notebooks are checked against literals, not against the code
+under test.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import io
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbgrader.validator import Validator
+from notebook_cells import BEGIN, cells, check_parts, grade_id, source
+from traitlets.config import Config
+
+import ctx_reference
+from ctx_reference import omission_marker
+from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest, expect_digest, uses_exercise
+from ctx_reference.ledger import Zone
+from ctx_reference.window import Outcome
+
+M = "……省略 {} 行（完整输出已保存，可按需读取）……".format
+HUNDRED_3_2 = ["line 1", "line 2", "line 3", M(95), "line 99", "line 100"]
+ZERO4 = {"system": 0, "task_state": 0, "tool_results": 0, "history": 0}
+
+# The expected value of every hidden test, written out by hand (SPEC and the sums worked in the
+# notebooks), keyed by (notebook folder, label of the expect_digest call).
+HIDDEN_EXPECTED = {
+    ("01-window-math", "输入 + max_tokens 正好等于窗口"): Outcome.FITS,
+    ("01-window-math", "输入 + max_tokens 比窗口多 1"): Outcome.MAY_TRUNCATE,
+    ("01-window-math", "输入正好等于窗口、还要输出"): Outcome.MAY_TRUNCATE,
+    ("01-window-math", "输入比窗口多 1、max_tokens 为 0"): Outcome.REJECTED,
+    ("01-window-math", "输入正好等于窗口、max_tokens 为 0"): Outcome.FITS,
+    ("01-window-math", "窗口 1：三种情况"): [Outcome.FITS, Outcome.MAY_TRUNCATE, Outcome.REJECTED],
+    ("01-window-math", "输入为 0、只看 max_tokens"): [Outcome.FITS, Outcome.MAY_TRUNCATE],
+    ("01-window-math", "400 个 ASCII 字符"): 100,
+    ("01-window-math", "401 个 ASCII 字符（向上取整）"): 101,
+    ("01-window-math", "1000 个汉字"): 1000,
+    ("01-window-math", "带重音的字母 é 不是 ASCII"): 1,
+    ("01-window-math", "emoji 也是非 ASCII"): 2,
+    ("01-window-math", "换行符是 ASCII"): 1,
+    ("01-window-math", "ASCII 和汉字交错"): 4,
+    ("01-window-math", "3 个 ASCII 字符返回 int"): 1,
+    ("01-window-math", "空字符串返回 int"): 0,
+    ("02-remaining", "什么都没用"): (100_000, False),
+    ("02-remaining", "超额时余量为负数"): (-8_000, True),
+    ("02-remaining", "余量正好是十分之一"): (100, False),
+    ("02-remaining", "余量比十分之一少 1"): (99, True),
+    ("02-remaining", "窗口 2,005：余量 200"): (200, True),
+    ("02-remaining", "窗口 2,005：余量 201"): (201, False),
+    ("03-recall", "middle=0、n 是 half_at 的两倍"): 0.2612,  # 1 / (1 + 2 ** 1.5) = 0.26120…
+    ("03-recall", "half_at 处、steep=3"): 0.5,
+    ("03-recall", "half_at=800,000 处"): 0.5,
+    ("03-recall", "答案正在中间"): 0.35,  # 0.5 × (1 − 0.3)
+    ("03-recall", "极长的上下文"): 8e-06,  # 1 / (1 + 2500 ** 1.5) ≈ 7.99994e-06
+    ("03-recall", "小语料全塞 25 篇"): 0.67,
+    ("03-recall", "小语料检索 4 篇"): 0.553,
+    ("04-assembly", "空列表"): ([], 0, []),
+    ("04-assembly", "空列表、预算 0"): ([], 0, []),
+    ("04-assembly", "预算 0、一个可选项"): ([], 0, [("x", "no room")]),
+    ("04-assembly", "BudgetError 的两个数"): (7, 6),
+    ("04-assembly", "一个超大的可选项"): ([], 0, [("big", "no room")]),
+    ("04-assembly", "必需项正好等于预算"): (["rules"], 100, [("doc", "no room")]),
+    ("04-assembly", "优先级相同按输入顺序"): (["x", "z"], 100, [("y", "no room")]),
+    ("04-assembly", "输出顺序只看稳定/动态和输入顺序"): (["s1", "s2", "d1", "d2"], 40, []),
+    ("04-assembly", "和必需项文字相同也是重复"): (["rules"], 10, [("again", "duplicate")]),
+    ("04-assembly", "既重复又放不下"): (["甲"], 60, [("乙", "duplicate")]),
+    ("04-assembly", "原件放不下时副本只是放不下"): (
+        ["rules", "tools", "time", "question"],
+        5_120,
+        [("doc A", "no room"), ("doc A (copy)", "no room"), ("doc B", "no room"), ("doc C", "no room"), ("memory", "no room")],
+    ),
+    ("05-trim-lines", "放得下：原样的内容"): ["a", "b", "c"],
+    ("05-trim-lines", "放得下：尾部 0 行"): ["a", "b", "c"],
+    ("05-trim-lines", "放得下：元组输入也返回 list"): ["a", "b"],
+    ("05-trim-lines", "头部 0 行"): [M(98), "line 99", "line 100"],
+    ("05-trim-lines", "尾部 0 行"): ["line 1", "line 2", "line 3", M(97)],
+    ("05-trim-lines", "头尾都是 0 行"): [M(100)],
+    ("05-trim-lines", "空列表、头尾 0 行"): [],
+    ("05-trim-lines", "空列表、头 3 尾 2"): [],
+    ("05-trim-lines", "元组输入"): HUNDRED_3_2,
+    ("06-strategies", "上下文正好等于阈值"): [],
+    ("06-strategies", "上下文比阈值多 1"): [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    ("06-strategies", "换一个阈值、正好等于它"): [],
+    ("06-strategies", "keep = 0"): [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+    ("06-strategies", "腾出的量正好够"): [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],  # 10 × 2,990 = 29,900
+    ("06-strategies", "腾出的量差 1"): [],
+    ("06-strategies", "占位符 1,000"): [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],  # 10 × 2,000 = 20,000
+    ("06-strategies", "占位符 1,001"): [],
+    ("06-strategies", "传入 list"): [11, 12, 13, 14, 15, 16, 17, 18],
+    ("06-strategies", "没有剩下可清的"): [],
+    # 第 15 轮清 1–15 → 17,150；第 27 轮 60,350 清 12 个 → 24,470；第 37 轮 60,470 清 10 个 → 30,570；
+    # 第 46 轮 62,970 清 9 个 → 36,060；第 53 轮 61,260 清 7 个 → 40,330；第 59 轮 61,930 清 6 个；
+    # 峰值是第 45 轮的 30,570 + 8 × 3,600 = 59,370
+    ("06-strategies", "接进模拟、keep = 0"): ((15, 27, 37, 46, 53, 59), 59_370, 11, 12),
+    ("06-strategies", "普通一轮"): 9_620.0,  # 0.1 × 51,200 + 1.25 × 3,600
+    ("06-strategies", "没有新内容"): 5_840.0,  # 0.1 × 58,400
+    ("06-strategies", "第一次请求、标记为改写"): 14_500.0,  # 1.25 × 11,600
+    ("06-strategies", "读缓存免费"): 4_500.0,  # 0 × 11,600 + 1.25 × 3,600
+    ("06-strategies", "写入 1.0×、改写过"): 15_200.0,
+    ("06-strategies", "空请求"): 0.0,
+    ("06-strategies", "保留 15 轮"): (89_450, 0, 12, 45, 4_403_187.5),  # 原课
+    ("06-strategies", "至少清 20,000"): (75_660, 11, 12, 7, 894_813.5),  # 7 次、894,813.5 原课；峰值推导
+    ("06-strategies", "清除 + 笔记"): (17, 0, 1_500_744.0),  # 17 次原课；1,500,744 推导
+    ("06-strategies", "压缩"): 668_560.0,
+    ("06-strategies", "什么都不做"): 249_700.0,
+    ("07-render", "没有规则、示例和动态内容：完整文本"): (
+        "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n<output_format>O</output_format>\n<context>\n</context>"
+    ),
+    ("07-render", "没有规则、示例和动态内容：警告"): [],
+    ("07-render", "output 为空：警告条数"): 1,
+    ("07-render", "三个示例：完整文本"): (
+        "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n"
+        '<example index="1">甲</example>\n<example index="2">乙</example>\n<example index="3">丙</example>\n'
+        "<output_format>O</output_format>\n<context>\n</context>"
+    ),
+    ("07-render", "dynamic 倒序给出：最后 5 行"): ["<context>", "a: 1", "m: 2", "z: 3", "</context>"],
+    ("07-render", "示例里有模板变量：警告条数"): 1,
+    ("07-render", "output 为空：完整文本"): (
+        "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n<output_format></output_format>\n<context>\n</context>"
+    ),
+    ("07-render", "output 只有换行和空格：警告条数"): 1,
+    ("07-render", "三条只说不要的规则：警告条数"): 3,
+    ("07-render", "dynamic 里的模板变量：警告条数"): 0,
+    ("07-render", "变量两边有多个空格：警告条数"): 1,
+    ("07-render", "role 和 output 都有模板变量：警告条数"): 2,
+    ("07-render", "“不要……改为……”和普通规则：警告条数"): 0,
+    ("08-eval-diff", "同一版比自己"): ([], []),
+    ("08-eval-diff", "新版比自己"): ([], []),
+    ("08-eval-diff", "没有用例"): ([], []),
+    ("08-eval-diff", "用例倒过来：按用例的顺序"): (["unknown"], ["boiling", "distance"]),
+    ("08-eval-diff", "只看前两个用例"): ([], ["distance", "boiling"]),
+    ("08-eval-diff", "六个用例、各种翻转"): (["c3"], ["c2", "c4"]),
+    ("09-context-ledger", "0 / 1"): Zone.SAFE,
+    ("09-context-ledger", "3 / 5（60 %）"): Zone.CAUTION,
+    ("09-context-ledger", "17 / 20（85 %）"): Zone.CAUTION,
+    ("09-context-ledger", "1 / 1（100 %）"): Zone.DANGER,
+    ("09-context-ledger", "2 / 1（200 %）"): Zone.OVER,
+    ("09-context-ledger", "59.999 %"): Zone.SAFE,
+    ("09-context-ledger", "85.001 %"): Zone.DANGER,
+    ("09-context-ledger", "10**17 的窗口、差 1 到 60 %"): Zone.SAFE,
+    ("09-context-ledger", "10**17 的窗口、比 85 % 多 1"): Zone.DANGER,
+    ("09-context-ledger", "10**17 的窗口、比 100 % 多 1"): Zone.OVER,
+    ("09-context-ledger", "没有桶"): (ZERO4, 0, Zone.SAFE, 8_000),
+    ("09-context-ledger", "四个空桶"): (ZERO4, 0, Zone.SAFE, 8_000),
+    ("09-context-ledger", "两个桶、倒着给出"): ({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
+    ("09-context-ledger", "两个桶、倒着给出：桶的顺序"): ["system", "task_state", "tool_results", "history"],
+    ("09-context-ledger", "每个桶分别数"): ({"system": 1, "task_state": 0, "tool_results": 0, "history": 1}, 2, Zone.SAFE, 100),
+    ("09-context-ledger", "换一把尺子：每个字符 2 个 token"): ({"system": 0, "task_state": 0, "tool_results": 0, "history": 6}, 6, Zone.CAUTION, 10),
+    ("09-context-ledger", "正好 85 %"): Zone.CAUTION,
+    ("09-context-ledger", "比 85 % 多 1"): Zone.DANGER,
+}
+
+
+class AlwaysEqual:
+    """A value that claims to equal anything."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class SneakyInt(int):
+    """An int subclass whose == is always true."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class SneakyList(list):
+    """A list subclass whose == is always true."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = None
+
+
+def _fails(name, func) -> str | None:
+    """Return the CheckFailed message of check_exercise(name, func), or None if it passed."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            check_exercise(name, func)
+        except CheckFailed as exc:
+            return str(exc)
+    return None
+
+
+def honest_trim_lines(lines, head, tail):
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
+
+
+def test_always_equal_return_value_fails_visible_check():
+    """A function returning an object whose __eq__ is always true fails the visible check."""
+    assert _fails("trim_lines", lambda lines, head, tail: AlwaysEqual())
+
+
+def test_always_equal_value_fails_hidden_digest():
+    """expect_digest rejects an object whose __eq__ is always true."""
+    with pytest.raises(CheckFailed):
+        expect_digest("任意", AlwaysEqual(), digest(["a", "b", "c"]))
+
+
+def honest_estimate_tokens(text):
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return -(-ascii_chars // 4) + len(text) - ascii_chars
+
+
+def test_int_subclass_fails_visible_check():
+    """estimate_tokens returning the right numbers as an int subclass with a lying == fails."""
+    assert _fails("estimate_tokens", honest_estimate_tokens) is None
+    assert _fails("estimate_tokens", lambda text: SneakyInt(honest_estimate_tokens(text)))
+
+
+def test_int_subclass_fails_hidden_digest():
+    """expect_digest rejects an int subclass even when its value is the expected one."""
+    with pytest.raises(CheckFailed):
+        expect_digest("任意", SneakyInt(100), digest(100))
+
+
+def test_list_subclass_fails_visible_check():
+    """trim_lines returning the right lines as a list subclass fails."""
+    assert _fails("trim_lines", lambda lines, head, tail: SneakyList(honest_trim_lines(lines, head, tail)))
+
+
+def test_reference_object_itself_fails():
+    """Handing in ctx_reference.trim_lines itself fails with a message saying why."""
+    message = _fails("trim_lines", ctx_reference.trim_lines)
+    assert message and "参考实现" in message and "0 分" in message
+
+
+def test_partial_of_the_reference_fails():
+    """A functools.partial around the reference counts as the reference."""
+    assert "参考实现" in _fails("trim_lines", functools.partial(ctx_reference.trim_lines))
+
+
+# Each exercise answered by a thin wrapper around its reference implementation.
+WRAPPERS = {
+    "check": lambda size, input_tokens, max_tokens: ctx_reference.Window(size).check(input_tokens, max_tokens),
+    "estimate_tokens": lambda text: ctx_reference.estimate_tokens(text),
+    "remaining": lambda *args: ctx_reference.remaining(*args),
+    "recall": lambda pos, n, half_at=400_000, steep=1.5, middle=0.3: ctx_reference.RecallModel(
+        half_at=half_at, steep=steep, middle=middle
+    ).recall(pos, n),
+    "assemble": lambda items, budget: ctx_reference.assemble(items, budget),
+    "trim_lines": lambda lines, head, tail: ctx_reference.trim_lines(lines, head, tail),
+    "select_to_clear": lambda *args: ctx_reference.select_to_clear(*args),
+    "request_cost": lambda *args: ctx_reference.request_cost(*args),
+    "render": lambda spec: ctx_reference.render(spec),
+    "diff": lambda cases, base, next: ctx_reference.diff(cases, base, next),
+    "zone": lambda used, limit: ctx_reference.zone(used, limit),
+    "measure": lambda buckets, tokenizer, limit: ctx_reference.measure(buckets, tokenizer, limit),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPERS))
+def test_wrapper_around_the_reference_fails(name):
+    """A function that calls the exercise's reference implementation fails, naming it, in Chinese."""
+    assert set(WRAPPERS) == set(EXERCISES)
+    message = _fails(name, WRAPPERS[name])
+    assert message and message.startswith("这个练习要自己实现：检查发现你调用了参考实现")
+
+
+def test_render_built_from_reference_helpers_fails():
+    """render assembled from the reference's render_text and lint still counts as the reference."""
+    from ctx_reference.render import lint, render_text
+
+    assert "参考实现" in _fails("render", lambda spec: (render_text(spec), list(lint(spec))))
+
+
+def test_honest_code_passes():
+    """An own trim_lines that uses the allowed helper omission_marker passes."""
+    assert _fails("trim_lines", honest_trim_lines) is None
+
+
+def test_measure_may_call_the_reference_zone():
+    """Only measure's own reference counts: an own measure calling ctx_reference.zone passes."""
+    from ctx_reference.ledger import BUCKETS, LedgerEntry
+
+    def measure(buckets, tokenizer, limit):
+        for name in buckets:
+            if name not in BUCKETS:
+                raise ValueError(f"unknown bucket {name!r}")
+        tokens = {name: tokenizer.count(buckets.get(name, "")) for name in BUCKETS}
+        total = sum(tokens.values())
+        return LedgerEntry(tokens=tokens, total=total, zone=ctx_reference.zone(total, limit), limit=limit)
+
+    assert _fails("measure", measure) is None
+
+
+def test_failure_renders_as_one_line():
+    """IPython shows a CheckFailed as its one-line message instead of a traceback."""
+    assert CheckFailed("练习 x：1 个检查没有通过")._render_traceback_() == ["× 练习 x：1 个检查没有通过"]
+
+
+def test_demo_guard_names_the_exercise():
+    """An error inside `uses_exercise` becomes one CheckFailed line naming the exercise to revisit."""
+    with pytest.raises(CheckFailed, match="请回到练习 trim_lines 再检查一遍"):
+        with uses_exercise("trim_lines"):
+            raise TypeError("can only concatenate tuple")
+
+
+def _digest_calls():
+    """Yield (folder, label, digest, places) for every expect_digest call in the hidden tests."""
+    from notebook_cells import SOLUTIONS
+
+    for folder in sorted(p.name for p in SOLUTIONS.iterdir() if p.is_dir()):
+        for cell in cells(folder):
+            if cell["cell_type"] != "code" or BEGIN not in source(cell):
+                continue
+            for node in ast.walk(ast.parse(check_parts(source(cell))[1])):
+                if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "expect_digest":
+                    places = {kw.arg: kw.value.value for kw in node.keywords}.get("places")
+                    yield folder, node.args[0].value, node.args[2].value, places
+
+
+DIGEST_CALLS = list(_digest_calls())
+
+
+def test_every_hidden_digest_has_a_hand_written_literal():
+    """Each expect_digest in the notebooks has exactly one literal here, and each literal is used."""
+    keys = [(folder, label) for folder, label, _, _ in DIGEST_CALLS]
+    assert len(keys) == len(set(keys))
+    assert set(keys) == set(HIDDEN_EXPECTED)
+
+
+@pytest.mark.parametrize("folder, label, expected, places", DIGEST_CALLS, ids=[f"{c[0][:2]}-{c[1]}" for c in DIGEST_CALLS])
+def test_hidden_digest_matches_hand_written_literal(folder, label, expected, places):
+    """The digest in the notebook is the digest of the value worked out by hand."""
+    assert digest(HIDDEN_EXPECTED[folder, label], places) == expected
+
+
+WRONG_TRIM = '''def trim_lines(lines, head, tail):
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    omitted = len(lines) - head - tail
+    return lines[:head] + [omission_marker(omitted)] + lines[-tail:]
+'''
+
+
+def _graded_notebook(answer: str) -> nbformat.NotebookNode:
+    """A two-cell nbgrader notebook: an answer cell and the locked check cell of trim_lines."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    setup = "from ctx_reference import omission_marker\nfrom ctx_reference.checks import check_exercise\n"
+    nb.cells = [
+        nbformat.v4.new_code_cell(setup + answer),
+        nbformat.v4.new_code_cell('check_exercise("trim_lines", trim_lines)'),
+    ]
+    nb.cells[1].metadata["nbgrader"] = {
+        "grade": True, "grade_id": "check_trim_lines", "locked": True, "points": 2,
+        "schema_version": 3, "solution": False, "task": False,
+    }
+    return nb
+
+
+@pytest.fixture(scope="module")
+def executed_wrong(tmp_path_factory):
+    """The two-cell notebook with a wrong trim_lines, executed in a real kernel, and its path."""
+    nb = _graded_notebook(WRONG_TRIM)
+    NotebookClient(nb, timeout=60, allow_errors=True).execute()
+    path = tmp_path_factory.mktemp("kernel") / "wrong.ipynb"
+    nbformat.write(nb, path)
+    return nb, path
+
+
+def test_failed_check_shows_one_short_error_line_in_a_kernel(executed_wrong):
+    """In a real kernel the failed check cell ends with a one-line traceback, not a stack of frames."""
+    nb, _ = executed_wrong
+    errors = [out for out in nb.cells[1].outputs if out.output_type == "error"]
+    assert len(errors) == 1
+    assert len(errors[0].traceback) == 1 and len(errors[0].traceback[0]) < 120
+    assert "trim_lines" in errors[0].traceback[0]
+
+
+def test_nbgrader_validator_still_reports_the_failed_check(executed_wrong):
+    """nbgrader's Validator still counts the one-line failure as a failed test cell."""
+    _, path = executed_wrong
+    config = Config()
+    config.Execute.timeout = 60
+    result = Validator(config=config).validate(str(path))
+    assert "failed" in result and len(result["failed"]) == 1

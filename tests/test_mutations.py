@@ -1,0 +1,812 @@
+"""Every wrong implementation of an exercise fails its visible check AND its hidden tests.
+
+For each exercise of the solution notebooks there is a list of wrong functions (mutants): one
+per rule the exercise's prompt states, plus mistakes learners make in practice. A mutant that
+passed the visible check but failed the hidden tests would show a learner all ✓ and then score
+0; a mutant that passed both would mean a stated rule nobody tests.
+
+The hidden tests run in-process: the code cells before the check cell are executed once
+(``notebook_cells.prefix_namespace``), the check cell's visible part runs with the model answer,
+then the mutant is bound to the exercise's name and the hidden tests are exec'd.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import re
+
+import pytest
+from notebook_cells import check_cell, check_parts, prefix_namespace
+
+from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zone, omission_marker, zone
+from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
+from ctx_reference.ledger import BUCKETS
+from ctx_reference.window import Outcome
+
+MUTANTS: dict[tuple[str, str], list] = {}
+
+
+def mutant(folder: str, name: str):
+    """Register the decorated function as a wrong implementation of exercise ``name``."""
+
+    def register(func):
+        MUTANTS.setdefault((folder, name), []).append(func)
+        return func
+
+    return register
+
+
+# ---- 01 check --------------------------------------------------------------------------------
+W = ("01-window-math", "check")
+
+
+@mutant(*W)
+def check_input_equal_counts_as_over(size, input_tokens, max_tokens):
+    if input_tokens >= size:
+        return Outcome.REJECTED
+    if input_tokens + max_tokens > size:
+        return Outcome.MAY_TRUNCATE
+    return Outcome.FITS
+
+
+@mutant(*W)
+def check_total_equal_counts_as_over(size, input_tokens, max_tokens):
+    if input_tokens > size:
+        return Outcome.REJECTED
+    if input_tokens + max_tokens >= size:
+        return Outcome.MAY_TRUNCATE
+    return Outcome.FITS
+
+
+@mutant(*W)
+def check_total_tested_first(size, input_tokens, max_tokens):
+    if input_tokens + max_tokens > size:
+        return Outcome.MAY_TRUNCATE
+    if input_tokens > size:
+        return Outcome.REJECTED
+    return Outcome.FITS
+
+
+@mutant(*W)
+def check_returns_names(size, input_tokens, max_tokens):
+    if input_tokens > size:
+        return "REJECTED"
+    if input_tokens + max_tokens > size:
+        return "MAY_TRUNCATE"
+    return "FITS"
+
+
+@mutant(*W)
+def check_ignores_max_tokens(size, input_tokens, max_tokens):
+    return Outcome.REJECTED if input_tokens > size else Outcome.FITS
+
+
+# ---- 01 estimate_tokens ----------------------------------------------------------------------
+E = ("01-window-math", "estimate_tokens")
+
+
+def _split(text):
+    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
+    return ascii_chars, len(text) - ascii_chars
+
+
+@mutant(*E)
+def estimate_round_instead_of_ceiling(text):
+    a, other = _split(text)
+    return round(a / 4) + other
+
+
+@mutant(*E)
+def estimate_floor(text):
+    a, other = _split(text)
+    return a // 4 + other
+
+
+@mutant(*E)
+def estimate_float(text):
+    a, other = _split(text)
+    return a / 4 + other
+
+
+@mutant(*E)
+def estimate_ceiling_per_run(text):
+    runs = re.findall(r"[\x00-\x7f]+", text)
+    return sum(math.ceil(len(run) / 4) for run in runs) + _split(text)[1]
+
+
+@mutant(*E)
+def estimate_everything_by_four(text):
+    return math.ceil(len(text) / 4)
+
+
+@mutant(*E)
+def estimate_one_per_character(text):
+    return len(text)
+
+
+@mutant(*E)
+def estimate_returns_float_of_right_value(text):
+    a, other = _split(text)
+    return float(math.ceil(a / 4) + other)
+
+
+# ---- 02 remaining ----------------------------------------------------------------------------
+R = ("02-remaining", "remaining")
+
+
+@mutant(*R)
+def remaining_without_cache(window, read, write, input, max_tokens):
+    left = window - input - max_tokens
+    return left, left < window / 10
+
+
+@mutant(*R)
+def remaining_at_most_a_tenth(window, read, write, input, max_tokens):
+    left = window - (read + write + input) - max_tokens
+    return left, left <= window / 10
+
+
+@mutant(*R)
+def remaining_integer_division(window, read, write, input, max_tokens):
+    left = window - (read + write + input) - max_tokens
+    return left, left < window // 10
+
+
+@mutant(*R)
+def remaining_never_negative(window, read, write, input, max_tokens):
+    left = max(window - (read + write + input) - max_tokens, 0)
+    return left, left < window / 10
+
+
+@mutant(*R)
+def remaining_as_list(window, read, write, input, max_tokens):
+    left = window - (read + write + input) - max_tokens
+    return [left, left < window / 10]
+
+
+@mutant(*R)
+def remaining_float_left(window, read, write, input, max_tokens):
+    left = window * 1.0 - (read + write + input) - max_tokens
+    return left, left < window / 10
+
+
+# ---- 03 recall -------------------------------------------------------------------------------
+C = ("03-recall", "recall")
+
+
+@mutant(*C)
+def recall_x_without_half(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    x = pos / n
+    return 1 / (1 + (n / half_at) ** steep) * (1 - middle * 4 * x * (1 - x))
+
+
+@mutant(*C)
+def recall_precedence_in_base(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    x = (pos + 0.5) / n
+    return 1 / (1 + n / half_at ** steep) * (1 - middle * 4 * x * (1 - x))
+
+
+@mutant(*C)
+def recall_precedence_in_position(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    x = (pos + 0.5) / n
+    return 1 / (1 + (n / half_at) ** steep) * (1 - middle * 4 * x * 1 - x)
+
+
+@mutant(*C)
+def recall_without_four(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    x = (pos + 0.5) / n
+    return 1 / (1 + (n / half_at) ** steep) * (1 - middle * x * (1 - x))
+
+
+@mutant(*C)
+def recall_ignores_position(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    return 1 / (1 + (n / half_at) ** steep)
+
+
+@mutant(*C)
+def recall_ignores_steep(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    x = (pos + 0.5) / n
+    return 1 / (1 + n / half_at) * (1 - middle * 4 * x * (1 - x))
+
+
+@mutant(*C)
+def recall_rounded(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    x = (pos + 0.5) / n
+    return round(1 / (1 + (n / half_at) ** steep) * (1 - middle * 4 * x * (1 - x)), 3)
+
+
+# ---- 04 assemble -----------------------------------------------------------------------------
+A = ("04-assembly", "assemble")
+
+
+def _assemble(items, budget, *, dedup="text", dup_first=True, order="input", stable_first=True,
+              key=None, strict=False, stop=False, check_required=True, swap_error=False):
+    """A configurable assemble; the defaults are the rules of the exercise."""
+    items = list(items)
+    need = sum(item.tokens for item in items if item.required)
+    if check_required and need > budget:
+        raise BudgetError(budget, need) if swap_error else BudgetError(need, budget)
+    kept = [item.required for item in items]
+    texts = [item.text for item in items if item.required] if dedup == "all" else [
+        item.text for item in items if item.required and item.text is not None
+    ]
+    used, dropped = need, []
+    optional = [i for i, item in enumerate(items) if not item.required]
+    for i in sorted(optional, key=key or (lambda i: -items[i].priority)):
+        item = items[i]
+        is_dup = dedup != "none" and (item.text in texts) and (dedup == "all" or item.text is not None)
+        no_room = used + item.tokens >= budget if strict else used + item.tokens > budget
+        if dup_first and is_dup:
+            dropped.append((item, "duplicate"))
+        elif no_room:
+            dropped.append((item, "no room"))
+            if stop:
+                break
+        elif is_dup:
+            dropped.append((item, "duplicate"))
+        else:
+            kept[i] = True
+            used += item.tokens
+            texts.append(item.text)
+    chosen = [item for item, keep in zip(items, kept) if keep]
+    if order == "priority":
+        chosen.sort(key=lambda item: -item.priority)
+    if stable_first:
+        chosen = [item for item in chosen if item.stable] + [item for item in chosen if not item.stable]
+    return Assembly(items=chosen, used=used, dropped=dropped)
+
+
+@mutant(*A)
+def assemble_no_dedup(items, budget):
+    return _assemble(items, budget, dedup="none")
+
+
+@mutant(*A)
+def assemble_room_before_duplicate(items, budget):
+    return _assemble(items, budget, dup_first=False)
+
+
+@mutant(*A)
+def assemble_none_texts_are_duplicates(items, budget):
+    return _assemble(items, budget, dedup="all")
+
+
+@mutant(*A)
+def assemble_reversed_tie_order(items, budget):
+    items = list(items)
+    return _assemble(items, budget, key=lambda i: (-items[i].priority, -i))
+
+
+@mutant(*A)
+def assemble_output_by_priority(items, budget):
+    return _assemble(items, budget, order="priority")
+
+
+@mutant(*A)
+def assemble_stable_not_first(items, budget):
+    return _assemble(items, budget, stable_first=False)
+
+
+@mutant(*A)
+def assemble_full_budget_counts_as_no_room(items, budget):
+    return _assemble(items, budget, strict=True)
+
+
+@mutant(*A)
+def assemble_stops_at_first_no_room(items, budget):
+    return _assemble(items, budget, stop=True)
+
+
+@mutant(*A)
+def assemble_never_raises(items, budget):
+    return _assemble(items, budget, check_required=False)
+
+
+@mutant(*A)
+def assemble_budget_error_arguments_swapped(items, budget):
+    return _assemble(items, budget, swap_error=True)
+
+
+@mutant(*A)
+def assemble_sorts_the_input(items, budget):
+    if isinstance(items, list):
+        items.sort(key=lambda item: -item.priority)
+    return _assemble(items, budget)
+
+
+@mutant(*A)
+def assemble_ignores_required_texts(items, budget):
+    result = _assemble([item for item in items if not item.required], budget - sum(i.tokens for i in items if i.required))
+    required = [item for item in items if item.required]
+    kept = required + list(result.items)
+    kept = [item for item in kept if item.stable] + [item for item in kept if not item.stable]
+    order = {id(item): k for k, item in enumerate(items)}
+    kept.sort(key=lambda item: (not item.stable, order[id(item)]))
+    return Assembly(items=kept, used=result.used + sum(i.tokens for i in required), dropped=result.dropped)
+
+
+# ---- 05 trim_lines ---------------------------------------------------------------------------
+T = ("05-trim-lines", "trim_lines")
+
+
+@mutant(*T)
+def trim_negative_tail_slice(lines, head, tail):
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[-tail:]
+
+
+@mutant(*T)
+def trim_returns_the_input_object(lines, head, tail):
+    if len(lines) <= head + tail:
+        return lines
+    lines = list(lines)
+    return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
+
+
+@mutant(*T)
+def trim_mutates_the_input(lines, head, tail):
+    if len(lines) <= head + tail:
+        return list(lines)
+    if isinstance(lines, list):
+        lines[head:len(lines) - tail] = [omission_marker(len(lines) - head - tail)]
+        return list(lines)
+    lines = list(lines)
+    return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
+
+
+@mutant(*T)
+def trim_rejects_tuples(lines, head, tail):
+    if len(lines) <= head + tail:
+        return lines[:]
+    return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
+
+
+@mutant(*T)
+def trim_returns_a_tuple_for_a_tuple(lines, head, tail):
+    if len(lines) <= head + tail:
+        return lines[:]
+    kind = type(lines)
+    return lines[:head] + kind([omission_marker(len(lines) - head - tail)]) + lines[len(lines) - tail:]
+
+
+@mutant(*T)
+def trim_omitted_off_by_one(lines, head, tail):
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    return lines[:head] + [omission_marker(len(lines) - head - tail + 1)] + lines[len(lines) - tail:]
+
+
+@mutant(*T)
+def trim_marks_zero_omitted(lines, head, tail):
+    lines = list(lines)
+    if len(lines) < head + tail:
+        return lines
+    return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
+
+
+@mutant(*T)
+def trim_own_marker_text(lines, head, tail):
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    return lines[:head] + [f"……省略 {len(lines) - head - tail} 行……"] + lines[len(lines) - tail:]
+
+
+@mutant(*T)
+def trim_tail_one_too_many(lines, head, tail):
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail - 1:]
+
+
+# ---- 06 select_to_clear ----------------------------------------------------------------------
+S = ("06-strategies", "select_to_clear")
+
+
+def _select(context_tokens, uncleared_turns, turn, params, *, at_threshold=False, strictly_older=False,
+            enough=lambda freed, need: freed >= need, each=None, shape=list):
+    over = context_tokens >= params.threshold if at_threshold else context_tokens > params.threshold
+    if not over:
+        return shape([])
+    limit = turn - params.keep
+    candidates = [t for t in uncleared_turns if (t < limit if strictly_older else t <= limit)]
+    per = params.tool_result - params.placeholder if each is None else each(params)
+    if not candidates or not enough(len(candidates) * per, params.clear_at_least):
+        return shape([])
+    return shape(candidates)
+
+
+@mutant(*S)
+def select_at_threshold_counts_as_over(c, u, t, p):
+    return _select(c, u, t, p, at_threshold=True)
+
+
+@mutant(*S)
+def select_keeps_one_too_many(c, u, t, p):
+    return _select(c, u, t, p, strictly_older=True)
+
+
+@mutant(*S)
+def select_needs_more_than_clear_at_least(c, u, t, p):
+    return _select(c, u, t, p, enough=lambda freed, need: freed > need)
+
+
+@mutant(*S)
+def select_ignores_clear_at_least(c, u, t, p):
+    return _select(c, u, t, p, enough=lambda freed, need: True)
+
+
+@mutant(*S)
+def select_ignores_placeholder(c, u, t, p):
+    return _select(c, u, t, p, each=lambda params: params.tool_result)
+
+
+@mutant(*S)
+def select_newest_first(c, u, t, p):
+    return _select(c, u, t, p, shape=lambda turns: list(reversed(turns)))
+
+
+@mutant(*S)
+def select_returns_a_tuple(c, u, t, p):
+    return _select(c, u, t, p, shape=tuple)
+
+
+@mutant(*S)
+def select_empties_the_given_list(c, u, t, p):
+    chosen = _select(c, u, t, p)
+    if isinstance(u, list):
+        for turn in chosen:
+            u.remove(turn)
+    return chosen
+
+
+# ---- 06 request_cost -------------------------------------------------------------------------
+Q = ("06-strategies", "request_cost")
+
+
+@mutant(*Q)
+def cost_hard_coded_prices(input_tokens, previous_input, rewrote, params):
+    if previous_input is None or rewrote:
+        return 1.25 * input_tokens
+    return 0.1 * previous_input + 1.25 * (input_tokens - previous_input)
+
+
+@mutant(*Q)
+def cost_ignores_rewrite(input_tokens, previous_input, rewrote, params):
+    if previous_input is None:
+        return params.cache_write * input_tokens
+    return params.cache_read * previous_input + params.cache_write * (input_tokens - previous_input)
+
+
+@mutant(*Q)
+def cost_reads_whole_input(input_tokens, previous_input, rewrote, params):
+    if previous_input is None or rewrote:
+        return params.cache_write * input_tokens
+    return params.cache_read * input_tokens + params.cache_write * (input_tokens - previous_input)
+
+
+@mutant(*Q)
+def cost_first_request_read(input_tokens, previous_input, rewrote, params):
+    if previous_input is None:
+        return params.cache_read * input_tokens
+    if rewrote:
+        return params.cache_write * input_tokens
+    return params.cache_read * previous_input + params.cache_write * (input_tokens - previous_input)
+
+
+@mutant(*Q)
+def cost_prices_swapped(input_tokens, previous_input, rewrote, params):
+    if previous_input is None or rewrote:
+        return params.cache_write * input_tokens
+    return params.cache_write * previous_input + params.cache_read * (input_tokens - previous_input)
+
+
+# ---- 07 render -------------------------------------------------------------------------------
+P = ("07-render", "render")
+VARIABLE = re.compile(r"\{\{\s*\w+\s*\}\}")
+
+
+def _render(spec, *, trailing="", start=1, sort=True, example_vars=True, blank_output="strip",
+            every_prohibition=False, one_rule_warning=False, empty_rules=True, warnings_type=list,
+            scan_dynamic=False, variable=VARIABLE, empty_output_line=True):
+    lines = [f"<role>{spec.role}</role>", f"<task>{spec.task}</task>"]
+    if spec.rules or empty_rules:
+        lines += ["<rules>"] + [f"- {rule}" for rule in spec.rules] + ["</rules>"]
+    lines += [f'<example index="{k}">{e}</example>' for k, e in enumerate(spec.examples, start=start)]
+    if spec.output or empty_output_line:
+        lines.append(f"<output_format>{spec.output}</output_format>")
+    keys = sorted(spec.dynamic) if sort else list(spec.dynamic)
+    lines += ["<context>"] + [f"{key}: {spec.dynamic[key]}" for key in keys] + ["</context>"]
+    stable = [spec.role, spec.task, *spec.rules, *(spec.examples if example_vars else ()), spec.output]
+    if scan_dynamic:
+        stable += list(spec.dynamic.values())
+    warnings = [f"模板变量：{part}" for part in stable if variable.search(part)]
+    empty = not spec.output.strip() if blank_output == "strip" else spec.output == ""
+    if empty:
+        warnings.append("没有输出格式")
+    bad = [r for r in spec.rules if r.startswith("不要") and (every_prohibition or ("而是" not in r and "改为" not in r))]
+    warnings += ["只说了不要"] if (one_rule_warning and bad) else [f"只说了不要：{r}" for r in bad]
+    return "\n".join(lines) + trailing, warnings_type(warnings)
+
+
+@mutant(*P)
+def render_trailing_newline(spec):
+    return _render(spec, trailing="\n")
+
+
+@mutant(*P)
+def render_examples_from_zero(spec):
+    return _render(spec, start=0)
+
+
+@mutant(*P)
+def render_dynamic_unsorted(spec):
+    return _render(spec, sort=False)
+
+
+@mutant(*P)
+def render_examples_not_scanned(spec):
+    return _render(spec, example_vars=False)
+
+
+@mutant(*P)
+def render_blank_output_not_warned(spec):
+    return _render(spec, blank_output="exact")
+
+
+@mutant(*P)
+def render_warns_every_prohibition(spec):
+    return _render(spec, every_prohibition=True)
+
+
+@mutant(*P)
+def render_one_warning_for_all_rules(spec):
+    return _render(spec, one_rule_warning=True)
+
+
+@mutant(*P)
+def render_drops_empty_rules(spec):
+    return _render(spec, empty_rules=False)
+
+
+@mutant(*P)
+def render_warnings_as_tuple(spec):
+    return _render(spec, warnings_type=tuple)
+
+
+@mutant(*P)
+def render_scans_dynamic(spec):
+    return _render(spec, scan_dynamic=True)
+
+
+@mutant(*P)
+def render_variables_without_spaces(spec):
+    return _render(spec, variable=re.compile(r"\{\{\w+\}\}"))
+
+
+@mutant(*P)
+def render_drops_empty_output_line(spec):
+    return _render(spec, empty_output_line=False)
+
+
+# ---- 08 diff ---------------------------------------------------------------------------------
+D = ("08-eval-diff", "diff")
+
+
+@mutant(*D)
+def diff_in_result_order(cases, base, next):
+    wanted = {case.id for case in cases}
+    ids = [key for key in base.passed if key in wanted]
+    return ([i for i in ids if not base.passed[i] and next.passed[i]],
+            [i for i in ids if base.passed[i] and not next.passed[i]])
+
+
+@mutant(*D)
+def diff_swapped(cases, base, next):
+    ids = [case.id for case in cases]
+    return ([i for i in ids if base.passed[i] and not next.passed[i]],
+            [i for i in ids if not base.passed[i] and next.passed[i]])
+
+
+@mutant(*D)
+def diff_includes_ids_outside_cases(cases, base, next):
+    ids = [case.id for case in cases] + [key for key in next.passed if key not in {c.id for c in cases}]
+    return ([i for i in ids if not base.passed.get(i) and next.passed[i]],
+            [i for i in ids if base.passed.get(i) and not next.passed[i]])
+
+
+@mutant(*D)
+def diff_returns_tuples(cases, base, next):
+    ids = [case.id for case in cases]
+    return (tuple(i for i in ids if not base.passed[i] and next.passed[i]),
+            tuple(i for i in ids if base.passed[i] and not next.passed[i]))
+
+
+@mutant(*D)
+def diff_sorted_by_id(cases, base, next):
+    ids = sorted(case.id for case in cases)
+    return ([i for i in ids if not base.passed[i] and next.passed[i]],
+            [i for i in ids if base.passed[i] and not next.passed[i]])
+
+
+# ---- 09 zone ---------------------------------------------------------------------------------
+Z = ("09-context-ledger", "zone")
+
+
+def _zone(used, limit, *, share=None, safe_below=True, caution_upto=True, danger_upto=True, check_limit=True,
+          check_used=True, message=True, as_text=False):
+    if check_limit and limit <= 0:
+        raise ValueError(f"limit must be > 0 (got {limit!r})" if message else "bad input")
+    if check_used and used < 0:
+        raise ValueError(f"used must be >= 0 (got {used!r})" if message else "bad input")
+    pct = share(used, limit) if share else None
+    def below(k, inclusive):
+        if pct is not None:
+            return pct <= k if inclusive else pct < k
+        return used * 100 <= k * limit if inclusive else used * 100 < k * limit
+    result = (Zone.SAFE if below(60, not safe_below) else Zone.CAUTION if below(85, caution_upto)
+              else Zone.DANGER if below(100, danger_upto) else Zone.OVER)
+    return result.value if as_text else result
+
+
+@mutant(*Z)
+def zone_float_division(used, limit):
+    return _zone(used, limit, share=lambda u, n: u / n * 100)
+
+
+@mutant(*Z)
+def zone_rounded_percent(used, limit):
+    return _zone(used, limit, share=lambda u, n: round(u * 100 / n))
+
+
+@mutant(*Z)
+def zone_sixty_is_safe(used, limit):
+    return _zone(used, limit, safe_below=False)
+
+
+@mutant(*Z)
+def zone_eighty_five_is_danger(used, limit):
+    return _zone(used, limit, caution_upto=False)
+
+
+@mutant(*Z)
+def zone_full_is_over(used, limit):
+    return _zone(used, limit, danger_upto=False)
+
+
+@mutant(*Z)
+def zone_accepts_zero_limit(used, limit):
+    return Zone.OVER if limit <= 0 else _zone(used, limit)
+
+
+@mutant(*Z)
+def zone_accepts_negative_use(used, limit):
+    return _zone(used, limit, check_used=False)
+
+
+@mutant(*Z)
+def zone_error_without_names(used, limit):
+    return _zone(used, limit, message=False)
+
+
+@mutant(*Z)
+def zone_returns_text(used, limit):
+    return _zone(used, limit, as_text=True)
+
+
+# ---- 09 measure ------------------------------------------------------------------------------
+M = ("09-context-ledger", "measure")
+
+
+def _measure(buckets, tokenizer, limit, *, check=True, name_it=True, all_buckets=True, order=BUCKETS):
+    if check:
+        for key in buckets:
+            if key not in BUCKETS:
+                raise ValueError(f"unknown bucket {key!r}" if name_it else "unknown bucket")
+    names = order if all_buckets else [b for b in BUCKETS if b in buckets]
+    tokens = {b: tokenizer.count(buckets.get(b, "")) for b in names}
+    total = sum(tokens.values())
+    return LedgerEntry(tokens=tokens, total=total, zone=zone(total, limit), limit=limit)
+
+
+@mutant(*M)
+def measure_counts_joined_text(buckets, tokenizer, limit):
+    entry = _measure(buckets, tokenizer, limit)
+    total = tokenizer.count("".join(buckets.values()))
+    return LedgerEntry(tokens=entry.tokens, total=total, zone=zone(total, limit), limit=limit)
+
+
+@mutant(*M)
+def measure_leaves_out_missing_buckets(buckets, tokenizer, limit):
+    return _measure(buckets, tokenizer, limit, all_buckets=False)
+
+
+@mutant(*M)
+def measure_ignores_unknown_buckets(buckets, tokenizer, limit):
+    return _measure({k: v for k, v in buckets.items() if k in BUCKETS}, tokenizer, limit, check=False)
+
+
+@mutant(*M)
+def measure_error_without_the_name(buckets, tokenizer, limit):
+    return _measure(buckets, tokenizer, limit, name_it=False)
+
+
+@mutant(*M)
+def measure_fills_in_empty_buckets(buckets, tokenizer, limit):
+    entry = _measure(buckets, tokenizer, limit)
+    for name in BUCKETS:
+        buckets.setdefault(name, "")
+    return entry
+
+
+@mutant(*M)
+def measure_buckets_in_given_order(buckets, tokenizer, limit):
+    order = list(buckets) + [b for b in BUCKETS if b not in buckets]
+    return _measure(buckets, tokenizer, limit, order=order)
+
+
+@mutant(*M)
+def measure_always_fake_tokenizer(buckets, tokenizer, limit):
+    return _measure(buckets, FakeTokenizer(), limit)
+
+
+@mutant(*M)
+def measure_fixed_limit(buckets, tokenizer, limit):
+    entry = _measure(buckets, tokenizer, limit)
+    return LedgerEntry(tokens=entry.tokens, total=entry.total, zone=zone(entry.total, 8_000), limit=8_000)
+
+
+ALL = [(folder, name, func) for (folder, name), funcs in MUTANTS.items() for func in funcs]
+
+
+def _visible_fails(name, func) -> bool:
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            check_exercise(name, func)
+        except CheckFailed:
+            return True
+    return False
+
+
+def _hidden_fails(folder, name, func) -> bool:
+    visible, hidden = check_parts(check_cell(folder, f"check_{name}"))
+    namespace = prefix_namespace(folder, f"check_{name}")
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(visible, namespace)  # with the model answer: defines what the hidden tests use
+        namespace[name] = func
+        try:
+            exec(hidden, namespace)
+        except Exception:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("folder, name, func", ALL, ids=[f.__name__ for _, _, f in ALL])
+def test_mutant_fails_visible_check(folder, name, func):
+    """The wrong implementation gets at least one × line from the visible check."""
+    assert _visible_fails(name, func)
+
+
+@pytest.mark.parametrize("folder, name, func", ALL, ids=[f.__name__ for _, _, f in ALL])
+def test_mutant_fails_hidden_tests(folder, name, func):
+    """The wrong implementation also fails the hidden tests of the notebook's check cell."""
+    assert _hidden_fails(folder, name, func)
+
+
+def test_every_exercise_has_mutants():
+    """Every exercise the checker knows has at least five wrong implementations here."""
+    assert {name for _, name in MUTANTS} == set(EXERCISES)
+    assert all(len(funcs) >= 5 for funcs in MUTANTS.values())
+
+
+@pytest.mark.parametrize("folder, name", sorted(MUTANTS))
+def test_model_answer_passes_visible_and_hidden(folder, name):
+    """The notebook's own answer passes both, so a failing mutant fails for its mistake alone."""
+    answer = prefix_namespace(folder, f"check_{name}")[name]
+    assert not _visible_fails(name, answer)
+    assert not _hidden_fails(folder, name, answer)
