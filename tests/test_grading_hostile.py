@@ -56,8 +56,15 @@ def remaining(window, read, write, input, max_tokens):
     return left, left < window / 10
 '''
 
-# The arguments of 02's hidden tests, as PRINTER prints them (the release shows none of them).
-HIDDEN_INPUTS = ("(100000, 0, 0, 0, 0)", "(100000, 90000, 0, 10000, 8000)", "(1000, 0, 0, 900, 0)", "(1000, 0, 0, 901, 0)")
+# The arguments only 02's hidden tests use, as PRINTER prints them (the release shows none of
+# them; the hidden test of a negative left repeats a visible case, so it is not listed).
+HIDDEN_INPUTS = (
+    "(100000, 0, 0, 0, 0)",
+    "(1000, 0, 0, 900, 0)",
+    "(1000, 0, 0, 901, 0)",
+    "(2005, 0, 0, 1805, 0)",
+    "(2005, 0, 0, 1804, 0)",
+)
 
 STUBBORN = '''
 import time
@@ -145,7 +152,7 @@ def test_roster_student_without_submission_is_exported_as_not_submitted(hostile)
 
 
 def test_printed_arguments_of_hidden_tests_stay_out_of_the_feedback(hostile):
-    """printer scores 3 of 3; its autograded notebook shows the four hidden calls' arguments
+    """printer scores 3 of 3; its autograded notebook shows the hidden calls' arguments
     (the control), its feedback shows the visible case (1000000, 800000, 50000, 20000, 64000)
     and none of the hidden ones."""
     grader, _, results = hostile
