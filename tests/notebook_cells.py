@@ -75,6 +75,24 @@ def _prefix(folder: str, gid: str) -> dict:
     raise KeyError(gid)
 
 
+@lru_cache(maxsize=None)
+def _before(folder: str, index: int) -> dict:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    namespace: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        for cell in cells(folder)[:index]:
+            if cell["cell_type"] == "code":
+                exec(compile(_runnable(source(cell)), f"{folder}:{grade_id(cell)}", "exec"), namespace)
+    return namespace
+
+
+def namespace_before(folder: str, index: int) -> dict:
+    """Return a fresh copy of the namespace after running the code cells before cell ``index``."""
+    return dict(_before(folder, index))
+
+
 def prefix_namespace(folder: str, gid: str) -> dict:
     """Return a fresh copy of the namespace the check cell ``gid`` runs in (model answers bound)."""
     return dict(_prefix(folder, gid))

@@ -1,11 +1,18 @@
 """The exercise checker gives friendly, honest feedback and cannot be fooled by patching the package."""
 from __future__ import annotations
 
+import contextlib
+import io
+import re
+
 import pytest
+from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefix_namespace, source
 
 import ctx_reference
 import ctx_reference.window
-from ctx_reference.checks import EXERCISES, CheckCase, check_exercise, format_report, run_cases
+from ctx_reference.checks import EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
+from ctx_reference.checks.runner import show
+from ctx_reference.window import Outcome
 
 
 def good_remaining(window, read, write, input, max_tokens):
@@ -138,3 +145,96 @@ def test_reference_passes_every_visible_case(name):
     """
     failures = [o.line for o in run_cases(REFERENCE[name], EXERCISES[name]) if not o.passed]
     assert failures == []
+
+
+# ---- rules beyond the value ------------------------------------------------------------------
+
+
+def test_returning_the_argument_fails_a_fresh_case():
+    """A case with fresh=True fails when the function hands back the very list it was given."""
+    case = CheckCase("原样", args=(["a"],), expect=["a"], fresh=True)
+    outcome = run_cases(lambda lines: lines, [case])[0]
+    assert not outcome.passed and "原样返回" in outcome.line
+    assert run_cases(lambda lines: list(lines), [case])[0].passed
+
+
+def test_changing_a_list_argument_fails():
+    """Every case fails when the call changes a list or dict it was given, even if the value is right."""
+    def pops(lines):
+        lines.pop()
+        return ["a"]
+
+    outcome = run_cases(pops, [CheckCase("改动", args=(["a", "b"],), expect=["a"])])[0]
+    assert not outcome.passed and "改动了传进去的第 1 个参数" in outcome.line
+
+
+def test_error_message_must_name_the_argument():
+    """message_has requires the given strings in the raised error's message."""
+    case = CheckCase("limit 0", args=(0,), raises=ValueError, message_has=("limit", "0"))
+
+    def vague(limit):
+        raise ValueError("bad")
+
+    def named(limit):
+        raise ValueError(f"limit must be > 0 (got {limit})")
+
+    assert not run_cases(vague, [case])[0].passed
+    assert run_cases(named, [case])[0].passed
+
+
+def test_exact_type_is_required():
+    """A float where an int is expected fails, and the line names both types."""
+    outcome = run_cases(lambda: 2.0, [CheckCase("整数", expect=2)])[0]
+    assert not outcome.passed and "float" in outcome.line and "int" in outcome.line
+
+
+def test_enum_members_are_shown_by_name():
+    """Feedback shows Outcome.MAY_TRUNCATE, not <Outcome.MAY_TRUNCATE: 'may_truncate'>."""
+    assert show(Outcome.MAY_TRUNCATE) == "Outcome.MAY_TRUNCATE"
+    assert show([Outcome.FITS]) == "[Outcome.FITS]"
+
+
+def test_request_cost_check_names_select_to_clear_when_that_is_the_cause():
+    """With a right request_cost and a wrong select_to_clear, 06's check cell fails naming select_to_clear."""
+    namespace = prefix_namespace("06-strategies", "check_request_cost")
+    namespace["select_to_clear"] = lambda context_tokens, uncleared_turns, turn, params: []
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(CheckFailed, match="select_to_clear"):
+        exec(check_cell("06-strategies", "check_request_cost"), namespace)
+
+
+def _demo_cells():
+    """Yield (folder, index, exercise names) of every demo cell guarded by uses_exercise."""
+    for folder in sorted(p.name for p in SOLUTIONS.iterdir() if p.is_dir()):
+        for index, cell in enumerate(cells(folder)):
+            match = re.match(r"with uses_exercise\(([^)]*)\):", source(cell))
+            if cell["cell_type"] == "code" and match:
+                yield folder, index, re.findall(r'"(\w+)"', match.group(1))
+
+
+DEMOS = list(_demo_cells())
+
+
+@pytest.mark.parametrize("folder, index, names", DEMOS, ids=[f"{f[:2]}-cell{i}" for f, i, _ in DEMOS])
+def test_demo_cell_names_the_exercise_when_the_function_misbehaves(folder, index, names):
+    """A demo cell whose learner function raises ends with one CheckFailed line naming the exercise."""
+    def broken(*args, **kwargs):
+        raise TypeError("unsupported operand")
+
+    namespace = namespace_before(folder, index)
+    for name in names:
+        namespace[name] = broken
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(CheckFailed, match=f"请回到练习 {'、'.join(names)}"):
+        exec(source(cells(folder)[index]), namespace)
+
+
+@pytest.mark.parametrize("folder, index, names", DEMOS, ids=[f"{f[:2]}-cell{i}" for f, i, _ in DEMOS])
+def test_demo_cell_says_the_exercise_is_unfinished(folder, index, names):
+    """A demo cell run with the untouched stub says which exercise to finish first."""
+    def stub(*args, **kwargs):
+        raise NotImplementedError()
+
+    namespace = namespace_before(folder, index)
+    for name in names:
+        namespace[name] = stub
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(CheckFailed, match="还没有完成"):
+        exec(source(cells(folder)[index]), namespace)
