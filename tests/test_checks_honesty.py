@@ -392,3 +392,24 @@ def test_nbgrader_validator_still_reports_the_failed_check(executed_wrong):
     config.Execute.timeout = 60
     result = Validator(config=config).validate(str(path))
     assert "failed" in result and len(result["failed"]) == 1
+
+
+def test_feedback_tells_a_failed_visible_check_from_a_hidden_one(monkeypatch):
+    """Autograded in a kernel, a failed visible check keeps its message in the feedback; a failed
+    hidden test shows only that a hidden test failed."""
+    from ctx_course.preprocessors import HideHiddenTests
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    nb = _graded_notebook(WRONG_TRIM)
+    nb.cells[1].source += (
+        "\n### BEGIN HIDDEN TESTS\nfrom ctx_reference.checks import expect_digest\n"
+        'expect_digest("隐藏", trim_lines(["a"], 0, 0), "0")\n### END HIDDEN TESTS'
+    )
+    nb.cells.append(nbformat.v4.new_code_cell(nb.cells[1].source.replace('check_exercise("trim_lines", trim_lines)', "")))
+    nb.cells[2].metadata["nbgrader"] = dict(nb.cells[1].metadata["nbgrader"], grade_id="hidden_only")
+    NotebookClient(nb, timeout=60, allow_errors=True).execute()
+    visible, hidden = (HideHiddenTests().preprocess_cell(nb.cells[i], {}, i)[0] for i in (1, 2))
+    [visible_error] = [o for o in visible.outputs if o.output_type == "error"]
+    [hidden_error] = [o for o in hidden.outputs if o.output_type == "error"]
+    assert "练习 trim_lines" in visible_error.traceback[0]
+    assert hidden_error.traceback == ["CheckFailed（隐藏测试没有通过）"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from enum import Enum
@@ -41,12 +42,35 @@ class CheckFailed(AssertionError):
     """A failed or unfinished check, shown by IPython as its one-line message, without traceback.
 
     IPython calls ``_render_traceback_`` instead of formatting a traceback; the cell still ends
-    with an error output, so nbgrader scores it as failed. Being an ``AssertionError``, it reads
+    with an error output, so nbgrader scores it as failed. When autograding, a second line gives
+    the cell line (``Cell In[], line 3``), so that the feedback can tell a failed visible check,
+    whose message it shows, from a failed hidden test, whose message it hides. Being an ``AssertionError``, it reads
     like the asserts of the hidden tests to anyone catching it.
     """
 
     def _render_traceback_(self) -> list[str]:
-        return [f"{FAIL_MARK} {self}"]
+        lines = [f"{FAIL_MARK} {self}"]
+        if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+            # The grader's feedback tells a visible failure from a hidden one by the cell line.
+            line = _cell_line(self.__traceback__)
+            if line is not None:
+                lines.append(f"Cell In[], line {line}")
+        return lines
+
+
+def _cell_line(tb) -> int | None:
+    """Return the line, in the notebook cell, of the outermost frame outside IPython and this package."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    skipped = [package]
+    ipython = sys.modules.get("IPython")
+    if ipython is not None and getattr(ipython, "__file__", None):
+        skipped.append(os.path.dirname(os.path.abspath(ipython.__file__)))
+    while tb is not None:
+        filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
+        if not any(filename.startswith(prefix + os.sep) for prefix in skipped):
+            return tb.tb_lineno
+        tb = tb.tb_next
+    return None
 
 
 class NotPlain(Exception):
