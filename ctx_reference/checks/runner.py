@@ -275,12 +275,12 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
         return _fail(case, f"期望 {show(case.expect)}，{exc}")
     if same(got, case.expect, case.tol):
         return Outcome(True, f"{PASS_MARK} {case.label} → {show(got)}")
-    if plain_equal_but_type(got, case.expect):
+    if _plain_equal_but_type(got, case.expect):
         return _fail(case, f"期望 {show(case.expect)}（{_type_names(case.expect)}），你的函数返回 {show(got)}（{_type_names(got)}）")
     return _fail(case, f"期望 {show(case.expect)}，你的函数返回 {show(got)}")
 
 
-def plain_equal_but_type(got: Any, expect: Any) -> bool:
+def _plain_equal_but_type(got: Any, expect: Any) -> bool:
     """True when two plain values are == but differ in type somewhere (1 vs 1.0, list vs tuple)."""
     try:
         return bool(got == expect) or (type(got) in (list, tuple) and list(got) == list(expect))
