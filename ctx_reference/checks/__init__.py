@@ -7,6 +7,9 @@ cell. Every expectation is a literal from SPEC, written in the case module of it
 is computed with the reference implementation. A function that is, wraps or calls the reference
 implementation of its own exercise fails.
 
+Each case module defines ``CASES`` (visible cases per exercise) and ``REFERENCES`` (the reference
+functions that ARE each exercise). The hidden tests in the notebooks call ``expect_digest`` (see
+``hidden.py``); ``requires_exercise`` names another exercise when a check also runs it.
 ``uses_exercise("trim_lines")`` wraps a demo cell that calls the learner's function, so that a
 misbehaving function is reported in one Chinese line naming the exercise to revisit.
 """
