@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 import ctx_reference
+import ctx_reference.sessions
 import ctx_reference.window
 from ctx_reference.checks import EXERCISES, CheckCase, check_exercise, format_report, run_cases
 
@@ -121,11 +122,13 @@ REFERENCE = {
     "diff": ctx_reference.diff,
     "zone": ctx_reference.zone,
     "measure": ctx_reference.measure,
+    "write_progress": ctx_reference.sessions.write_progress,
+    "restore": ctx_reference.sessions.restore,
 }
 
 
 def test_every_exercise_has_cases_and_a_reference():
-    """The checker knows the twelve exercises of the nine notebooks, each with visible cases."""
+    """The checker knows every notebook's exercises (those of 10-sessions included), each with visible cases."""
     assert sorted(EXERCISES) == sorted(REFERENCE)
     assert all(len(cases) >= 3 for cases in EXERCISES.values())
 

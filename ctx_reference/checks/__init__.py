@@ -5,7 +5,7 @@ learner's function, prints one line per case in Chinese and raises ``AssertionEr
 failed, so that nbgrader scores the cell. Every expectation is a literal from SPEC, written in the
 case module of its notebook; none is computed with the reference implementation.
 """
-from . import assembly, evaldiff, ledger, recall, remaining, render, simulation, trim, window_math
+from . import assembly, evaldiff, ledger, recall, remaining, render, sessions, simulation, trim, window_math
 from .runner import CheckCase, Outcome, format_report, run_cases
 
 EXERCISES = {
@@ -18,6 +18,7 @@ EXERCISES = {
     **render.CASES,
     **evaldiff.CASES,
     **ledger.CASES,
+    **sessions.CASES,
 }
 
 
