@@ -66,7 +66,7 @@ def load_course_config(
 def assignments(root: str | os.PathLike = ".") -> list[str]:
     """Return the assignment ids of the course, in reading order (the folders of ``solutions/``).
 
-    Example: ``["01-window-math", "02-remaining", …, "09-context-ledger"]``.
+    Example: ``["01-window-math", "02-remaining", …, "10-sessions"]``.
     """
     source = Path(root) / "solutions"
     return sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))

@@ -19,7 +19,7 @@ def prepare_workspace(
 ) -> list[Path]:
     """Copy every released notebook missing from the workspace; return the copies made.
 
-    Example: on a fresh clone, ``prepare_workspace(".")`` copies the nine notebooks to
+    Example: on a fresh clone, ``prepare_workspace(".")`` copies every released notebook to
     ``workspace/01-window-math/window_math.ipynb`` …; run again, it copies nothing.
     """
     lessons = Path(root) / "lessons"

@@ -5,7 +5,8 @@ Every public name is importable from here; each lives in the module of its lesso
 (the toy model of long-context degradation), ``assemble`` (a request under a budget), ``trim``
 (head and tail of tool output), ``sim`` (clearing, notes and compaction over a long task),
 ``render`` (a structured system prompt and its lint), ``evaldiff`` (what a prompt change fixed and
-broke), ``ledger`` (a per-call context ledger with zones).
+broke), ``ledger`` (a per-call context ledger with zones), ``sessions`` (state handed from one session to
+the next).
 """
 from .assemble import Assembly, BudgetError, Item, assemble, lesson_items
 from .evaldiff import Case, Result, diff, lesson_cases, pass_rates, run_eval
@@ -14,6 +15,7 @@ from .ledger import (
 )
 from .recall import LOST_IN_THE_MIDDLE, RecallModel, answer_position, retrieved_recall, stuff_vs_retrieve, stuffed_recall
 from .render import PromptSpec, lint, render
+from .sessions import Record, SessionParams, SessionsResult, SessionStart, simulate_sessions
 from .sim import STRATEGIES, QuestionOutcome, SimParams, SimResult, request_cost, select_to_clear, simulate
 from .tokens import FakeTokenizer, Tokenizer, estimate_tokens
 from .trim import omission_marker, save_full_output, trim_and_save, trim_lines, trim_with_reference
@@ -29,4 +31,5 @@ __all__ = [
     "model_limits", "omission_marker", "remaining", "request_cost", "retrieved_recall",
     "save_full_output", "select_to_clear", "simulate", "stuff_vs_retrieve", "stuffed_recall",
     "trim_and_save", "trim_lines", "trim_with_reference",
+    "Record", "SessionParams", "SessionStart", "SessionsResult", "simulate_sessions",
 ]

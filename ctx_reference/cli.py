@@ -173,8 +173,8 @@ def _describe_params(params: SimParams) -> str:
         if getattr(params, f.name) != f.default
     ]
     if not changed:
-        return "参数：课文的默认值"
-    return "参数：课文的默认值，但 " + "，".join(changed)
+        return "参数：原课的默认值"
+    return "参数：原课的默认值，但 " + "，".join(changed)
 
 
 def run_sim(args: argparse.Namespace) -> str:

@@ -29,6 +29,11 @@ Vocabulary:
 - zone: safe (< 60 %), caution (60 % to 85 %, both ends included),
   danger (above 85 % up to and including 100 %), over (above 100 %).
 - call total: the sum of its four bucket counts (separators between buckets are not counted).
+- reserved output: the tokens set aside for the answer (the request's max_tokens). By the
+  window rule of notebook 01 the answer shares the window with the prompt, so an optional
+  `reserve_output` is added to the total before the zone is decided. It defaults to 0, which
+  measures the prompt alone, as the lesson's ledger does: then a prompt of exactly 100 % of
+  the window reads as danger, although it leaves no room at all for an answer.
 
 Used by the context-ledger notebook (second lesson).
 """
@@ -63,6 +68,8 @@ __all__ = [
     "join_buckets",
     "measured_call",
     "lesson_calls",
+    "LongHaul",
+    "long_haul_calls",
 ]
 
 #: A call at or above this share of the window (in %) is in the caution zone.
@@ -157,13 +164,15 @@ class ContextOverflowError(Exception):
     context. Attributes: `name`, `total`, `limit`.
     """
 
-    def __init__(self, name: str, total: int, limit: int) -> None:
+    def __init__(self, name: str, total: int, limit: int, reserve_output: int = 0) -> None:
         self.name = name
         self.total = total
         self.limit = limit
+        self.reserve_output = reserve_output
+        reserved = f" (prompt {total - reserve_output} + reserved output {reserve_output})" if reserve_output else ""
         super().__init__(
             f"上下文超出窗口：调用 {name!r} 需要 {total} tokens，超过窗口上限 {limit} tokens。"
-            f"call {name!r} needs {total} tokens, over the window limit of {limit} tokens"
+            f"call {name!r} needs {total} tokens{reserved}, over the window limit of {limit} tokens"
         )
 
 
@@ -190,10 +199,12 @@ class LedgerEntry:
     zone: Zone
     limit: int
     name: str = ""
+    reserve_output: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tokens", _frozen_counts("tokens", self.tokens))
         require_str(self.name, "name")
+        require_int(self.reserve_output, "reserve_output", minimum=0)
 
 
 def _check_buckets(buckets: object) -> Mapping[str, str]:
@@ -214,11 +225,17 @@ def _check_tokenizer(tokenizer: object) -> Tokenizer:
     return tokenizer
 
 
-def measure(buckets: Mapping[str, str], tokenizer: Tokenizer, limit: int) -> LedgerEntry:
+def measure(
+    buckets: Mapping[str, str], tokenizer: Tokenizer, limit: int, *, reserve_output: int = 0
+) -> LedgerEntry:
     """Return the counts of one call: tokens per bucket, total and zone. Changes nothing.
 
     Buckets left out count as 0 tokens; an unknown bucket name raises
     ValueError naming it. The total is the sum of the four bucket counts.
+    The zone is that of total + `reserve_output` (the tokens kept for the
+    answer, i.e. max_tokens; 0 measures the prompt alone): a prompt of 7,000
+    tokens with 1,000 reserved fills an 8,000-token window exactly (danger),
+    with 1,001 reserved it is over.
 
     The lesson's peak call: 48 characters of instructions and 2,160 characters
     of search results -> 12 + 540 = 552 tokens of 8,000, safe.
@@ -232,6 +249,7 @@ def measure(buckets: Mapping[str, str], tokenizer: Tokenizer, limit: int) -> Led
     _check_buckets(buckets)
     _check_tokenizer(tokenizer)
     require_int(limit, "limit", minimum=1)
+    require_int(reserve_output, "reserve_output", minimum=0)
     tokens = {}
     for bucket in BUCKETS:
         count = tokenizer.count(buckets.get(bucket, ""))
@@ -239,7 +257,10 @@ def measure(buckets: Mapping[str, str], tokenizer: Tokenizer, limit: int) -> Led
             raise ValueError(f"tokenizer.count must return an int >= 0 (got {count!r} for bucket {bucket!r})")
         tokens[bucket] = count
     total = sum(tokens.values())
-    return LedgerEntry(tokens=tokens, total=total, zone=zone(total, limit), limit=limit)
+    return LedgerEntry(
+        tokens=tokens, total=total, zone=zone(total + reserve_output, limit), limit=limit,
+        reserve_output=reserve_output,
+    )
 
 
 @dataclass(frozen=True)
@@ -299,8 +320,8 @@ def summarize(entries: Sequence[LedgerEntry], limit: int) -> LedgerSummary:
         calls=len(entries),
         peak=peak,
         peak_name=peak_entry.name if peak_entry else "",
-        peak_zone=zone(peak, limit),
-        calls_over=sum(1 for e in entries if zone(e.total, limit) is Zone.OVER),
+        peak_zone=zone(peak + (peak_entry.reserve_output if peak_entry else 0), limit),
+        calls_over=sum(1 for e in entries if zone(e.total + e.reserve_output, limit) is Zone.OVER),
         limit=limit,
         bucket_tokens=bucket_tokens,
         total_tokens=total_tokens,
@@ -314,6 +335,9 @@ class WindowLedger:
     With ``enforce=True``, a call over the window is still recorded (the
     ledger is an account of every attempt) and then `ContextOverflowError`
     is raised -- the simulated counterpart of the API rejecting the request.
+    With ``reserve_output=n`` (the max_tokens of the calls), every zone counts
+    the prompt plus n reserved output tokens, and an enforcing ledger also
+    refuses a call whose prompt fits but leaves less than n tokens to answer.
 
     >>> ledger = WindowLedger()
     >>> for name, buckets in lesson_calls():
@@ -330,14 +354,17 @@ class WindowLedger:
         window_limit_tokens: int = DEFAULT_WINDOW_LIMIT_TOKENS,
         tokenizer: Tokenizer = FakeTokenizer(),  # frozen and stateless, safe to share
         enforce: bool = False,
+        reserve_output: int = 0,
     ) -> None:
         require_int(window_limit_tokens, "window_limit_tokens", minimum=1)
+        require_int(reserve_output, "reserve_output", minimum=0)
         _check_tokenizer(tokenizer)
         if not isinstance(enforce, bool):
             raise ValueError(f"enforce must be a bool (got {enforce!r})")
         self.window_limit_tokens = window_limit_tokens
         self.tokenizer = tokenizer
         self.enforce = enforce
+        self.reserve_output = reserve_output
         self._entries: list[LedgerEntry] = []
 
     @property
@@ -352,10 +379,13 @@ class WindowLedger:
         552
         """
         require_str(name, "name")
-        entry = replace(measure(buckets, self.tokenizer, self.window_limit_tokens), name=name)
+        measured = measure(buckets, self.tokenizer, self.window_limit_tokens, reserve_output=self.reserve_output)
+        entry = replace(measured, name=name)
         self._entries.append(entry)
         if self.enforce and entry.zone is Zone.OVER:
-            raise ContextOverflowError(name, entry.total, self.window_limit_tokens)
+            raise ContextOverflowError(
+                name, entry.total + self.reserve_output, self.window_limit_tokens, self.reserve_output
+            )
         return entry
 
     def summary(self) -> LedgerSummary:
@@ -365,7 +395,7 @@ class WindowLedger:
     def __repr__(self) -> str:
         return (
             f"WindowLedger(window_limit_tokens={self.window_limit_tokens}, "
-            f"tokenizer={self.tokenizer!r}, enforce={self.enforce}, calls={len(self._entries)})"
+            f"tokenizer={self.tokenizer!r}, enforce={self.enforce}, reserve_output={self.reserve_output}, calls={len(self._entries)})"
         )
 
 
@@ -582,3 +612,67 @@ def lesson_calls() -> list[tuple[str, dict[str, str]]]:
         ("review", {"system": "", "task_state": _REV_TS, "tool_results": "", "history": _REV_H}),
         ("report", {"system": "", "task_state": _REP_TS, "tool_results": "", "history": _REP_H}),
     ]
+
+
+@dataclass(frozen=True)
+class LongHaul:
+    """A single-window research run that reads one source after another and never clears anything.
+
+    Every call carries the resident `system` and `task_state` texts; after
+    source k the window also holds k source excerpts (`tool_results`) and k
+    findings the model wrote about them (`history`). Sizes are in tokens as
+    `FakeTokenizer` counts them. The ledger lesson quotes three facts of such
+    a run: source 5 already uses 5,065 of 8,000 tokens (caution), and the run
+    dies at source 11. The defaults below are the reconstruction's choice
+    (derived) that reproduces all three: 2,465 + 520 x k tokens after source k.
+
+    >>> h = LongHaul()
+    >>> h.system + h.task_state + 5 * (h.source + h.finding)
+    5065
+    """
+
+    system: int = 2000      # tokens: standing instructions, sent with every call
+    task_state: int = 465   # tokens: the plan and the current instruction
+    source: int = 450       # tokens: one source excerpt read into the window
+    finding: int = 70       # tokens: the model's notes on that source
+
+    def __post_init__(self) -> None:
+        for name in ("system", "task_state", "source", "finding"):
+            require_int(getattr(self, name), name, minimum=0)
+
+
+def _filler(label: str, tokens: int) -> str:
+    """Return an ASCII text of exactly 4 x `tokens` characters that starts with `label`."""
+    size = 4 * tokens
+    if size == 0:
+        return ""
+    text = (label + " " + "lorem ipsum " * (size // 12 + 1))[: size - 1]
+    return text + "\n"
+
+
+def long_haul_calls(sources: int = 11, haul: LongHaul = LongHaul()) -> list[tuple[str, dict[str, str]]]:
+    """Return one call per source of a `LongHaul` run: (name, buckets), names "S01", "S02", ...
+
+    Texts are invented filler whose FakeTokenizer counts are exact; each
+    bucket's count after source k is its per-source size times k.
+
+    >>> calls = long_haul_calls(5)
+    >>> measure(calls[-1][1], FakeTokenizer(), 8000).total
+    5065
+
+    Used by the context-ledger notebook.
+    """
+    require_int(sources, "sources", minimum=1)
+    if not isinstance(haul, LongHaul):
+        raise ValueError(f"haul must be a LongHaul (got {haul!r})")
+    system = _filler("[system]", haul.system)
+    task_state = _filler("[task]", haul.task_state)
+    calls = []
+    for k in range(1, sources + 1):
+        calls.append((f"S{k:02d}", {
+            "system": system,
+            "task_state": task_state,
+            "tool_results": "".join(_filler(f"[S{i:02d}]", haul.source) for i in range(1, k + 1)),
+            "history": "".join(_filler(f"[finding S{i:02d}]", haul.finding) for i in range(1, k + 1)),
+        }))
+    return calls

@@ -332,9 +332,9 @@ def plot_context_per_turn(results: Mapping[str, object], params: object) -> Figu
     ``results`` maps a strategy to its ``SimResult``; ``params`` is the
     ``SimParams`` of the runs. Lines: ``"context:<strategy>"`` (the contexts sent),
     ``"rewrites:<strategy>"`` (markers at the turns whose management rewrote the
-    context, i.e. broke the cache), ``"overflow:<strategy>"`` (an X at the window
-    on the turn whose request no longer fit -- turn 26 for ``none`` with the
-    lesson's numbers), ``"threshold"`` (60,000) and ``"window"`` (100,000).
+    context, i.e. broke the cache), ``"overflow:<strategy>"`` (an X at the size of
+    the request that no longer fit -- turn 26 for ``none`` with the lesson's
+    numbers, at 8,000 + 26 × 3,600 = 101,600), ``"threshold"`` (60,000) and ``"window"`` (100,000).
 
     Used by the long-task simulation notebook.
     """
@@ -352,9 +352,13 @@ def plot_context_per_turn(results: Mapping[str, object], params: object) -> Figu
         ax.plot(sent, [contexts[t - 1] for t in sent], marker="o", markersize=4, linestyle="none",
                 color=line.get_color(), gid=f"rewrites:{strategy}", label="_nolegend_")
         if result.overflow_turn is not None:
-            ax.plot([result.overflow_turn], [params.window], marker="X", markersize=10, linestyle="none",
+            # The rejected request: the last context sent plus one turn, unless management rewrote it
+            # on that turn (its size is not recorded then, so the X sits on the window line).
+            rewrote_last = result.overflow_turn in getattr(result, "rewrite_turns", ())
+            rejected = params.window if rewrote_last or not contexts else contexts[-1] + params.turn_tokens
+            ax.plot([result.overflow_turn], [rejected], marker="X", markersize=10, linestyle="none",
                     color=line.get_color(), gid=f"overflow:{strategy}", label="_nolegend_")
-            ax.annotate(f"{strategy}：第 {result.overflow_turn} 轮溢出", (result.overflow_turn, params.window),
+            ax.annotate(f"{strategy}：第 {result.overflow_turn} 轮溢出", (result.overflow_turn, rejected),
                         textcoords="offset points", xytext=(6, -14))
     ax.axhline(params.threshold, color="#e0a030", linestyle="--", gid="threshold",
                label=f"阈值 {params.threshold:,}")

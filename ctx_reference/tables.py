@@ -37,8 +37,8 @@ from typing import Iterable, Mapping, Optional, Sequence
 from ctx_reference.window import Window
 
 DERIVED_MARK = "*"  # appended to a number that the lesson does not quote
-DERIVED_NOTE = f"{DERIVED_MARK} 推导值：课文没有给出这个数，它由本工作簿重建的模型算出。"
-OTHER_PARAMS_NOTE = "参数不是课文里的例子：表中的数都由重建的模型算出（推导值）。"
+DERIVED_NOTE = f"{DERIVED_MARK} 推导值：原课没有给出这个数，它由本工作簿重建的模型算出。"
+OTHER_PARAMS_NOTE = "参数不是原课里的例子：表中的数都由重建的模型算出（推导值）。"
 COLUMN_GAP = "  "  # between two columns
 RULE_CHAR = "-"  # the line under a header
 RECALL_DECIMALS = 3
@@ -290,15 +290,15 @@ def format_window_check(size: int, input_tokens: int, max_tokens: int) -> str:
 
 # ---------------------------------------------------------------- recall
 
-PROVENANCE_LABELS = {"seed": "课文", "derived": "推导"}
-"""How a provenance is shown: "课文" for a number the lesson quotes, "推导" for a derived one."""
+PROVENANCE_LABELS = {"seed": "原课", "derived": "推导"}
+"""How a provenance is shown: "原课" for a number the lesson quotes, "推导" for a derived one."""
 
 
 def format_stuff_vs_retrieve(rows: Iterable[object]) -> str:
     """Return the stuff-versus-retrieve table: recall, context tokens, provenance, situation.
 
     ``rows`` are ``recall.ComparisonRow`` values (``recall.stuff_vs_retrieve()``).
-    The 来源 column says 课文 for a number the lesson quotes and 推导 for one that
+    The 来源 column says 原课 for a number the lesson quotes and 推导 for one that
     only the toy model gives, so a derived number is never shown unlabelled.
 
     With the lesson's model the second row reads
@@ -453,7 +453,7 @@ def format_strategy_table(results: Mapping[str, object], params: object) -> str:
 ZONE_LABELS = {"safe": "安全", "caution": "注意", "danger": "危险", "over": "超出窗口"}
 """Chinese reading of each ``ledger.Zone`` value."""
 
-LEDGER_SPLIT_NOTE = f"{DERIVED_MARK} 每次调用的拆分是推导值：课文只给出了四个桶的合计和峰值。"
+LEDGER_SPLIT_NOTE = f"{DERIVED_MARK} 每次调用的拆分是推导值：原课只给出了四个桶的合计和峰值。"
 
 
 def _zone_text(zone: object) -> str:

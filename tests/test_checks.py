@@ -9,6 +9,7 @@ import pytest
 from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefix_namespace, source
 
 import ctx_reference
+import ctx_reference.sessions
 import ctx_reference.window
 from ctx_reference.checks import EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
 from ctx_reference.checks.runner import show
@@ -128,11 +129,13 @@ REFERENCE = {
     "diff": ctx_reference.diff,
     "zone": ctx_reference.zone,
     "measure": ctx_reference.measure,
+    "write_progress": ctx_reference.sessions.write_progress,
+    "restore": ctx_reference.sessions.restore,
 }
 
 
 def test_every_exercise_has_cases_and_a_reference():
-    """The checker knows the twelve exercises of the nine notebooks, each with visible cases."""
+    """The checker knows every notebook's exercises (those of 10-sessions included), each with visible cases."""
     assert sorted(EXERCISES) == sorted(REFERENCE)
     assert all(len(cases) >= 3 for cases in EXERCISES.values())
 

@@ -122,7 +122,7 @@ def test_recall_prints_the_comparison(capsys):
     status, out, _ = _run(capsys, "recall")
     assert status == 0
     assert _row(out, "0.183")[2] == "推导"
-    assert _row(out, "0.818")[2] == "课文"
+    assert _row(out, "0.818")[2] == "原课"
 
 
 def test_recall_options_change_the_model(capsys):

@@ -165,7 +165,7 @@ def test_grades_csv_rows(graded):
 
     ada 02: auto 3 of 3, manual 0 of 3 so far, total 3 of 6. ben 01: 2 of 4 auto, answers left
     blank (0 of 4, settled), 2 of 8. eve 02: not graded, scores empty. cai 03: nothing handed in:
-    0 of 3 + 5 = 8.
+    0 of 3 + 7 (four questions: 2 + 2 + 1 + 2) = 10.
     """
     rows = _rows(graded["csv_first"])
     header = "student_id,last_name,first_name,email,assignment,status,auto_score,max_auto_score,manual_score,max_manual_score,score,max_score"
@@ -174,7 +174,7 @@ def test_grades_csv_rows(graded):
     assert pick(("ada", "02-remaining")) == "ada,Lovelace,Ada,ada@example.org,02-remaining,needs manual grading,3,3,0,3,3,6"
     assert pick(("ben", "01-window-math")) == "ben,Okafor,Ben,ben@example.org,01-window-math,graded,2,4,0,4,2,8"
     assert pick(("eve", "02-remaining")) == "eve,Moreau,Eve,eve@example.org,02-remaining,not graded,,3,,3,,6"
-    assert pick(("cai", "03-recall")) == "cai,Wen,Cai,cai@example.org,03-recall,not submitted,0,3,0,5,0,8"
+    assert pick(("cai", "03-recall")) == "cai,Wen,Cai,cai@example.org,03-recall,not submitted,0,3,0,7,0,10"
 
 
 def test_feedback_for_every_graded_submission_and_none_for_failed(graded):

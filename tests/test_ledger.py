@@ -8,10 +8,12 @@ from ctx_reference.ledger import (
     BUCKETS,
     ContextOverflowError,
     LedgerEntry,
+    LongHaul,
     WindowLedger,
     Zone,
     join_buckets,
     lesson_calls,
+    long_haul_calls,
     measure,
     measured_call,
     summarize,
@@ -307,3 +309,80 @@ def test_ledger_entry_is_a_frozen_record():
     with pytest.raises(AttributeError):
         entry.total = 0
     assert isinstance(entry, LedgerEntry) and entry.tokens["history"] == 2
+
+
+# --- reserving room for the answer (max_tokens) ---------------------------------------------------
+
+def test_reserve_output_defaults_to_measuring_the_prompt_alone():
+    """Without a reservation, a prompt of exactly 8,000 of 8,000 tokens is danger, as in the lesson."""
+    entry = measure({"history": "h" * 32_000}, FakeTokenizer(), 8_000)
+    assert (entry.total, entry.zone, entry.reserve_output) == (8_000, Zone.DANGER, 0)
+
+
+def test_reserve_output_counts_in_the_zone_not_in_the_total():
+    """Prompt 7,000 + reserve 1,000 = 8,000 of 8,000 is danger; reserve 1,001 makes it over; total stays 7,000."""
+    exact = measure({"history": "h" * 28_000}, FakeTokenizer(), 8_000, reserve_output=1_000)
+    over = measure({"history": "h" * 28_000}, FakeTokenizer(), 8_000, reserve_output=1_001)
+    assert (exact.total, exact.zone) == (7_000, Zone.DANGER)
+    assert (over.total, over.zone) == (7_000, Zone.OVER)
+
+
+def test_reserve_output_moves_the_caution_line():
+    """Prompt 3,800 of 8,000 is safe alone (47.5 %) but caution with 1,000 reserved (4,800 = 60 %)."""
+    assert measure({"tool_results": "r" * 15_200}, FakeTokenizer(), 8_000).zone is Zone.SAFE
+    assert measure({"tool_results": "r" * 15_200}, FakeTokenizer(), 8_000, reserve_output=1_000).zone is Zone.CAUTION
+
+
+def test_enforcing_ledger_refuses_a_prompt_that_leaves_no_room_for_the_reserved_output():
+    """Window 8,000, reserve 1,000: a 7,500-token prompt fits alone but is refused; the error says 8,500 = 7,500 + 1,000."""
+    ledger = WindowLedger(enforce=True, reserve_output=1_000)
+    with pytest.raises(ContextOverflowError, match=r"needs 8500 tokens \(prompt 7500 \+ reserved output 1000\)"):
+        ledger.record("big", history="h" * 30_000)
+    assert len(ledger.entries) == 1 and ledger.summary().calls_over == 1
+
+
+def test_summary_zone_counts_the_reservation():
+    """Six lesson calls with 7,448 reserved: peak 552 + 7,448 = 8,000 is danger; with 7,449 one call is over."""
+    for reserve, peak_zone, over in ((7_448, Zone.DANGER, 0), (7_449, Zone.OVER, 1)):
+        ledger = WindowLedger(reserve_output=reserve)
+        for name, buckets in lesson_calls():
+            ledger.record(name, **buckets)
+        s = ledger.summary()
+        assert (s.peak, s.peak_zone, s.calls_over) == (552, peak_zone, over)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "10", True])
+def test_reserve_output_must_be_a_non_negative_int(bad):
+    """A negative or non-int reserve_output raises ValueError naming the argument."""
+    with pytest.raises(ValueError, match="reserve_output"):
+        WindowLedger(reserve_output=bad)
+    with pytest.raises(ValueError, match="reserve_output"):
+        measure({}, FakeTokenizer(), 8_000, reserve_output=bad)
+
+
+# --- the lesson's long haul ------------------------------------------------------------------------
+
+def test_long_haul_source_5_uses_5065_of_8000_and_is_caution():
+    """Source 5: 2,000 + 465 + 5 × (450 + 70) = 5,065 tokens, 63.3 % of 8,000 -> caution (the lesson's figure)."""
+    name, buckets = long_haul_calls(5)[-1]
+    entry = measure(buckets, FakeTokenizer(), 8_000)
+    assert (name, entry.total, entry.zone) == ("S05", 5_065, Zone.CAUTION)
+
+
+def test_long_haul_warns_at_source_5_and_dies_at_source_11():
+    """Source 4 is 4,545 (safe), 5 is the first caution, 10 is 7,665 (still in), 11 is 8,185 > 8,000 (over)."""
+    ledger = WindowLedger()
+    zones = [ledger.record(name, **buckets).zone for name, buckets in long_haul_calls(11)]
+    assert zones.index(Zone.CAUTION) + 1 == 5
+    assert zones.index(Zone.OVER) + 1 == 11
+    assert [e.total for e in ledger.entries][3:] == [4_545, 5_065, 5_585, 6_105, 6_625, 7_145, 7_665, 8_185]
+
+
+def test_long_haul_rejects_bad_arguments():
+    """sources must be >= 1 and haul a LongHaul; a negative size is refused."""
+    with pytest.raises(ValueError, match=r"sources must be >= 1 \(got 0\)"):
+        long_haul_calls(0)
+    with pytest.raises(ValueError, match="haul"):
+        long_haul_calls(3, haul={"source": 450})
+    with pytest.raises(ValueError, match="source"):
+        LongHaul(source=-1)

@@ -122,14 +122,14 @@ def test_context_per_turn_threshold_and_window_lines(lesson_runs):
 
 
 def test_context_per_turn_lines_follow_the_runs(lesson_runs):
-    """clear peaks at 59,550; none sends 25 requests (it overflows at turn 26, marked at the window)."""
+    """clear peaks at 59,550; none sends 25 requests and its X marks the rejected 8,000 + 26 × 3,600 = 101,600 at turn 26."""
     fig = plots.plot_context_per_turn(lesson_runs, SimParams())
     assert max(_line(fig, "context:clear").get_ydata()) == 59_550
     assert max(_line(fig, "context:compact").get_ydata()) == 58_400
     none = _line(fig, "context:none")
     assert list(none.get_xdata())[-1] == 25
     overflow = _line(fig, "overflow:none")
-    assert (list(overflow.get_xdata()), list(overflow.get_ydata())) == ([26], [100_000])
+    assert (list(overflow.get_xdata()), list(overflow.get_ydata())) == ([26], [101_600])
     assert [line.get_gid() for line in fig.axes[0].lines].count("overflow:clear") == 0
 
 

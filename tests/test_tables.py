@@ -202,14 +202,14 @@ def test_window_check_bad_size_names_it():
 
 
 def test_stuff_vs_retrieve_marks_derived_values():
-    """0.183 (200 docs, answer in doc 100) is derived -> 推导; 0.818 (retrieve 8, 0.9) is seed -> 课文."""
+    """0.183 (200 docs, answer in doc 100) is derived -> 推导; 0.818 (retrieve 8, 0.9) is seed -> 原课."""
     text = format_stuff_vs_retrieve(stuff_vs_retrieve(RecallModel()))
     lines = text.splitlines()
     assert lines[0].split() == ["召回率", "上下文", "token", "来源", "情形"]
     derived = [line for line in lines if line.split()[0] == "0.183"]
     seed = [line for line in lines if line.split()[0] == "0.818"]
     assert len(derived) == 1 and derived[0].split()[1:3] == ["800,000", "推导"]
-    assert len(seed) == 1 and seed[0].split()[1:3] == ["32,000", "课文"]
+    assert len(seed) == 1 and seed[0].split()[1:3] == ["32,000", "原课"]
     assert [line.split()[0] for line in lines[2:]].count("0.261") == 2  # middle=0: 0.261 twice
     assert "0.670" in text and "0.553" in text
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from . import assembly, evaldiff, ledger, recall, remaining, render, simulation, trim, window_math
+from . import assembly, evaldiff, ledger, recall, remaining, render, sessions, simulation, trim, window_math
 from .hidden import digest, expect_digest
 from .runner import (
     CheckCase,
@@ -31,7 +31,7 @@ from .runner import (
     show,
 )
 
-_MODULES = (window_math, remaining, recall, assembly, trim, simulation, render, evaldiff, ledger)
+_MODULES = (window_math, remaining, recall, assembly, trim, simulation, render, evaldiff, ledger, sessions)
 
 EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.items()}
 
