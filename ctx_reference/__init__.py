@@ -14,7 +14,10 @@ from .ledger import (
 )
 from .recall import LOST_IN_THE_MIDDLE, RecallModel, answer_position, retrieved_recall, stuff_vs_retrieve, stuffed_recall
 from .render import PromptSpec, lint, render
-from .sim import STRATEGIES, QuestionOutcome, SimParams, SimResult, request_cost, select_to_clear, simulate
+from .sim import (
+    BUILTIN_POLICIES, STRATEGIES, Clear, Compact, ContextView, Protect, QuestionOutcome, SimParams, SimResult, Step,
+    TurnRecord, Workload, lesson_workload, request_cost, select_to_clear, simulate, simulate_policy,
+)
 from .tokens import FakeTokenizer, Tokenizer, estimate_tokens
 from .trim import omission_marker, save_full_output, trim_and_save, trim_lines, trim_with_reference
 from .window import MODEL_TABLE, Outcome, Window, model_limits, remaining
@@ -29,4 +32,6 @@ __all__ = [
     "model_limits", "omission_marker", "remaining", "request_cost", "retrieved_recall",
     "save_full_output", "select_to_clear", "simulate", "stuff_vs_retrieve", "stuffed_recall",
     "trim_and_save", "trim_lines", "trim_with_reference",
+    "BUILTIN_POLICIES", "Clear", "Compact", "ContextView", "Protect", "Step", "TurnRecord", "Workload",
+    "lesson_workload", "simulate_policy",
 ]
