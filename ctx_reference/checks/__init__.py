@@ -5,7 +5,7 @@ learner's function, prints one line per case in Chinese and raises ``AssertionEr
 failed, so that nbgrader scores the cell. Every expectation is a literal from SPEC, written in the
 case module of its notebook; none is computed with the reference implementation.
 """
-from . import assembly, evaldiff, ledger, recall, remaining, render, simulation, trim, window_math
+from . import assembly, capstone, evaldiff, ledger, recall, remaining, render, simulation, trim, window_math
 from .runner import CheckCase, Outcome, format_report, run_cases
 
 EXERCISES = {
@@ -18,7 +18,12 @@ EXERCISES = {
     **render.CASES,
     **evaldiff.CASES,
     **ledger.CASES,
+    **capstone.CASES,
 }
+
+# Exercises whose learner's object is not called directly: the adapter turns it into the
+# function the cases call (the capstone runs a policy on a named workload).
+ADAPTERS = {**capstone.ADAPTERS}
 
 
 def check_exercise(name: str, func) -> None:
@@ -30,6 +35,8 @@ def check_exercise(name: str, func) -> None:
     if name not in EXERCISES:
         known = ", ".join(sorted(EXERCISES))
         raise ValueError(f"name must be one of: {known} (got {name!r})")
+    if name in ADAPTERS and callable(func):
+        func = ADAPTERS[name](func)
     outcomes = run_cases(func, EXERCISES[name])
     print(format_report(outcomes))
     if outcomes and outcomes[-1].pending:
