@@ -523,3 +523,33 @@ def plot_leaderboard(names: Sequence[str], scores: Sequence[Optional[float]]) ->
     ax.set_title("全班排行榜（隐藏任务）")
     ax.legend(loc="lower right")
     return _finish(fig)
+
+
+def plot_position_fit(base: float, middle: float, end_drop: float,
+                      curve: MeasuredCurve = LOST_IN_THE_MIDDLE) -> Figure:
+    """Return the measured accuracy by position and the fitted toy curve through it.
+
+    The curve is ``base * (1 - middle * 4x(1 - x) - end_drop * x)`` with x = (p - 0.5) / N,
+    drawn in percent. Lines: ``"measured"`` (points), ``"fit"``. Used by notebook 03-recall.
+    """
+    for name, value in (("base", base), ("middle", middle), ("end_drop", end_drop)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} must be a number (got {value!r})")
+    n = curve.n_documents
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(curve.positions, curve.accuracy_percent, "o", color="#d1495b", markersize=8,
+            gid="measured", label=f"实测（{curve.model}，{n} 篇）")
+    grid = [1 + i * (n - 1) / 200 for i in range(201)]
+    fitted = [100 * base * (1 - middle * 4 * x * (1 - x) - end_drop * x)
+              for x in ((p - 0.5) / n for p in grid)]
+    ax.plot(grid, fitted, color="#2e86ab", gid="fit",
+            label=f"拟合：base {base:.3f}，middle {middle:.3f}，end_drop {end_drop:.3f}")
+    ax.axhline(curve.closed_book_percent, color="#7f7f7f", linestyle=":",
+               label=f"闭卷 {curve.closed_book_percent} %")
+    ax.set_xlabel("答案所在文档的位置（第几篇）")
+    ax.set_ylabel("准确率（%）")
+    ax.set_title("玩具模型的位置曲线，用最小二乘拟合到实测")
+    ax.legend(loc="upper center")
+    ax.grid(True, alpha=0.3)
+    return _finish(fig)

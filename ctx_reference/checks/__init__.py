@@ -5,13 +5,14 @@ learner's function, prints one line per case in Chinese and raises ``AssertionEr
 failed, so that nbgrader scores the cell. Every expectation is a literal from SPEC, written in the
 case module of its notebook; none is computed with the reference implementation.
 """
-from . import assembly, capstone, evaldiff, ledger, recall, remaining, render, simulation, trim, window_math
+from . import assembly, capstone, evaldiff, ledger, recall, recall_fit, remaining, render, simulation, trim, window_math
 from .runner import CheckCase, Outcome, format_report, run_cases
 
 EXERCISES = {
     **window_math.CASES,
     **remaining.CASES,
     **recall.CASES,
+    **recall_fit.CASES,
     **assembly.CASES,
     **trim.CASES,
     **simulation.CASES,
