@@ -188,7 +188,7 @@ STUDENTS: dict[str, dict[str, Work]] = {
     # a perfect student: the model solutions, and an answer to every question
     "ada": {
         "02-remaining": Work(code={"remaining": MODEL}, answers=ANSWERS["02-remaining"]),
-        "03-recall": Work(code={"recall": MODEL}, answers=ANSWERS["03-recall"]),
+        "03-recall": Work(code={"recall": MODEL, "fit_position": MODEL}, answers=ANSWERS["03-recall"]),
         "04-assembly": Work(code={"assemble": MODEL}, answers=ANSWERS["04-assembly"]),
         "05-trim-lines": Work(code={"trim_lines": MODEL}, answers=ANSWERS["05-trim-lines"]),
     },
