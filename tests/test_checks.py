@@ -5,7 +5,7 @@ import pytest
 
 import ctx_reference
 import ctx_reference.window
-from ctx_reference.checks import EXERCISES, CheckCase, check_exercise, format_report, run_cases
+from ctx_reference.checks import ADAPTERS, EXERCISES, CheckCase, check_exercise, format_report, run_cases
 
 
 def good_remaining(window, read, write, input, max_tokens):
@@ -105,7 +105,27 @@ def test_non_callable_is_rejected():
         run_cases(42, EXERCISES["remaining"])
 
 
-# Each exercise's reference counterpart, called with the learner's signature.
+def _capstone_policy(view):
+    """Notebook 11's model answer: over the threshold, clear unneeded results and compact to 2 turns."""
+    if view.tokens <= view.threshold:
+        return None
+    old = [r for r in view.records if r.turn <= view.turn - 2]
+    if not old:
+        return None
+    scratch = [r.turn for r in old if not r.cleared and not r.needed and not r.protected]
+    return ([ctx_reference.Clear(scratch)] if scratch else []) + [ctx_reference.Compact(2)]
+
+
+def _fit_position(positions, accuracy, n_docs):
+    """Notebook 03's fit through the reference: the LOST_IN_THE_MIDDLE shape with these points."""
+    curve = ctx_reference.recall.MeasuredCurve("fit", n_docs, tuple(positions),
+                                               tuple(100 * a for a in accuracy), 0.0, "")
+    fit = ctx_reference.recall.fit_position_curve(curve)
+    return fit.base, fit.middle, fit.end_drop
+
+
+# Each exercise's reference counterpart, called with the learner's signature (for the capstone,
+# the signature its adapter gives: a workload name).
 REFERENCE = {
     "check": lambda size, input_tokens, max_tokens: ctx_reference.Window(size).check(input_tokens, max_tokens),
     "estimate_tokens": ctx_reference.estimate_tokens,
@@ -121,11 +141,13 @@ REFERENCE = {
     "diff": ctx_reference.diff,
     "zone": ctx_reference.zone,
     "measure": ctx_reference.measure,
+    "fit_position": _fit_position,
+    **{name: adapt(_capstone_policy) for name, adapt in ADAPTERS.items()},
 }
 
 
 def test_every_exercise_has_cases_and_a_reference():
-    """The checker knows the twelve exercises of the nine notebooks, each with visible cases."""
+    """Every exercise the checker knows has visible cases (at least three) and a reference here."""
     assert sorted(EXERCISES) == sorted(REFERENCE)
     assert all(len(cases) >= 3 for cases in EXERCISES.values())
 

@@ -47,4 +47,4 @@ def check_exercise(name: str, func) -> None:
         raise AssertionError(f"练习 {name}：{failed} 个检查没有通过，请看上面的 ✗ 行。")
 
 
-__all__ = ["CheckCase", "EXERCISES", "Outcome", "check_exercise", "format_report", "run_cases"]
+__all__ = ["ADAPTERS", "CheckCase", "EXERCISES", "Outcome", "check_exercise", "format_report", "run_cases"]
