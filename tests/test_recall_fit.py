@@ -71,3 +71,15 @@ def test_check_cases_pass_the_reference():
         return b, bm / b, be / b
 
     check_exercise("fit_position", fit_position)
+
+
+def test_fit_plot_has_points_and_curve():
+    """The fit plot draws the 5 measured points and one fitted curve starting near 74 %."""
+    from ctx_reference.plots import plot_position_fit
+
+    fit = fit_position_curve()
+    fig = plot_position_fit(fit.base, fit.middle, fit.end_drop)
+    lines = {line.get_gid(): line for line in fig.axes[0].lines}
+    assert list(lines["measured"].get_ydata()) == [75.8, 57.2, 53.8, 55.4, 63.2]
+    assert lines["fit"].get_ydata()[0] == pytest.approx(100 * fit.base * (1 - fit.middle * 4 * 0.025 * 0.975
+                                                                          - fit.end_drop * 0.025))
