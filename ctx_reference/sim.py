@@ -54,8 +54,10 @@ form, a second, independent statement of the rules that the tests compare agains
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional, Sequence
+from operator import itemgetter
+from typing import Callable, NamedTuple, Optional, Sequence
 
 from ctx_reference._validate import require_int, require_real
 from ctx_reference.ledger import Zone, zone
@@ -519,13 +521,34 @@ class Workload:
         return self.user + self.tool_call + self.steps[turn - 1].result + self.answer
 
 
-@dataclass(frozen=True)
-class TurnRecord:
+class _TaskFields(NamedTuple):
+    """The fields of SimParams that describe the task (not the strategy), for lesson_workload."""
+
+    base: int
+    user: int
+    tool_call: int
+    tool_result: int
+    answer: int
+    window: int
+    threshold: int
+    turns: int
+    placeholder: int
+    summary_tokens: int
+    summary_capacity: Optional[int]
+    note_tokens: int
+    first_question: int
+    question_every: int
+    fact_lag: int
+    cache_write: float
+    cache_read: float
+
+
+class TurnRecord(NamedTuple):
     """One turn still in the context (not folded into the summary), as a policy sees it.
 
     result_tokens -- size of its tool result in full; tokens -- what the turn occupies now
     (the result replaced by a placeholder once cleared); noted -- its fact sits in a note;
-    protected -- its tool's results may not be cleared.
+    protected -- its tool's results may not be cleared. An immutable named tuple.
     """
 
     turn: int
@@ -538,33 +561,94 @@ class TurnRecord:
     protected: bool = False
 
 
-@dataclass(frozen=True)
-class ContextView:
-    """The context after turn ``turn`` was appended, as the simulation knows it.
+_VIEW_FIELDS = ("turn", "tokens", "window", "threshold", "oldest_in_full", "summary_upto",
+                "protected_tools", "rewrites", "base", "placeholder", "note_tokens",
+                "summary_tokens", "turns")
 
-    ``records`` are the turns not folded into the summary, oldest first; ``notes`` the turns
-    whose fact is in a note; ``summary_upto`` the last turn folded into the summary (0: no
-    summary) and ``summary_facts`` the facts it still holds. ``zone`` is the ledger's zone of
-    ``tokens`` in the window (``ctx_reference.ledger.zone``). The sizes a policy needs to
-    weigh an action (placeholder, note, summary) and the rewrites so far come along.
+
+class ContextView(tuple):
+    """The context after turn ``turn`` was appended, as the simulation knows it (read-only).
+
+    turn, turns       -- this turn (1-based) and the task's length.
+    tokens            -- the context now; window, threshold -- the model's limit and its
+                         suggested point to start managing.
+    zone              -- the ledger's zone of ``tokens`` in the window (``ledger.zone``).
+    records           -- the turns not folded into the summary, oldest first (TurnRecord).
+    oldest_in_full    -- the oldest of them whose tool result is still in full (turn + 1: none).
+    notes             -- the turns whose fact is in a note.
+    summary_upto      -- the last turn folded into the summary (0: no summary yet);
+    summary_facts     -- the facts the summary still holds.
+    protected_tools   -- tools whose results may not be cleared.
+    rewrites          -- rewrites so far; base, placeholder, note_tokens, summary_tokens --
+                         the sizes a policy needs to weigh an action.
+
+    ``records``, ``notes`` and ``summary_facts`` are built when first read, and can be read only while the policy
+    runs (a policy that keeps a view for later keeps what it read, e.g. ``list(view.records)``):
+    the simulation does not copy the whole context every turn for policies that never look.
+    A view is a tuple of the fields above, in that order, with one property per field.
     """
 
-    turn: int
-    tokens: int
-    window: int
-    threshold: int
-    zone: Zone
-    records: tuple[TurnRecord, ...]
-    notes: tuple[int, ...]
-    summary_upto: int
-    summary_facts: tuple[int, ...]
-    protected_tools: tuple[str, ...]
-    rewrites: int
-    base: int
-    placeholder: int
-    note_tokens: int
-    summary_tokens: int
-    turns: int
+    def __new__(cls, fields: tuple, source: Optional[tuple] = None) -> "ContextView":
+        view = tuple.__new__(cls, fields)
+        view.__dict__["_source"] = source
+        return view
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ContextView is read-only (tried to set {name!r})")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(_VIEW_FIELDS, self))
+        return f"ContextView({shown})"
+
+    def _closed_error(self, name: str) -> ValueError:
+        return ValueError(f"{name} of a ContextView can only be read while the policy runs; "
+                          f"keep list(view.{name}) instead of the view (got turn {self[0]})")
+
+    @property
+    def records(self) -> tuple[TurnRecord, ...]:
+        """Return the turns not folded into the summary, oldest first."""
+        cached = self.__dict__.get("_records")
+        if cached is None:
+            source = self.__dict__["_source"]
+            if source is None:
+                raise self._closed_error("records")
+            cached = self.__dict__["_records"] = tuple(source[0][source[1]:source[2]])
+        return cached
+
+    @property
+    def notes(self) -> tuple[int, ...]:
+        """Return the turns whose fact is in a note, in the order they were written."""
+        cached = self.__dict__.get("_notes")
+        if cached is None:
+            source = self.__dict__["_source"]
+            if source is None:
+                raise self._closed_error("notes")
+            cached = self.__dict__["_notes"] = tuple(source[3])
+        return cached
+
+    @property
+    def summary_facts(self) -> tuple[int, ...]:
+        """Return the facts (turns) the summary still holds, oldest first."""
+        cached = self.__dict__.get("_summary_facts")
+        if cached is None:
+            source = self.__dict__["_source"]
+            if source is None:
+                raise self._closed_error("summary_facts")
+            cached = self.__dict__["_summary_facts"] = tuple(source[4])
+        return cached
+
+    @property
+    def zone(self) -> Zone:
+        """Return the ledger's zone of ``tokens`` in the window."""
+        return zone(self[1], self[2])
+
+    def _close(self) -> None:
+        self.__dict__["_source"] = None
+
+
+for _index, _name in enumerate(_VIEW_FIELDS):
+    setattr(ContextView, _name, property(itemgetter(_index), doc=f"The view's {_name}."))
+del _index, _name
 
 
 def _turn_list(value: object, field_name: str) -> tuple[int, ...]:
@@ -638,6 +722,14 @@ class Protect:
     def __post_init__(self) -> None:
         if not isinstance(self.tool, str) or not self.tool:
             raise ValueError(f"Protect.tool must be a non-empty str (got {self.tool!r})")
+
+
+def _trusted_clear(turns: tuple[int, ...], notes: tuple[int, ...]) -> Clear:
+    """Return Clear(turns, notes) without re-checking turns already checked by ``_check_cleared``."""
+    action = object.__new__(Clear)
+    object.__setattr__(action, "turns", turns)
+    object.__setattr__(action, "notes", notes)
+    return action
 
 
 Action = Clear | Compact | Protect
@@ -721,14 +813,13 @@ class _HookClear:
     notes: bool
 
     def __call__(self, view: ContextView) -> Optional[Clear]:
-        first = next((r.turn for r in view.records if not r.cleared), view.turn + 1)
-        uncleared = range(first, view.turn + 1)
+        uncleared = range(view.oldest_in_full, view.turn + 1)
         chosen = self.hook(view.tokens, uncleared, view.turn, self.params)
         count = _check_cleared(chosen, uncleared, view.turn)
         if count == 0:
             return None
         turns = tuple(uncleared[:count])
-        return Clear(turns, notes=turns if self.notes else ())
+        return _trusted_clear(turns, turns if self.notes else ())
 
 
 def lesson_workload(params: SimParams = SimParams()) -> Workload:
@@ -743,12 +834,24 @@ def lesson_workload(params: SimParams = SimParams()) -> Workload:
     """
     if not isinstance(params, SimParams):
         raise ValueError(f"params must be a SimParams (got {params!r})")
+    # keep and clear_at_least belong to the strategies, not the task: leave them out of the key
+    return _lesson_workload(*(getattr(params, name) for name in _TASK_FIELDS))
+
+
+_TASK_FIELDS = ("base", "user", "tool_call", "tool_result", "answer", "window", "threshold",
+                "turns", "placeholder", "summary_tokens", "summary_capacity", "note_tokens",
+                "first_question", "question_every", "fact_lag", "cache_write", "cache_read")
+
+
+@lru_cache(maxsize=256)
+def _lesson_workload(*fields: object) -> Workload:
+    params = _TaskFields(*fields)
     questions = tuple((q, q - params.fact_lag)
                       for q in range(params.first_question + 1, params.turns + 1,
                                      params.question_every))
     needed = {fact for _, fact in questions}
-    steps = tuple(Step("tool", params.tool_result, t in needed)
-                  for t in range(1, params.turns + 1))
+    asked, plain = Step("tool", params.tool_result, True), Step("tool", params.tool_result)
+    steps = tuple(asked if t in needed else plain for t in range(1, params.turns + 1))
     return Workload(
         name="lesson", steps=steps, questions=questions, base=params.base, user=params.user,
         tool_call=params.tool_call, answer=params.answer, window=params.window,
@@ -836,13 +939,18 @@ def _run(policy: Policy, workload: Workload,
     """Run ``policy`` on ``workload``; ``cost_of(input, previous, rewrote)`` prices a request."""
     fixed = workload.user + workload.tool_call + workload.answer
     window = workload.window
+    threshold = workload.threshold
     placeholder = workload.placeholder
+    sizes = (workload.base, placeholder, workload.note_tokens, workload.summary_tokens,
+             workload.turns)
     records: list[TurnRecord] = []
     live_from = 1                   # turns before this are folded into the summary
+    full_from = 1                   # the oldest live turn whose result is still in full
     notes: dict[int, None] = {}     # noted turns, in insertion order
     summary_upto = 0
-    summary_facts: tuple[int, ...] = ()
+    summary_facts: list[int] = []   # the facts the summary holds, oldest first
     protected: dict[str, None] = {}
+    protected_tools: tuple[str, ...] = ()
     lost_at: dict[int, int] = {}
     tokens = workload.base
     contexts: list[int] = []
@@ -855,24 +963,23 @@ def _run(policy: Policy, workload: Workload,
     overflow_turn = None
 
     for turn, step in enumerate(workload.steps, start=1):
-        records.append(TurnRecord(turn, step.tool, step.result, fixed + step.result,
-                                  step.needed, protected=step.tool in protected))
+        records.append(TurnRecord(turn, step.tool, step.result, fixed + step.result, step.needed,
+                                  False, False, step.tool in protected))
         tokens += fixed + step.result
-        view = ContextView(
-            turn=turn, tokens=tokens, window=window, threshold=workload.threshold,
-            zone=zone(tokens, window), records=tuple(records[live_from - 1:]),
-            notes=tuple(notes), summary_upto=summary_upto, summary_facts=summary_facts,
-            protected_tools=tuple(protected), rewrites=len(rewrite_turns), base=workload.base,
-            placeholder=placeholder, note_tokens=workload.note_tokens,
-            summary_tokens=workload.summary_tokens, turns=workload.turns)
+        view = ContextView((turn, tokens, window, threshold, full_from, summary_upto,
+                            protected_tools, len(rewrite_turns)) + sizes,
+                           (records, live_from - 1, turn, notes, summary_facts))
         decision = policy(view)
+        view._close()
+        del view
         rewrote = False
         for action in _actions(decision, turn):
             if isinstance(action, Protect):
                 protected[action.tool] = None
+                protected_tools = tuple(protected)
                 for i in range(live_from - 1, turn):
                     if records[i].tool == action.tool and not records[i].protected:
-                        records[i] = replace(records[i], protected=True)
+                        records[i] = records[i]._replace(protected=True)
             elif isinstance(action, Clear):
                 for t in action.turns:
                     if not live_from <= t <= turn:
@@ -889,8 +996,9 @@ def _run(policy: Policy, workload: Workload,
                 noted = set(action.notes)
                 for t in action.turns:
                     record = records[t - 1]
-                    records[t - 1] = replace(record, tokens=fixed + placeholder, cleared=True,
-                                             noted=t in noted)
+                    records[t - 1] = TurnRecord(t, record.tool, record.result_tokens,
+                                                fixed + placeholder, record.needed, True,
+                                                t in noted, False)
                     tokens -= record.result_tokens - placeholder
                     if t in noted:
                         notes[t] = None
@@ -904,24 +1012,26 @@ def _run(policy: Policy, workload: Workload,
                     raise ValueError(f"Compact.keep: keeping {action.keep} turns at turn {turn} "
                                      f"leaves nothing to fold (turns {live_from}..{turn} are in "
                                      f"the context) (got {action.keep!r})")
-                kept_facts = list(summary_facts)
                 for record in records[live_from - 1:fold_to]:
                     if not record.cleared or record.noted:
-                        kept_facts.append(record.turn)
+                        summary_facts.append(record.turn)
                     notes.pop(record.turn, None)
                 capacity = workload.summary_capacity
-                if capacity is not None and len(kept_facts) > capacity:
-                    cut = len(kept_facts) - capacity
-                    for fact in kept_facts[:cut]:
+                if capacity is not None and len(summary_facts) > capacity:
+                    cut = len(summary_facts) - capacity
+                    for fact in summary_facts[:cut]:
                         lost_at.setdefault(fact, turn)
-                    kept_facts = kept_facts[cut:]
-                summary_facts = tuple(kept_facts)
+                    del summary_facts[:cut]
                 summary_upto = fold_to
                 live_from = fold_to + 1
                 tokens = (workload.base + workload.summary_tokens
                           + sum(r.tokens for r in records[live_from - 1:])
                           + workload.note_tokens * len(notes))
                 rewrote = True
+        if rewrote:
+            full_from = max(full_from, live_from)
+            while full_from <= turn and records[full_from - 1].cleared:
+                full_from += 1
         if rewrote:
             rewrite_turns.append(turn)
         if tokens > window:

@@ -113,16 +113,46 @@ def test_view_shows_records_zone_and_sizes():
     views = []
 
     def spy(view):
-        views.append(view)
+        views.append((view, view.records))
 
     simulate_policy(spy, _tiny())
-    v = views[1]
+    v, records = views[1]
     assert (v.turn, v.tokens, v.window, v.threshold) == (2, 6_500, 20_000, 10_000)
-    assert [r.turn for r in v.records] == [1, 2]
-    assert [(r.tool, r.result_tokens, r.tokens, r.needed) for r in v.records] == [
+    assert [r.turn for r in records] == [1, 2]
+    assert [(r.tool, r.result_tokens, r.tokens, r.needed) for r in records] == [
         ("read", 5_000, 5_000, True), ("grep", 500, 500, False)]
     assert v.zone is Zone.SAFE                       # 6,500 of 20,000
-    assert views[3].zone is Zone.CAUTION             # 12,000 of 20,000 is 60 %
+    assert views[3][0].zone is Zone.CAUTION          # 12,000 of 20,000 is 60 %
+
+
+def test_view_is_read_only_and_records_only_during_the_call():
+    """Setting a field raises; records not read during the policy call cannot be read later."""
+    kept = []
+
+    def keep(view):
+        kept.append(view)
+        with pytest.raises(AttributeError, match="read-only"):
+            view.tokens = 0
+
+    simulate_policy(keep, _tiny())
+    assert kept[0].turn == 1
+    with pytest.raises(ValueError, match="records of a ContextView can only be read while the policy runs"):
+        kept[0].records
+
+
+def test_oldest_in_full_and_summary_facts():
+    """After clearing turn 1 at turn 2, turn 3's view says 2 is the oldest in full. Compact(1) at
+    turn 3 folds turns 1–2: turn 4's view has 3 as the oldest in full and a summary up to 2 that
+    holds fact 2 only (fact 1 was cleared without a note)."""
+    seen = {}
+
+    def policy(view):
+        seen[view.turn] = (view.oldest_in_full, view.summary_upto, view.summary_facts)
+        return {2: Clear([1]), 3: Compact(1)}.get(view.turn)
+
+    simulate_policy(policy, _tiny())
+    assert seen[3] == (2, 0, ())
+    assert seen[4] == (3, 2, (2,))
 
 
 def test_clear_with_and_without_notes():
