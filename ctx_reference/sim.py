@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Callable, NamedTuple, Optional, Sequence
 

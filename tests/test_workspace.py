@@ -11,7 +11,7 @@ def test_fresh_workspace_gets_every_lesson(tmp_path):
     """An empty workspace receives one copy of each released notebook, byte for byte."""
     copied = prepare_workspace(REPO, tmp_path)
     expected = [tmp_path / p.relative_to(LESSONS) for p in notebooks(LESSONS)]
-    assert sorted(copied) == sorted(expected) and len(copied) == 9
+    assert sorted(copied) == sorted(expected) and len(copied) == len(set(copied)) >= 1
     for path in notebooks(LESSONS):
         assert (tmp_path / path.relative_to(LESSONS)).read_bytes() == path.read_bytes()
 
