@@ -37,6 +37,7 @@ formgrader: $(STAMP)
 
 bench: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_sim.py
+	$(ACTIVATE) python benchmarks/bench_policy.py
 
 bench-grading: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_grading.py --compare

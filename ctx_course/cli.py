@@ -46,6 +46,16 @@ def main(argv: list[str] | None = None) -> int:
         help="run no notebook: rewrite feedback and grades.csv from the gradebook (after grading by hand)",
     )
     grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
+    board = sub.add_parser(
+        "leaderboard",
+        help="re-score the graded policies of an assignment on hidden workloads; write a CSV and a PNG",
+        description="Run every graded notebook of the assignment (in <work>/autograded) in a fresh "
+        "kernel, score its policy on the hidden workloads and write leaderboard-<assignment>.csv "
+        "and .png into the working folder. Grade first.",
+    )
+    board.add_argument("assignment", help="assignment id, e.g. 11-capstone")
+    board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
+    board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     args = parser.parse_args(argv)
     try:
         if args.command == "release":
@@ -58,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new)")
         elif args.command == "grade":
             return _grade(args)
+        elif args.command == "leaderboard":
+            return _leaderboard(args)
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -107,3 +119,16 @@ def _grade(args: argparse.Namespace) -> int:
     print(format_summary(report, base=Path.cwd()))
     return 1 if report.failed else 0
 
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    """Re-score the graded policies, print one line per student and where the files went."""
+    from .leaderboard import leaderboard
+
+    def on_row(row):
+        shown = row.error or ("disqualified" if row.score is None else f"{row.score:.3f}")
+        print(f"{row.student}: {shown}", flush=True)
+
+    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work, on_row=on_row)
+    print(f"{len(rows)} students ranked: {csv_path} and {png_path}")
+    return 0

@@ -17,6 +17,10 @@ from .recall import LOST_IN_THE_MIDDLE, RecallModel, answer_position, retrieved_
 from .render import PromptSpec, lint, render
 from .sessions import Record, SessionParams, SessionsResult, SessionStart, simulate_sessions
 from .sim import STRATEGIES, QuestionOutcome, SimParams, SimResult, request_cost, select_to_clear, simulate
+from .sim import (
+    BUILTIN_POLICIES, STRATEGIES, Clear, Compact, ContextView, Protect, QuestionOutcome, SimParams, SimResult, Step,
+    TurnRecord, Workload, lesson_workload, request_cost, select_to_clear, simulate, simulate_policy,
+)
 from .tokens import FakeTokenizer, Tokenizer, estimate_tokens
 from .trim import omission_marker, save_full_output, trim_and_save, trim_lines, trim_with_reference
 from .window import MODEL_TABLE, Outcome, Window, model_limits, remaining
@@ -32,4 +36,6 @@ __all__ = [
     "save_full_output", "select_to_clear", "simulate", "stuff_vs_retrieve", "stuffed_recall",
     "trim_and_save", "trim_lines", "trim_with_reference",
     "Record", "SessionParams", "SessionStart", "SessionsResult", "simulate_sessions",
+    "BUILTIN_POLICIES", "Clear", "Compact", "ContextView", "Protect", "Step", "TurnRecord", "Workload",
+    "lesson_workload", "simulate_policy",
 ]

@@ -462,3 +462,98 @@ def plot_zones(contexts: Sequence[int], limit: int, labels: Optional[Sequence[st
     ax.set_ylabel("上下文（token）")
     ax.set_title(f"每次请求占窗口多少：{limit:,} token 的窗口")
     return _finish(fig)
+
+
+# ---------------------------------------------------------------- policies
+
+
+def plot_policy_scores(scores: Mapping[str, object], highlight: Optional[str] = None) -> Figure:
+    """Return total input equivalent against facts lost, one point per policy.
+
+    ``scores`` maps a policy name to its ``PolicyScore``; ``highlight`` names the learner's
+    (drawn as a large star). A policy that overflowed on some workload is drawn as an X.
+    Points: ``gid="policy:<name>"``. Used by the capstone notebook.
+    """
+    if not isinstance(scores, Mapping) or not scores:
+        raise ValueError(f"scores must be a non-empty mapping name -> PolicyScore (got {scores!r})")
+    if highlight is not None and highlight not in scores:
+        raise ValueError(f"highlight must be one of the policies {list(scores)!r} (got {highlight!r})")
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.add_subplot()
+    for name, s in scores.items():
+        lost = sum(w.facts_lost for w in s.workloads)
+        overflowed = any(w.overflow_turn is not None for w in s.workloads)
+        mine = name == highlight
+        color = "#d1495b" if mine else STRATEGY_COLORS.get(name, "#555555")
+        marker = "*" if mine else ("X" if overflowed else "o")
+        ax.plot([lost], [s.total_cost], marker=marker, markersize=18 if mine else 9,
+                linestyle="none", color=color, gid=f"policy:{name}")
+        suffix = "（溢出）" if overflowed else ""
+        ax.annotate(f"{name}{suffix}", (lost, s.total_cost), textcoords="offset points",
+                    xytext=(8, 6), fontweight="bold" if mine else "normal")
+    ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.set_xlim(left=-1)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("丢失的事实（所有任务合计）")
+    ax.set_ylabel("输入当量（所有任务合计）")
+    ax.set_title("各策略：花费与丢失的事实（越靠左下越好；溢出的任务提前结束，花费偏低）")
+    ax.grid(True, alpha=0.3)
+    return _finish(fig)
+
+
+def plot_leaderboard(names: Sequence[str], scores: Sequence[Optional[float]]) -> Figure:
+    """Return horizontal bars of ranked scores (lower is better); None scores show as 出局.
+
+    ``names`` and ``scores`` are in rank order. Bars: ``gid="score:<name>"``.
+    Used by the class leaderboard (``python -m ctx_course leaderboard``).
+    """
+    if len(names) != len(scores):
+        raise ValueError(f"scores must have one value per name ({len(names)}) (got {len(scores)})")
+    fig = Figure(figsize=(FIGSIZE[0], max(2.5, 0.35 * len(names) + 1)), layout="constrained")
+    ax = fig.add_subplot()
+    shown = [s for s in scores if s is not None]
+    top = max(shown, default=1.0)
+    for i, (name, score) in enumerate(zip(names, scores)):
+        y = len(names) - 1 - i
+        if score is None:
+            ax.barh([y], [top], color="#dddddd", gid=f"score:{name}")
+            ax.text(top * 0.02, y, "出局", va="center")
+        else:
+            ax.barh([y], [score], color="#2e86ab" if score < 1 else "#e0a030", gid=f"score:{name}")
+            ax.text(score, y, f" {score:.3f}", va="center")
+    ax.axvline(1.0, color="#d1495b", linestyle="--", label="最便宜的安全内置策略 = 1")
+    ax.set_yticks(range(len(names)), list(reversed(list(names))))
+    ax.set_xlabel("得分：花费 ÷ 最便宜的安全内置策略（几何平均，越低越好）")
+    ax.set_title("全班排行榜（隐藏任务）")
+    ax.legend(loc="lower right")
+    return _finish(fig)
+
+
+def plot_position_fit(base: float, middle: float, end_drop: float,
+                      curve: MeasuredCurve = LOST_IN_THE_MIDDLE) -> Figure:
+    """Return the measured accuracy by position and the fitted toy curve through it.
+
+    The curve is ``base * (1 - middle * 4x(1 - x) - end_drop * x)`` with x = (p - 0.5) / N,
+    drawn in percent. Lines: ``"measured"`` (points), ``"fit"``. Used by notebook 03-recall.
+    """
+    for name, value in (("base", base), ("middle", middle), ("end_drop", end_drop)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} must be a number (got {value!r})")
+    n = curve.n_documents
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(curve.positions, curve.accuracy_percent, "o", color="#d1495b", markersize=8,
+            gid="measured", label=f"实测（{curve.model}，{n} 篇）")
+    grid = [1 + i * (n - 1) / 200 for i in range(201)]
+    fitted = [100 * base * (1 - middle * 4 * x * (1 - x) - end_drop * x)
+              for x in ((p - 0.5) / n for p in grid)]
+    ax.plot(grid, fitted, color="#2e86ab", gid="fit",
+            label=f"拟合：base {base:.3f}，middle {middle:.3f}，end_drop {end_drop:.3f}")
+    ax.axhline(curve.closed_book_percent, color="#7f7f7f", linestyle=":",
+               label=f"闭卷 {curve.closed_book_percent} %")
+    ax.set_xlabel("答案所在文档的位置（第几篇）")
+    ax.set_ylabel("准确率（%）")
+    ax.set_title("玩具模型的位置曲线，用最小二乘拟合到实测")
+    ax.legend(loc="upper center")
+    ax.grid(True, alpha=0.3)
+    return _finish(fig)

@@ -64,11 +64,14 @@ class RecallModel:
     half_at: tokens where base recall is 0.5 (> 0).
     steep:   how fast recall falls around half_at (> 0); 1.5 makes 800k give 0.261.
     middle:  how much lower the exact middle is than the ends, in [0, 1].
+    end_drop: how much lower the very end is than the very start (0: symmetric, the lesson's
+             default); the position factor loses ``end_drop * x``. middle + end_drop <= 1.
     """
 
     half_at: float = 400_000
     steep: float = 1.5
     middle: float = 0.3
+    end_drop: float = 0.0
 
     def __post_init__(self) -> None:
         if _require_number(self.half_at, "half_at") <= 0:
@@ -76,6 +79,10 @@ class RecallModel:
         if _require_number(self.steep, "steep") <= 0:
             raise ValueError(f"steep must be > 0 (got {self.steep!r})")
         _require_probability(self.middle, "middle")
+        _require_probability(self.end_drop, "end_drop")
+        if self.middle + self.end_drop > 1:
+            raise ValueError(f"end_drop must be <= 1 - middle ({1 - self.middle!r}) "
+                             f"(got {self.end_drop!r})")
 
     def base(self, n: int) -> float:
         """Return the recall of an n-token context before the position effect.
@@ -91,7 +98,9 @@ class RecallModel:
         return 1.0 / (1.0 + (n / self.half_at) ** self.steep)
 
     def position_factor(self, pos: int, n: int) -> float:
-        """Return 1 - middle * 4x(1 - x) with x = (pos + 0.5) / n: 1 near the ends, 1 - middle in the middle.
+        """Return 1 - middle * 4x(1 - x) - end_drop * x with x = (pos + 0.5) / n.
+
+        With ``end_drop = 0``: 1 near the ends, 1 - middle in the middle.
 
         >>> round(RecallModel().position_factor(402_000, 800_000), 3)  # x = 0.5025
         0.7
@@ -103,7 +112,7 @@ class RecallModel:
         if pos >= n:
             raise ValueError(f"pos must be < n={n} (got {pos!r})")
         x = (pos + 0.5) / n
-        return 1.0 - self.middle * MIDDLE_SHAPE * x * (1.0 - x)
+        return 1.0 - self.middle * MIDDLE_SHAPE * x * (1.0 - x) - self.end_drop * x
 
     def recall(self, pos: int, n: int) -> float:
         """Return the chance of finding a fact at token ``pos`` of an ``n``-token context.
@@ -264,3 +273,47 @@ LOST_IN_THE_MIDDLE = MeasuredCurve(
     ),
 )
 """Multi-document QA accuracy from Liu et al. 2023 (20 documents, GPT-3.5-Turbo)."""
+
+
+@dataclass(frozen=True)
+class PositionFit:
+    """The toy model's position curve fitted to a measured one, and how far it misses.
+
+    base, middle, end_drop -- the fitted curve base * (1 - middle * 4x(1 - x) - end_drop * x);
+    residuals -- measured minus fitted, one per position (fractions, not percent).
+    """
+
+    base: float
+    middle: float
+    end_drop: float
+    residuals: tuple[float, ...]
+
+
+def fit_position_curve(curve: "MeasuredCurve | None" = None) -> PositionFit:
+    """Return the least-squares fit of the toy position curve to ``curve`` (LOST_IN_THE_MIDDLE).
+
+    The answer document at 1-based position p of N sits at x = (p - 0.5) / N. The curve
+    r(x) = base - (base * middle) * 4x(1 - x) - (base * end_drop) * x is linear in
+    (base, base * middle, base * end_drop), so ``numpy.linalg.lstsq`` solves it exactly.
+
+    >>> fit = fit_position_curve()
+    >>> round(fit.base, 3), round(fit.middle, 3), round(fit.end_drop, 3)
+    (0.76, 0.244, 0.136)
+
+    Used by notebook 03-recall.
+    """
+    import numpy as np
+
+    curve = LOST_IN_THE_MIDDLE if curve is None else curve
+    if not isinstance(curve, MeasuredCurve):
+        raise ValueError(f"curve must be a MeasuredCurve (got {curve!r})")
+    if len(curve.positions) < 3:
+        raise ValueError(f"curve must have at least 3 positions to fit 3 parameters "
+                         f"(got {curve.positions!r})")
+    x = (np.array(curve.positions, dtype=float) - 0.5) / curve.n_documents
+    measured = np.array(curve.accuracy_percent, dtype=float) / 100
+    design = np.column_stack([np.ones_like(x), -MIDDLE_SHAPE * x * (1 - x), -x])
+    (base, scaled_middle, scaled_drop), *_ = np.linalg.lstsq(design, measured, rcond=None)
+    residuals = measured - design @ np.array([base, scaled_middle, scaled_drop])
+    return PositionFit(float(base), float(scaled_middle / base), float(scaled_drop / base),
+                       tuple(float(r) for r in residuals))

@@ -40,15 +40,27 @@ All sizes are tokens. Costs are plain floats; round them only for display.
 Exercise hooks (see ``simulate``): a notebook can pass its own clearing policy
 (signature of ``select_to_clear``) and its own request cost (signature of
 ``request_cost``); the harness calls them and checks what they return.
+
+Policies (see ``simulate_policy``): the general form. A ``Workload`` lists every turn's
+tool and result size, the questions and the model's window; after each turn a *policy*
+gets a ``ContextView`` (turn records with sizes, cleared results, notes, summary, the
+ledger's zone) and returns None or actions: ``Clear`` (with or without notes),
+``Compact``, ``Protect`` (a tool's results may no longer be cleared). The four strategies
+are four policies (``BUILTIN_POLICIES``); ``simulate`` runs them on
+``lesson_workload(params)``. ``MANAGERS`` keeps the same four strategies in running-total
+form, a second, independent statement of the rules that the tests compare against.
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from operator import itemgetter
+from typing import Callable, NamedTuple, Optional, Sequence
 
 from ctx_reference._validate import require_int, require_real
+from ctx_reference.ledger import Zone, zone
 
 # ---------------------------------------------------------------------------
 # The lesson's numbers (all sizes in tokens).
@@ -408,6 +420,451 @@ class SimResult:
         return tuple(q.turn for q in self.questions if q.lost_turn is not None)
 
 
+
+# ---------------------------------------------------------------------------
+# The policy interface: a workload, what a policy sees, what it may do.
+
+
+@dataclass(frozen=True)
+class Step:
+    """One turn of a workload: the tool it calls, its result's size, whether its fact matters.
+
+    Every tool result carries one fact (the fact of that turn). ``needed`` says the task
+    will ask for it again; an agent judges that when it reads the result, so a policy sees it.
+    """
+
+    tool: str
+    result: int
+    needed: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tool, str) or not self.tool:
+            raise ValueError(f"tool must be a non-empty str (got {self.tool!r})")
+        require_int(self.result, "result", minimum=0)
+        if not isinstance(self.needed, bool):
+            raise ValueError(f"needed must be True or False (got {self.needed!r})")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A task, a model and prices: what a policy is run on.
+
+    ``steps[t - 1]`` is turn ``t``; ``questions`` lists ``(turn, fact_turn)`` pairs, in turn
+    order: at ``turn``, after management, the task needs the fact of ``fact_turn``. Every
+    turn appends ``user + tool_call + result + answer`` tokens. ``threshold`` is the model's
+    suggested point to start managing; ``window`` is the hard limit. ``placeholder``,
+    ``note_tokens``, ``summary_tokens`` and ``summary_capacity`` are what clearing, a note
+    and a compaction cost or keep (as in ``SimParams``).
+
+    >>> w = Workload("tiny", (Step("read", 3_000), Step("grep", 400, needed=True)), ((2, 2),))
+    >>> w.turns, w.turn_tokens(2)              # 200 + 100 + 400 + 300
+    (2, 1000)
+    """
+
+    name: str
+    steps: tuple[Step, ...]
+    questions: tuple[tuple[int, int], ...] = ()
+    base: int = BASE_TOKENS
+    user: int = USER_TOKENS
+    tool_call: int = TOOL_CALL_TOKENS
+    answer: int = ANSWER_TOKENS
+    window: int = WINDOW_TOKENS
+    threshold: int = THRESHOLD_TOKENS
+    placeholder: int = PLACEHOLDER_TOKENS
+    note_tokens: int = NOTE_TOKENS
+    summary_tokens: int = SUMMARY_TOKENS
+    summary_capacity: Optional[int] = None
+    cache_write: float = CACHE_WRITE
+    cache_read: float = CACHE_READ
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty str (got {self.name!r})")
+        if not isinstance(self.steps, tuple) or not all(isinstance(s, Step) for s in self.steps):
+            raise ValueError(f"steps must be a tuple of Step (got {self.steps!r})")
+        for name in ("base", "user", "tool_call", "answer", "threshold", "placeholder",
+                     "note_tokens", "summary_tokens"):
+            require_int(getattr(self, name), name, minimum=0)
+        require_int(self.window, "window", minimum=1)
+        if self.summary_capacity is not None:
+            require_int(self.summary_capacity, "summary_capacity", minimum=0)
+        if self.threshold > self.window:
+            raise ValueError(f"threshold must be <= window ({self.window!r}) "
+                             f"(got {self.threshold!r})")
+        for name in ("cache_write", "cache_read"):
+            value = getattr(self, name)
+            require_real(value, name)
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0 (got {value!r})")
+        if not isinstance(self.questions, tuple):
+            raise ValueError(f"questions must be a tuple of (turn, fact_turn) "
+                             f"(got {self.questions!r})")
+        last = 0
+        for q in self.questions:
+            if (not isinstance(q, tuple) or len(q) != 2
+                    or any(isinstance(v, bool) or not isinstance(v, int) for v in q)
+                    or not 1 <= q[1] <= q[0] <= len(self.steps) or q[0] < last):
+                raise ValueError(f"questions must be (turn, fact_turn) pairs in turn order with "
+                                 f"1 <= fact_turn <= turn <= {len(self.steps)} (got {q!r})")
+            if not self.steps[q[1] - 1].needed:
+                raise ValueError(f"questions ask for the fact of turn {q[1]}, so steps[{q[1] - 1}]"
+                                 f" must be needed=True (got {q!r})")
+            last = q[0]
+
+    @property
+    def turns(self) -> int:
+        """Return the number of turns."""
+        return len(self.steps)
+
+    def turn_tokens(self, turn: int) -> int:
+        """Return what turn ``turn`` (1-based) appends: user + tool_call + result + answer."""
+        return self.user + self.tool_call + self.steps[turn - 1].result + self.answer
+
+
+class _TaskFields(NamedTuple):
+    """The fields of SimParams that describe the task (not the strategy), for lesson_workload."""
+
+    base: int
+    user: int
+    tool_call: int
+    tool_result: int
+    answer: int
+    window: int
+    threshold: int
+    turns: int
+    placeholder: int
+    summary_tokens: int
+    summary_capacity: Optional[int]
+    note_tokens: int
+    first_question: int
+    question_every: int
+    fact_lag: int
+    cache_write: float
+    cache_read: float
+
+
+class TurnRecord(NamedTuple):
+    """One turn still in the context (not folded into the summary), as a policy sees it.
+
+    result_tokens -- size of its tool result in full; tokens -- what the turn occupies now
+    (the result replaced by a placeholder once cleared); noted -- its fact sits in a note;
+    protected -- its tool's results may not be cleared. An immutable named tuple.
+    """
+
+    turn: int
+    tool: str
+    result_tokens: int
+    tokens: int
+    needed: bool
+    cleared: bool = False
+    noted: bool = False
+    protected: bool = False
+
+
+_VIEW_FIELDS = ("turn", "tokens", "window", "threshold", "oldest_in_full", "summary_upto",
+                "protected_tools", "rewrites", "base", "placeholder", "note_tokens",
+                "summary_tokens", "turns")
+
+
+class ContextView(tuple):
+    """The context after turn ``turn`` was appended, as the simulation knows it (read-only).
+
+    turn, turns       -- this turn (1-based) and the task's length.
+    tokens            -- the context now; window, threshold -- the model's limit and its
+                         suggested point to start managing.
+    zone              -- the ledger's zone of ``tokens`` in the window (``ledger.zone``).
+    records           -- the turns not folded into the summary, oldest first (TurnRecord).
+    oldest_in_full    -- the oldest of them whose tool result is still in full (turn + 1: none).
+    notes             -- the turns whose fact is in a note.
+    summary_upto      -- the last turn folded into the summary (0: no summary yet);
+    summary_facts     -- the facts the summary still holds.
+    protected_tools   -- tools whose results may not be cleared.
+    rewrites          -- rewrites so far; base, placeholder, note_tokens, summary_tokens --
+                         the sizes a policy needs to weigh an action.
+
+    ``records``, ``notes`` and ``summary_facts`` are built when first read, and can be read only while the policy
+    runs (a policy that keeps a view for later keeps what it read, e.g. ``list(view.records)``):
+    the simulation does not copy the whole context every turn for policies that never look.
+    A view is a tuple of the fields above, in that order, with one property per field.
+    """
+
+    def __new__(cls, fields: tuple, source: Optional[tuple] = None) -> "ContextView":
+        view = tuple.__new__(cls, fields)
+        view.__dict__["_source"] = source
+        return view
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ContextView is read-only (tried to set {name!r})")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(_VIEW_FIELDS, self))
+        return f"ContextView({shown})"
+
+    def _closed_error(self, name: str) -> ValueError:
+        return ValueError(f"{name} of a ContextView can only be read while the policy runs; "
+                          f"keep list(view.{name}) instead of the view (got turn {self[0]})")
+
+    @property
+    def records(self) -> tuple[TurnRecord, ...]:
+        """Return the turns not folded into the summary, oldest first."""
+        cached = self.__dict__.get("_records")
+        if cached is None:
+            source = self.__dict__["_source"]
+            if source is None:
+                raise self._closed_error("records")
+            cached = self.__dict__["_records"] = tuple(source[0][source[1]:source[2]])
+        return cached
+
+    @property
+    def notes(self) -> tuple[int, ...]:
+        """Return the turns whose fact is in a note, in the order they were written."""
+        cached = self.__dict__.get("_notes")
+        if cached is None:
+            source = self.__dict__["_source"]
+            if source is None:
+                raise self._closed_error("notes")
+            cached = self.__dict__["_notes"] = tuple(source[3])
+        return cached
+
+    @property
+    def summary_facts(self) -> tuple[int, ...]:
+        """Return the facts (turns) the summary still holds, oldest first."""
+        cached = self.__dict__.get("_summary_facts")
+        if cached is None:
+            source = self.__dict__["_source"]
+            if source is None:
+                raise self._closed_error("summary_facts")
+            cached = self.__dict__["_summary_facts"] = tuple(source[4])
+        return cached
+
+    @property
+    def zone(self) -> Zone:
+        """Return the ledger's zone of ``tokens`` in the window."""
+        return zone(self[1], self[2])
+
+    def _close(self) -> None:
+        self.__dict__["_source"] = None
+
+
+for _index, _name in enumerate(_VIEW_FIELDS):
+    setattr(ContextView, _name, property(itemgetter(_index), doc=f"The view's {_name}."))
+del _index, _name
+
+
+def _turn_list(value: object, field_name: str) -> tuple[int, ...]:
+    """Return ``value`` as a tuple of distinct int turns >= 1, or raise naming ``field_name``."""
+    if not isinstance(value, (list, tuple, range)):
+        raise ValueError(f"{field_name} must be a list or tuple of turns (got {value!r})")
+    turns = tuple(value)
+    for t in turns:
+        if isinstance(t, bool) or not isinstance(t, int) or t < 1:
+            raise ValueError(f"{field_name} must hold int turns >= 1 (got {t!r} in {value!r})")
+    if len(set(turns)) != len(turns):
+        raise ValueError(f"{field_name} names a turn twice (got {value!r})")
+    return turns
+
+
+@dataclass(frozen=True)
+class Clear:
+    """Action: replace the tool results of ``turns`` by placeholders; note the facts of ``notes``.
+
+    ``notes`` must be a subset of ``turns`` (a fact is noted as its result is cleared).
+
+    >>> Clear([3, 1], notes=[1]).turns
+    (3, 1)
+    >>> Clear([1], notes=[2])
+    Traceback (most recent call last):
+    ValueError: Clear.notes must be a subset of Clear.turns (got notes=(2,), turns=(1,))
+    """
+
+    turns: tuple[int, ...]
+    notes: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        turns = _turn_list(self.turns, "Clear.turns")
+        notes = _turn_list(self.notes, "Clear.notes")
+        if not turns:
+            raise ValueError(f"Clear.turns must name at least one turn (got {self.turns!r})")
+        if not set(notes) <= set(turns):
+            raise ValueError(f"Clear.notes must be a subset of Clear.turns "
+                             f"(got notes={notes!r}, turns={turns!r})")
+        object.__setattr__(self, "turns", turns)
+        object.__setattr__(self, "notes", notes)
+
+
+@dataclass(frozen=True)
+class Compact:
+    """Action: fold every turn but the newest ``keep`` (and their notes) into one summary.
+
+    >>> Compact(5).keep
+    5
+    >>> Compact(-1)
+    Traceback (most recent call last):
+    ValueError: Compact.keep must be >= 0 (got -1)
+    """
+
+    keep: int
+
+    def __post_init__(self) -> None:
+        require_int(self.keep, "Compact.keep", minimum=0)
+
+
+@dataclass(frozen=True)
+class Protect:
+    """Action: from now on the results of ``tool`` may not be cleared (not a rewrite).
+
+    >>> Protect("read_file").tool
+    'read_file'
+    """
+
+    tool: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tool, str) or not self.tool:
+            raise ValueError(f"Protect.tool must be a non-empty str (got {self.tool!r})")
+
+
+def _trusted_clear(turns: tuple[int, ...], notes: tuple[int, ...]) -> Clear:
+    """Return Clear(turns, notes) without re-checking turns already checked by ``_check_cleared``."""
+    action = object.__new__(Clear)
+    object.__setattr__(action, "turns", turns)
+    object.__setattr__(action, "notes", notes)
+    return action
+
+
+Action = Clear | Compact | Protect
+Policy = Callable[[ContextView], object]
+
+
+# ---------------------------------------------------------------------------
+# The four strategies as policies.
+
+
+def keep_everything(view: ContextView) -> None:
+    """The ``none`` strategy: never act.
+
+    >>> keep_everything(None) is None
+    True
+    """
+    return None
+
+
+@dataclass(frozen=True)
+class ClearOldest:
+    """The ``clear`` (``notes=False``) and ``clear_notes`` strategies as a policy.
+
+    Over the threshold, clear every result older than the newest ``keep`` turns that is not
+    cleared or protected yet, if the tokens freed (each result minus its placeholder) reach
+    ``clear_at_least``; with ``notes`` each cleared fact goes to a note.
+    """
+
+    keep: int = KEEP_TURNS
+    clear_at_least: int = 0
+    notes: bool = False
+
+    def __post_init__(self) -> None:
+        require_int(self.keep, "keep", minimum=0)
+        require_int(self.clear_at_least, "clear_at_least", minimum=0)
+
+    def __call__(self, view: ContextView) -> Optional[Clear]:
+        """Return the Clear action for ``view``, or None."""
+        if view.tokens <= view.threshold:
+            return None
+        newest = view.turn - self.keep
+        chosen = tuple(r.turn for r in view.records
+                       if r.turn <= newest and not r.cleared and not r.protected)
+        freed = sum(r.result_tokens - view.placeholder for r in view.records
+                    if r.turn in chosen)
+        if not chosen or freed < self.clear_at_least:
+            return None
+        return Clear(chosen, notes=chosen if self.notes else ())
+
+
+@dataclass(frozen=True)
+class CompactOld:
+    """The ``compact`` strategy as a policy: over the threshold, fold all but ``keep`` turns."""
+
+    keep: int = KEEP_TURNS
+
+    def __post_init__(self) -> None:
+        require_int(self.keep, "keep", minimum=0)
+
+    def __call__(self, view: ContextView) -> Optional[Compact]:
+        """Return Compact(keep) when over the threshold with something to fold, else None."""
+        if view.tokens <= view.threshold or view.turn - self.keep <= view.summary_upto:
+            return None
+        return Compact(self.keep)
+
+
+BUILTIN_POLICIES: dict[str, Policy] = {
+    "none": keep_everything,
+    "clear": ClearOldest(),
+    "clear_notes": ClearOldest(notes=True),
+    "compact": CompactOld(),
+}
+
+
+@dataclass(frozen=True)
+class _HookClear:
+    """``clear``/``clear_notes`` with a ``select_to_clear``-style hook (notebook 06's exercise)."""
+
+    hook: ClearPolicy
+    params: SimParams
+    notes: bool
+
+    def __call__(self, view: ContextView) -> Optional[Clear]:
+        uncleared = range(view.oldest_in_full, view.turn + 1)
+        chosen = self.hook(view.tokens, uncleared, view.turn, self.params)
+        count = _check_cleared(chosen, uncleared, view.turn)
+        if count == 0:
+            return None
+        turns = tuple(uncleared[:count])
+        return _trusted_clear(turns, turns if self.notes else ())
+
+
+def lesson_workload(params: SimParams = SimParams()) -> Workload:
+    """Return the 60-turn task of notebook 06 (or the task ``params`` describes) as a Workload.
+
+    Every turn calls one tool with a ``tool_result``-token result; a question at turn ``q``
+    (from ``first_question + 1``, every ``question_every``) needs the fact of ``q − fact_lag``.
+
+    >>> w = lesson_workload()
+    >>> w.turns, len(w.questions), w.questions[0], w.turn_tokens(1)
+    (60, 12, (13, 1), 3600)
+    """
+    if not isinstance(params, SimParams):
+        raise ValueError(f"params must be a SimParams (got {params!r})")
+    # keep and clear_at_least belong to the strategies, not the task: leave them out of the key
+    return _lesson_workload(*(getattr(params, name) for name in _TASK_FIELDS))
+
+
+_TASK_FIELDS = ("base", "user", "tool_call", "tool_result", "answer", "window", "threshold",
+                "turns", "placeholder", "summary_tokens", "summary_capacity", "note_tokens",
+                "first_question", "question_every", "fact_lag", "cache_write", "cache_read")
+
+
+@lru_cache(maxsize=256)
+def _lesson_workload(*fields: object) -> Workload:
+    params = _TaskFields(*fields)
+    questions = tuple((q, q - params.fact_lag)
+                      for q in range(params.first_question + 1, params.turns + 1,
+                                     params.question_every))
+    needed = {fact for _, fact in questions}
+    asked, plain = Step("tool", params.tool_result, True), Step("tool", params.tool_result)
+    steps = tuple(asked if t in needed else plain for t in range(1, params.turns + 1))
+    return Workload(
+        name="lesson", steps=steps, questions=questions, base=params.base, user=params.user,
+        tool_call=params.tool_call, answer=params.answer, window=params.window,
+        threshold=params.threshold, placeholder=params.placeholder,
+        note_tokens=params.note_tokens, summary_tokens=params.summary_tokens,
+        summary_capacity=params.summary_capacity, cache_write=params.cache_write,
+        cache_read=params.cache_read)
+
+
+# ---------------------------------------------------------------------------
+# The harness.
+
+
 def simulate(strategy: str, params: SimParams = SimParams(), *,
              clear_policy: ClearPolicy = select_to_clear,
              request_cost: CostFunction = request_cost) -> SimResult:
@@ -415,7 +872,8 @@ def simulate(strategy: str, params: SimParams = SimParams(), *,
 
     Each turn: append the turn, let the strategy manage the context, stop if the
     context exceeds the window (that request is not sent), answer the question due
-    this turn, then send the request and pay for it.
+    this turn, then send the request and pay for it. The strategy runs as a policy on
+    ``lesson_workload(params)`` (see ``simulate_policy``).
 
     >>> r = simulate("compact")
     >>> r.peak, r.rewrites, round(r.input_equivalent), r.facts_lost, r.facts_asked
@@ -438,37 +896,151 @@ def simulate(strategy: str, params: SimParams = SimParams(), *,
         raise ValueError(f"clear_policy must be callable (got {clear_policy!r})")
     if not callable(request_cost):
         raise ValueError(f"request_cost must be callable (got {request_cost!r})")
+    policy: Policy
+    if strategy == "none":
+        policy = keep_everything
+    elif strategy == "compact":
+        policy = CompactOld(params.keep)
+    else:
+        policy = _HookClear(clear_policy, params, notes=strategy == "clear_notes")
+    return _run(policy, lesson_workload(params),
+                lambda tokens, previous, rewrote: request_cost(tokens, previous, rewrote, params))
 
-    manage = MANAGERS[strategy]
-    turn_tokens = params.turn_tokens
-    window = params.window
-    fact_lag = params.fact_lag
-    question_every = params.question_every
-    next_question = params.first_question + 1
 
-    state = ContextState(tokens=params.base)
+def simulate_policy(policy: Policy, workload: Workload) -> SimResult:
+    """Return what ``policy`` costs and forgets on ``workload``.
+
+    After each turn is appended the policy gets a ``ContextView`` and returns None (do
+    nothing), one action (``Clear``, ``Compact``, ``Protect``) or a list of them, applied in
+    order. Any Clear or Compact makes that turn a rewrite (one per turn at most). Then, as in
+    ``simulate``: a context over the window ends the run; questions are answered; the request
+    is paid (``cache_write`` × input after a rewrite or first, else reads + new writes).
+
+    >>> r = simulate_policy(BUILTIN_POLICIES["clear"], lesson_workload())
+    >>> r.peak, r.rewrites, r.facts_lost, round(r.input_equivalent)
+    (59550, 15, 11, 1359425)
+    """
+    if not callable(policy):
+        raise ValueError(f"policy must be callable (got {policy!r})")
+    if not isinstance(workload, Workload):
+        raise ValueError(f"workload must be a Workload (got {workload!r})")
+    write, read = workload.cache_write, workload.cache_read
+
+    def cost(tokens: int, previous: Optional[int], rewrote: bool) -> float:
+        if previous is None or rewrote:
+            return write * tokens
+        return read * previous + write * (tokens - previous)
+
+    return _run(policy, workload, cost)
+
+
+def _run(policy: Policy, workload: Workload,
+         cost_of: Callable[[int, Optional[int], bool], float]) -> SimResult:
+    """Run ``policy`` on ``workload``; ``cost_of(input, previous, rewrote)`` prices a request."""
+    fixed = workload.user + workload.tool_call + workload.answer
+    window = workload.window
+    threshold = workload.threshold
+    placeholder = workload.placeholder
+    sizes = (workload.base, placeholder, workload.note_tokens, workload.summary_tokens,
+             workload.turns)
+    records: list[TurnRecord] = []
+    live_from = 1                   # turns before this are folded into the summary
+    full_from = 1                   # the oldest live turn whose result is still in full
+    notes: dict[int, None] = {}     # noted turns, in insertion order
+    summary_upto = 0
+    summary_facts: list[int] = []   # the facts the summary holds, oldest first
+    protected: dict[str, None] = {}
+    protected_tools: tuple[str, ...] = ()
+    lost_at: dict[int, int] = {}
+    tokens = workload.base
     contexts: list[int] = []
     costs: list[float] = []
     rewrite_turns: list[int] = []
     questions: list[QuestionOutcome] = []
+    pending = list(reversed(workload.questions))
     previous: Optional[int] = None
     total = 0.0
     overflow_turn = None
 
-    for turn in range(1, params.turns + 1):
-        state.tokens += turn_tokens
-        rewrote = manage(state, turn, params, clear_policy)
+    for turn, step in enumerate(workload.steps, start=1):
+        records.append(TurnRecord(turn, step.tool, step.result, fixed + step.result, step.needed,
+                                  False, False, step.tool in protected))
+        tokens += fixed + step.result
+        view = ContextView((turn, tokens, window, threshold, full_from, summary_upto,
+                            protected_tools, len(rewrite_turns)) + sizes,
+                           (records, live_from - 1, turn, notes, summary_facts))
+        decision = policy(view)
+        view._close()
+        del view
+        rewrote = False
+        for action in _actions(decision, turn):
+            if isinstance(action, Protect):
+                protected[action.tool] = None
+                protected_tools = tuple(protected)
+                for i in range(live_from - 1, turn):
+                    if records[i].tool == action.tool and not records[i].protected:
+                        records[i] = records[i]._replace(protected=True)
+            elif isinstance(action, Clear):
+                for t in action.turns:
+                    if not live_from <= t <= turn:
+                        raise ValueError(f"Clear.turns: turn {t} is not in the context at turn "
+                                         f"{turn} (turns {live_from}..{turn} are) "
+                                         f"(got {action.turns!r})")
+                    record = records[t - 1]
+                    if record.cleared:
+                        raise ValueError(f"Clear.turns: the result of turn {t} is already "
+                                         f"cleared (got {action.turns!r} at turn {turn})")
+                    if record.protected:
+                        raise ValueError(f"Clear.turns: the result of turn {t} is protected "
+                                         f"({record.tool}) (got {action.turns!r} at turn {turn})")
+                noted = set(action.notes)
+                for t in action.turns:
+                    record = records[t - 1]
+                    records[t - 1] = TurnRecord(t, record.tool, record.result_tokens,
+                                                fixed + placeholder, record.needed, True,
+                                                t in noted, False)
+                    tokens -= record.result_tokens - placeholder
+                    if t in noted:
+                        notes[t] = None
+                        tokens += workload.note_tokens
+                    else:
+                        lost_at.setdefault(t, turn)
+                rewrote = True
+            else:  # Compact
+                fold_to = turn - action.keep
+                if fold_to < live_from:
+                    raise ValueError(f"Compact.keep: keeping {action.keep} turns at turn {turn} "
+                                     f"leaves nothing to fold (turns {live_from}..{turn} are in "
+                                     f"the context) (got {action.keep!r})")
+                for record in records[live_from - 1:fold_to]:
+                    if not record.cleared or record.noted:
+                        summary_facts.append(record.turn)
+                    notes.pop(record.turn, None)
+                capacity = workload.summary_capacity
+                if capacity is not None and len(summary_facts) > capacity:
+                    cut = len(summary_facts) - capacity
+                    for fact in summary_facts[:cut]:
+                        lost_at.setdefault(fact, turn)
+                    del summary_facts[:cut]
+                summary_upto = fold_to
+                live_from = fold_to + 1
+                tokens = (workload.base + workload.summary_tokens
+                          + sum(r.tokens for r in records[live_from - 1:])
+                          + workload.note_tokens * len(notes))
+                rewrote = True
+        if rewrote:
+            full_from = max(full_from, live_from)
+            while full_from <= turn and records[full_from - 1].cleared:
+                full_from += 1
         if rewrote:
             rewrite_turns.append(turn)
-        tokens = state.tokens
         if tokens > window:
             overflow_turn = turn
             break
-        if turn == next_question:
-            fact = turn - fact_lag
-            questions.append(QuestionOutcome(turn, fact, state.lost_at.get(fact)))
-            next_question += question_every
-        cost = request_cost(tokens, previous, rewrote, params)
+        while pending and pending[-1][0] == turn:
+            _, fact = pending.pop()
+            questions.append(QuestionOutcome(turn, fact, lost_at.get(fact)))
+        cost = cost_of(tokens, previous, rewrote)
         if (isinstance(cost, bool) or not isinstance(cost, (int, float))
                 or not 0 <= cost < math.inf):
             raise ValueError(f"request_cost must return a finite number >= 0 (got {cost!r} "
@@ -491,3 +1063,16 @@ def simulate(strategy: str, params: SimParams = SimParams(), *,
         costs=tuple(costs),
         questions=tuple(questions),
     )
+
+
+def _actions(decision: object, turn: int) -> tuple:
+    """Return the policy's decision as a tuple of actions, or raise ValueError naming it."""
+    if decision is None:
+        return ()
+    if isinstance(decision, (Clear, Compact, Protect)):
+        return (decision,)
+    if isinstance(decision, (list, tuple)) and all(
+            isinstance(a, (Clear, Compact, Protect)) for a in decision):
+        return tuple(decision)
+    raise ValueError(f"policy must return None, an action (Clear, Compact, Protect) or a list "
+                     f"of actions (got {decision!r} at turn {turn})")

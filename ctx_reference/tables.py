@@ -506,3 +506,53 @@ def format_ledger_entries(entries: Sequence[object], derived: bool = False) -> s
         )
     text = format_table(headers, rows, "<>>>>>><")
     return text + "\n" + LEDGER_SPLIT_NOTE if derived else text
+
+
+# ---------------------------------------------------------------- policy scores
+
+
+def format_score(score: Optional[float]) -> str:
+    """Return a policy's score with three decimals, or 出局 (disqualified) for None.
+
+    >>> format_score(0.8123), format_score(None)
+    ('0.812', '出局')
+    """
+    return "出局" if score is None else f"{score:.3f}"
+
+
+def format_policy_scores(scores: Mapping[str, object]) -> str:
+    """Return one row per policy: safe workloads, facts lost/asked, overflows, total cost, score.
+
+    ``scores`` maps a policy name to its ``PolicyScore`` (``ctx_reference.policy_score``).
+    Used by the capstone notebook and the class leaderboard.
+    """
+    if not isinstance(scores, Mapping):
+        raise ValueError(f"scores must be a mapping name -> PolicyScore (got {scores!r})")
+    headers = ["策略", "安全的任务", "丢失/提问", "溢出次数", "总输入当量", "得分（越低越好）"]
+    rows = []
+    for name, s in scores.items():
+        ws = s.workloads
+        rows.append([
+            name, f"{sum(w.safe for w in ws)}/{len(ws)}",
+            format_facts(sum(w.facts_lost for w in ws), sum(w.facts_asked for w in ws)),
+            str(sum(w.overflow_turn is not None for w in ws)),
+            format_int(s.total_cost), format_score(s.score),
+        ])
+    return format_table(headers, rows, "<>>>>>")
+
+
+def format_workload_scores(score: object) -> str:
+    """Return one row per workload of one ``PolicyScore``: overflow, lost/asked, peak, cost, ratio.
+
+    Used by the capstone notebook.
+    """
+    headers = ["任务", "溢出", "丢失/提问", "峰值 token", "改写次数", "输入当量",
+               "最便宜的安全内置策略", "比值"]
+    rows = []
+    for w in score.workloads:
+        rows.append([
+            w.workload, format_overflow(w.overflow_turn), format_facts(w.facts_lost, w.facts_asked),
+            format_int(w.peak), f"{w.rewrites:,}", format_int(w.input_equivalent),
+            f"{w.best_builtin} {format_int(w.best_builtin_cost)}", format_score(w.ratio),
+        ])
+    return format_table(headers, rows, "<>>>>>>>")

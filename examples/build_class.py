@@ -24,6 +24,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 CLASS = ROOT / "examples" / "class"
+CAPSTONE = ROOT / "examples" / "capstone"  # a small class for the leaderboard of 11-capstone
 
 MODEL = "<model solution>"  # put the model solution of solutions/ into this cell
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -188,7 +189,7 @@ STUDENTS: dict[str, dict[str, Work]] = {
     # a perfect student: the model solutions, and an answer to every question
     "ada": {
         "02-remaining": Work(code={"remaining": MODEL}, answers=ANSWERS["02-remaining"]),
-        "03-recall": Work(code={"recall": MODEL}, answers=ANSWERS["03-recall"]),
+        "03-recall": Work(code={"recall": MODEL, "fit_position": MODEL}, answers=ANSWERS["03-recall"]),
         "04-assembly": Work(code={"assemble": MODEL}, answers=ANSWERS["04-assembly"]),
         "05-trim-lines": Work(code={"trim_lines": MODEL}, answers=ANSWERS["05-trim-lines"]),
     },
@@ -221,6 +222,38 @@ STUDENTS: dict[str, dict[str, Work]] = {
     "fay": {
         "02-remaining": Work(code={"remaining": REMAINING_PATCHED}, append=(LOUD_CELL,)),
     },
+}
+
+
+# ---- the capstone's policies (examples/capstone/) --------------------------------------------
+
+NEVER_CLEAR = '''
+def my_policy(view):
+    """什么都不管：从不清除，也从不压缩。"""
+    return None
+'''
+
+BROKEN_POLICY = '''
+def my_policy(view):
+    """想压缩，却返回了策略的名字，而不是动作。"""
+    if view.tokens > view.threshold:
+        return "compact"
+    return None
+'''
+
+COMPACT_FIVE = '''
+def my_policy(view):
+    """06 节的 compact：超过阈值就把最新 5 轮之前的内容压缩成摘要。"""
+    if view.tokens > view.threshold and view.turn - 5 > view.summary_upto:
+        return Compact(5)
+    return None
+'''
+
+CAPSTONE_STUDENTS: dict[str, dict[str, Work]] = {
+    "ada": {"11-capstone": Work(code={"my_policy": MODEL})},        # the model answer
+    "ben": {"11-capstone": Work(code={"my_policy": NEVER_CLEAR})},  # overflows everywhere
+    "cai": {"11-capstone": Work(code={"my_policy": BROKEN_POLICY})},  # raises in the simulation
+    "dana": {"11-capstone": Work(code={"my_policy": COMPACT_FIVE})},  # loses facts when the summary is small
 }
 
 
@@ -315,5 +348,5 @@ def build(root: Path = ROOT, target: Path = CLASS, students: Mapping[str, Mappin
 
 
 if __name__ == "__main__":
-    for path in build():
+    for path in [*build(), *build(target=CAPSTONE, students=CAPSTONE_STUDENTS)]:
         print(path.relative_to(ROOT))

@@ -11,7 +11,7 @@ from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefi
 import ctx_reference
 import ctx_reference.sessions
 import ctx_reference.window
-from ctx_reference.checks import EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
+from ctx_reference.checks import ADAPTERS, EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
 from ctx_reference.checks.runner import show
 from ctx_reference.window import Outcome
 
@@ -113,7 +113,27 @@ def test_non_callable_is_rejected():
         run_cases(42, EXERCISES["remaining"])
 
 
-# Each exercise's reference counterpart, called with the learner's signature.
+def _capstone_policy(view):
+    """Notebook 11's model answer: over the threshold, clear unneeded results and compact to 2 turns."""
+    if view.tokens <= view.threshold:
+        return None
+    old = [r for r in view.records if r.turn <= view.turn - 2]
+    if not old:
+        return None
+    scratch = [r.turn for r in old if not r.cleared and not r.needed and not r.protected]
+    return ([ctx_reference.Clear(scratch)] if scratch else []) + [ctx_reference.Compact(2)]
+
+
+def _fit_position(positions, accuracy, n_docs):
+    """Notebook 03's fit through the reference: the LOST_IN_THE_MIDDLE shape with these points."""
+    curve = ctx_reference.recall.MeasuredCurve("fit", n_docs, tuple(positions),
+                                               tuple(100 * a for a in accuracy), 0.0, "")
+    fit = ctx_reference.recall.fit_position_curve(curve)
+    return fit.base, fit.middle, fit.end_drop
+
+
+# Each exercise's reference counterpart, called with the learner's signature (for the capstone,
+# the signature its adapter gives: a workload name).
 REFERENCE = {
     "check": lambda size, input_tokens, max_tokens: ctx_reference.Window(size).check(input_tokens, max_tokens),
     "estimate_tokens": ctx_reference.estimate_tokens,
@@ -131,6 +151,8 @@ REFERENCE = {
     "measure": ctx_reference.measure,
     "write_progress": ctx_reference.sessions.write_progress,
     "restore": ctx_reference.sessions.restore,
+    "fit_position": _fit_position,
+    **{name: adapt(_capstone_policy) for name, adapt in ADAPTERS.items()},
 }
 
 

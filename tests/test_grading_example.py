@@ -84,12 +84,12 @@ def test_every_submission_gets_one_result(graded):
 def test_autograded_scores_of_the_example_class(graded):
     """(auto score, max auto score, manual points pending) of each graded submission, worked by hand.
 
-    ada hands in the model solutions: every check cell passes (3/3, 3/3, 3/3, 2/2) and she
+    ada hands in the model solutions: every check cell passes (3/3, 3 + 2 = 5/5, 3/3, 2/2) and she
     answered every question, so all free-response points wait for the grader (3, 5, 4, 3).
     ben: 01 check() is right (2) but estimate_tokens = len // 4 gives 11 // 4 = 2 for
     "hello world", not 3 (0): 2/4. 02 leaves out the cache fields: 1,000,000 − 20,000 − 64,000
     = 916,000 ≠ 66,000: 0/3; he answered q_cache_fields only, so 2 points wait. 03 rounds to two
-    decimals: 0.18 is 0.003 away from 0.183 (> 5e-4): 0/3. 04 does not deduplicate: doc A's copy
+    decimals: 0.18 is 0.003 away from 0.183 (> 5e-4): 0/3, and the fit_position stub 0/2: 0/5. 04 does not deduplicate: doc A's copy
     is dropped as "no room", not "duplicate": 0/3. 05 keeps head + 1 lines: 0/2.
     cai hands in the stubs: NotImplementedError in every check: 0/3, 0/3; untouched answers
     are scored 0 by nbgrader, so nothing waits.
@@ -107,12 +107,12 @@ def test_autograded_scores_of_the_example_class(graded):
     }
     assert scores == {
         ("ada", "02-remaining"): (3, 3, 3),
-        ("ada", "03-recall"): (3, 3, 5),
+        ("ada", "03-recall"): (5, 5, 5),
         ("ada", "04-assembly"): (3, 3, 4),
         ("ada", "05-trim-lines"): (2, 2, 3),
         ("ben", "01-window-math"): (2, 4, 0),
         ("ben", "02-remaining"): (0, 3, 2),
-        ("ben", "03-recall"): (0, 3, 0),
+        ("ben", "03-recall"): (0, 5, 0),
         ("ben", "04-assembly"): (0, 3, 0),
         ("ben", "05-trim-lines"): (0, 2, 0),
         ("cai", "02-remaining"): (0, 3, 0),
@@ -165,7 +165,7 @@ def test_grades_csv_rows(graded):
 
     ada 02: auto 3 of 3, manual 0 of 3 so far, total 3 of 6. ben 01: 2 of 4 auto, answers left
     blank (0 of 4, settled), 2 of 8. eve 02: not graded, scores empty. cai 03: nothing handed in:
-    0 of 3 + 7 (four questions: 2 + 2 + 1 + 2) = 10.
+    0 of 5 (recall 3, fit_position 2) + 7 (four questions: 2 + 2 + 1 + 2) = 12.
     """
     rows = _rows(graded["csv_first"])
     header = "student_id,last_name,first_name,email,assignment,status,auto_score,max_auto_score,manual_score,max_manual_score,score,max_score"
@@ -174,7 +174,7 @@ def test_grades_csv_rows(graded):
     assert pick(("ada", "02-remaining")) == "ada,Lovelace,Ada,ada@example.org,02-remaining,needs manual grading,3,3,0,3,3,6"
     assert pick(("ben", "01-window-math")) == "ben,Okafor,Ben,ben@example.org,01-window-math,graded,2,4,0,4,2,8"
     assert pick(("eve", "02-remaining")) == "eve,Moreau,Eve,eve@example.org,02-remaining,not graded,,3,,3,,6"
-    assert pick(("cai", "03-recall")) == "cai,Wen,Cai,cai@example.org,03-recall,not submitted,0,3,0,7,0,10"
+    assert pick(("cai", "03-recall")) == "cai,Wen,Cai,cai@example.org,03-recall,not submitted,0,5,0,7,0,12"
 
 
 def test_feedback_for_every_graded_submission_and_none_for_failed(graded):

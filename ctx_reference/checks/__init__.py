@@ -18,7 +18,10 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from . import assembly, evaldiff, ledger, recall, remaining, render, sessions, simulation, trim, window_math
+from . import (
+    assembly, capstone, evaldiff, ledger, recall, recall_fit, remaining, render, sessions, simulation, trim,
+    window_math,
+)
 from .hidden import digest, expect_digest
 from .runner import (
     CheckCase,
@@ -31,7 +34,10 @@ from .runner import (
     show,
 )
 
-_MODULES = (window_math, remaining, recall, assembly, trim, simulation, render, evaldiff, ledger, sessions)
+_MODULES = (
+    window_math, remaining, recall, recall_fit, assembly, trim, simulation, render, evaldiff, ledger, sessions,
+    capstone,
+)
 
 EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.items()}
 
@@ -39,6 +45,10 @@ EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.
 REFERENCES = {name: objects for module in _MODULES for name, objects in module.REFERENCES.items()}
 
 _CODES = {name: reference_codes(objects) for name, objects in REFERENCES.items()}
+
+# Exercises whose learner's object is not called directly: the adapter turns it into the
+# function the cases call (the capstone runs a policy on a named workload).
+ADAPTERS = {**capstone.ADAPTERS}
 
 
 def _reference_names(name: str) -> str:
@@ -71,6 +81,8 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
         raise ValueError(f"name must be one of: {known} (got {name!r})")
     if callable(func) and _is_reference_object(name, func):
         raise CheckFailed(_reference_message(name, "直接用了"))
+    if name in ADAPTERS and callable(func):
+        func = ADAPTERS[name](func)
     try:
         outcomes = run_cases(func, EXERCISES[name], _CODES[name])
     except UsedReference as exc:
@@ -122,6 +134,7 @@ def uses_exercise(*names: str) -> Iterator[None]:
 
 
 __all__ = [
+    "ADAPTERS",
     "CheckCase",
     "CheckFailed",
     "EXERCISES",

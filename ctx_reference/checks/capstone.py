@@ -1,0 +1,89 @@
+"""Visible check cases of notebook 11, the context-policy capstone.
+
+The learner writes a policy (``policy(view) -> None | action | [actions]``). Three exercises,
+each run on the capstone's visible workloads (``ctx_reference.workloads.visible_workloads``):
+
+* ``context_policy`` -- the two rules the prompt states, on every workload: the run never
+  overflows (expect ``None`` for the overflow turn) and no asked fact is lost (expect 0). A
+  decision that is not None, an action or a list of actions, or an action the context cannot
+  take (clearing a result twice, a protected one, compacting nothing) is reported with the
+  simulation's message.
+* ``beat_clear_notes`` / ``beat_compact`` -- on every workload the policy is safe and, where
+  that built-in is safe, costs less than it (the built-in is run beside the learner's policy).
+
+The expectations are literals (None, 0, "更便宜"); only the runs themselves use the reference
+simulation, as notebook 06's checks do with the learner's hooks.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..sim import BUILTIN_POLICIES, simulate_policy
+from ..workloads import visible_workloads
+from .runner import CheckCase
+
+CHEAPER = "更便宜"
+
+_WORKLOADS = {w.name: w for w in visible_workloads()}
+
+
+def _safety(policy: Callable) -> Callable:
+    """Return f(workload name) -> (overflow turn, facts lost) of ``policy`` on that workload."""
+    def run(name: str) -> tuple:
+        r = simulate_policy(policy, _WORKLOADS[name])
+        return (r.overflow_turn, r.facts_lost)
+    return run
+
+
+def _against(builtin: str) -> Callable[[Callable], Callable]:
+    """Return an adapter: f(workload name) -> CHEAPER, or why the policy does not beat ``builtin``."""
+    def adapt(policy: Callable) -> Callable:
+        def run(name: str) -> str:
+            w = _WORKLOADS[name]
+            mine = simulate_policy(policy, w)
+            if mine.overflow_turn is not None:
+                return f"第 {mine.overflow_turn} 轮溢出"
+            if mine.facts_lost:
+                return f"丢了 {mine.facts_lost}/{mine.facts_asked} 条事实"
+            other = simulate_policy(BUILTIN_POLICIES[builtin], w)
+            if other.overflow_turn is not None or other.facts_lost:
+                return CHEAPER          # the built-in is not safe here: being safe is enough
+            if mine.input_equivalent < other.input_equivalent:
+                return CHEAPER
+            return (f"输入当量 {mine.input_equivalent:,.0f}，"
+                    f"不低于 {builtin} 的 {other.input_equivalent:,.0f}")
+        return run
+    return adapt
+
+
+def _overflow_and_lost(value: tuple) -> dict:
+    """Return (overflow turn, facts lost) as the dict shown in a feedback line."""
+    overflow, lost = value
+    return {"溢出轮次": overflow, "丢失的事实": lost}
+
+
+_SAFE = {"溢出轮次": None, "丢失的事实": 0}
+
+CASES: dict[str, tuple[CheckCase, ...]] = {
+    "context_policy": tuple(
+        CheckCase(f"任务 {name}：{_WORKLOADS[name].turns} 轮、窗口 {_WORKLOADS[name].window:,}，"
+                  f"不溢出、不丢被问到的事实", args=(name,), expect=_SAFE,
+                  project=_overflow_and_lost)
+        for name in _WORKLOADS),
+    "beat_clear_notes": tuple(
+        CheckCase(f"任务 {name}：安全，而且比 clear_notes 便宜", args=(name,), expect=CHEAPER)
+        for name in _WORKLOADS),
+    "beat_compact": tuple(
+        CheckCase(f"任务 {name}：安全，而且比 compact 便宜", args=(name,), expect=CHEAPER)
+        for name in _WORKLOADS),
+}
+
+#: No reference policy is watched yet: the built-ins run inside the checks themselves.
+REFERENCES: dict[str, tuple] = {name: () for name in CASES}
+
+# check_exercise hands the learner's policy to the adapter and runs the cases on what it returns.
+ADAPTERS: dict[str, Callable[[Callable], Callable]] = {
+    "context_policy": _safety,
+    "beat_clear_notes": _against("clear_notes"),
+    "beat_compact": _against("compact"),
+}
