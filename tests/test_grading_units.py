@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import nbformat
 import pytest
@@ -363,13 +364,16 @@ def test_example_submissions_are_valid_notebooks_except_the_broken_one():
 
 
 def test_mark_hidden_tests_keeps_the_line_numbers():
-    """The BEGIN marker (line 3) gains a print of HIDDEN_START on the same line; 5 lines stay 5."""
+    """The BEGIN marker (line 3) gains a print of a marker with a 24-digit hex nonce on the same
+    line; 5 lines stay 5."""
     cell = _code_cell([], CHECK_SOURCE)
     cell.metadata["nbgrader"] = {"grade": True, "grade_id": "check_remaining", "points": 3}
     cell, _ = MarkHiddenTests().preprocess_cell(cell, {}, 0)
     lines = cell.source.split("\n")
     assert len(lines) == 5
-    assert lines[2] == "print('[ctx_course: hidden tests start]', end='', flush=True)  ### BEGIN HIDDEN TESTS"
+    assert re.fullmatch(
+        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True)  ### BEGIN HIDDEN TESTS", lines[2]
+    )
     assert lines[3] == "assert remaining(7, 0, 0, 0, 0) == (7, False)"
 
 
