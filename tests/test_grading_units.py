@@ -372,7 +372,7 @@ def test_mark_hidden_tests_keeps_the_line_numbers():
     lines = cell.source.split("\n")
     assert len(lines) == 5
     assert re.fullmatch(
-        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True)  ### BEGIN HIDDEN TESTS", lines[2]
+        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True\)  ### BEGIN HIDDEN TESTS", lines[2]
     )
     assert lines[3] == "assert remaining(7, 0, 0, 0, 0) == (7, False)"
 
