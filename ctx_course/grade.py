@@ -540,6 +540,7 @@ class Grader:
                     cells[grade_id] = _source_text(cell.get("source", ""))
             edited, deleted = [], []
             check_cells = {c.name for c in notebook.grade_cells}
+            answers = sorted(c.name for c in notebook.solution_cells if c.name not in cells)
             for source_cell in notebook.source_cells:
                 if not source_cell.locked:
                     continue
@@ -554,6 +555,8 @@ class Grader:
                 notes.append("edited read-only cells restored: " + ", ".join(sorted(edited)))
             if deleted:
                 notes.append("deleted check cells restored: " + ", ".join(sorted(deleted)))
+            if answers:
+                notes.append("deleted answer cells restored: " + ", ".join(answers))
         return tuple(notes)
 
     def _timeout_notes(self, student: str, assignment: str) -> tuple[str, ...]:

@@ -216,6 +216,9 @@ class PrelaunchedExecute(Execute):
             cell.outputs.append(nbformat.v4.new_output("error", traceback=[f"{GUARD_FAILED['ename']}: {GUARD_FAILED['evalue']}"], **GUARD_FAILED))
         return cell
 
+    # nbconvert calls the synchronous wrapper, which nbclient made of its own coroutine.
+    execute_cell = run_sync(async_execute_cell)
+
     async def _reset_kernel(self) -> bool:
         """Put the kernel's hooks back; return whether it answered with this notebook's token."""
         expression = f"__import__('sys').modules['_ctx_guard'].reset({self._guard_token!r})"

@@ -336,8 +336,8 @@ class RestoreCells(OverwriteCells):
                 cell = self.missing_cell_transform(source[name], grades[name].max_score, is_solution=name in answers)
             else:
                 cell = self.missing_cell_transform(source[name], 0, is_solution=True)
-                cell.metadata.nbgrader.update(grade=False, points=0)
-                del cell.metadata.nbgrader["points"]
+                cell["metadata"]["nbgrader"]["grade"] = False
+                del cell["metadata"]["nbgrader"]["points"]
             earlier = [present[n] for n in order[: order.index(name)] if n in present]
             nb.cells.insert(max(earlier) + 1 if earlier else 0, cell)
         return nb, resources
