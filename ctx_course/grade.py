@@ -397,6 +397,10 @@ class Grader:
         back instead of run again, unless ``force``. SIGTERM or SIGINT abandons the notebook
         running, starts no other, and still writes the feedback and the CSV (``stopped_by``).
         """
+        with StopOnSignal(on_stop=self.pool.abandon if self.pool is not None else None) as stop:
+            return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start, on_result=on_result)
+
+    def _grade(self, stop: StopOnSignal, pairs, *, autograde, force, on_start, on_result) -> ClassReport:
         start = time.perf_counter()
         phases = {}
         pairs = sorted(pairs if pairs is not None else find_submissions(self.submitted))
@@ -408,7 +412,6 @@ class Grader:
         results: list[GradeResult] = []
         manifest = self._read_manifest()
         tick = time.perf_counter()
-        stop = StopOnSignal(on_stop=self.pool.abandon if self.pool is not None else None).__enter__()
         try:
             for index, (student, aid) in enumerate(pairs, start=1):
                 if on_start is not None:
@@ -422,7 +425,7 @@ class Grader:
                 elif unchanged and self._dir("autograded", student, aid).is_dir():
                     result = replace(self.read_back(student, aid), skipped=True)
                 elif stop.signal:
-                    result = GradeResult(student, aid, False, reason=f"not graded: the run was stopped by {stop.signal}")
+                    result = GradeResult(student, aid, False, reason=f"the run was stopped by {stop.signal} before it started")
                 elif autograde:
                     result = self.autograde(student, aid)
                     if stop.signal and not result.graded:
@@ -448,10 +451,7 @@ class Grader:
         phases["feedback"] = time.perf_counter() - tick
 
         tick = time.perf_counter()
-        try:
-            csv_path = export_grades(self.db_url, self.work / "grades.csv", results, course_id=self.course_id)
-        finally:
-            stop.__exit__(None, None, None)
+        csv_path = export_grades(self.db_url, self.work / "grades.csv", results, course_id=self.course_id)
         phases["export"] = time.perf_counter() - tick
 
         roster_ids = {s.id for s in self.roster}
