@@ -46,7 +46,7 @@ from .config import assignments, load_course_config
 from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
 from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .report import export_grades
-from .sandbox import SandboxPolicy, SandboxSettings, parse_cpu, parse_memory, sandbox_problem
+from .sandbox import SandboxPolicy, SandboxSettings, SandboxUnavailable, parse_cpu, parse_memory, sandbox_problem
 from .stopping import StopOnSignal
 
 # Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.
@@ -60,9 +60,6 @@ MANIFEST = "manifest.json"
 # Bumped when a change to grading itself must regrade every submission.
 GRADING_VERSION = "2"
 
-
-class SandboxUnavailable(RuntimeError):
-    """bubblewrap is missing or refused: the message says why and how to install it, in one line."""
 
 
 def grading_config(
@@ -422,8 +419,8 @@ class Grader:
                     result = GradeResult(student, aid, False, reason=f"{aid!r} is not an assignment of this course")
                 elif aid in problems:
                     result = GradeResult(student, aid, False, reason=problems[aid])
-                elif unchanged and self._dir("autograded", student, aid).is_dir():
-                    result = replace(self.read_back(student, aid), skipped=True)
+                elif unchanged and (earlier := self.read_back(student, aid)).graded:
+                    result = replace(earlier, skipped=True)
                 elif stop.signal:
                     result = GradeResult(student, aid, False, reason=f"the run was stopped by {stop.signal} before it started")
                 elif autograde:

@@ -199,6 +199,7 @@ class PrelaunchedExecute(Execute):
             return super().preprocess(nb, resources, km=manager)
         finally:
             self.on_notebook_start = None
+            self._guard_token = None
             self.pool.current = None
             if self.kc is not None:
                 self.kc.stop_channels()
@@ -209,7 +210,7 @@ class PrelaunchedExecute(Execute):
     async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
         graded = cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
         guarded = True
-        if graded and self.pool is not None and self.kc is not None:
+        if graded and getattr(self, "_guard_token", None) and self.kc is not None:
             guarded = await self._reset_kernel()
         cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
         if not guarded:

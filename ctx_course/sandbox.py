@@ -48,6 +48,10 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
 
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or refused: the message says why and how to install it, in one line."""
+
+
 class SandboxSettings(Configurable):
     """The sandbox settings of ``nbgrader_config.py`` (``c.SandboxSettings.memory_limit = "2G"``)."""
 
