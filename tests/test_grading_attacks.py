@@ -9,7 +9,8 @@ submission (the untouched release, graded after it); ``planter`` writes ``ipyker
 into the working folder, where kernels used to start; ``leftover`` starts a process that keeps
 rewriting grades.csv; ``reader`` executes the model answer read from solutions/; ``ast`` installs
 an AST transformer (re-installed by a pre_run_cell callback) that turns assert and raise into
-pass, and silences check_exercise; ``displayhook`` makes a wrong ``remaining`` call
+pass, and silences check_exercise; ``input_cleanup`` does the same with an input transformer
+that turns ``assert x`` into ``assert True or x``; ``displayhook`` makes a wrong ``remaining`` call
 ``sys.displayhook(3)``; ``quoter`` prints the check cell's source with ``[`` replaced by ``<``
 from inside ``remaining``, ``quoter_later`` from a cell after it; ``deleter`` deletes the answer
 cell and the check cell; ``memory`` maps 3 GiB; ``network`` connects to a port the test listens on.
@@ -134,6 +135,14 @@ class NoChecks(ast.NodeTransformer):
 shell = get_ipython()
 shell.ast_transformers.append(NoChecks())
 shell.events.register("pre_run_cell", lambda info: shell.ast_transformers.append(NoChecks()))
+check_exercise = lambda *args, **kwargs: None
+{WRONG_FUNCTION}'''},
+        "input_cleanup": {"code": f'''
+from IPython import get_ipython
+
+get_ipython().input_transformers_cleanup.append(
+    lambda lines: [line.replace("assert ", "assert True or ") for line in lines]
+)
 check_exercise = lambda *args, **kwargs: None
 {WRONG_FUNCTION}'''},
         "displayhook": {"code": '''
@@ -318,6 +327,12 @@ def test_an_ast_transformer_cannot_strip_the_checks(graded):
     """ast's wrong `remaining` scores 0 of 3: the transformer and its pre_run_cell re-installer
     are gone before the check cell runs."""
     assert _score(graded, "ast") == (True, 0, 3)
+
+
+def test_an_input_transformer_cannot_rewrite_the_checks(graded):
+    """input_cleanup's wrong `remaining` scores 0 of 3: its transformer, which turns every
+    `assert x` into `assert True or x`, is gone before the check cell runs."""
+    assert _score(graded, "input_cleanup") == (True, 0, 3)
 
 
 def test_a_value_displayed_by_student_code_is_not_a_score(graded):
