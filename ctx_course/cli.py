@@ -104,7 +104,7 @@ def _grade(args: argparse.Namespace) -> int:
         root,
         work=args.work,
         timeout=args.timeout,
-        sandbox=False if args.no_sandbox else None,
+        sandbox=False if args.no_sandbox or args.feedback_only else None,  # --feedback-only runs no kernel
         memory_limit=args.memory_limit,
         cpu_limit=args.cpu_limit,
     )

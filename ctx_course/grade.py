@@ -461,7 +461,7 @@ class Grader:
             feedback=feedback,
             not_on_roster=not_on_roster,
             phases=phases,
-            sandboxed=self.sandboxed,
+            sandboxed=self.sandboxed or not autograde,  # no notebook ran: nothing to warn about
             stopped_by=stop.signal,
             stop_status=128 + stop.number if stop.number else 0,
         )
