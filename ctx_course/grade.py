@@ -285,6 +285,7 @@ class Grader:
                 raise SandboxUnavailable(problem)
             policy = SandboxPolicy.for_course(self.root, self.work, memory_limit=memory, cpu_limit=cpu)
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
+        self.cpu_limit = cpu if self.sandboxed else None
         self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=prelaunch)
         self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
         self.api = NbGraderAPI(config=self.config)
@@ -601,6 +602,8 @@ class Grader:
             seconds = self.config.Execute.timeout
             return f"a cell ran past the {seconds} s limit and ignored the interrupt (an endless loop that catches KeyboardInterrupt?)"
         if "DeadKernelError" in text or "Kernel died" in text:
+            if self.cpu_limit is not None:
+                return f"the kernel died while running the notebook (past the {self.cpu_limit} s CPU-time limit, or out of memory?)"
             return "the kernel died while running the notebook"
         return _last_error(outcome)
 

@@ -267,3 +267,15 @@ def test_no_sandbox_grades_with_a_warning_in_the_summary(tmp_path, make_class):
     assert status == 0
     assert "3/3 autograded" in out
     assert "WARNING: --no-sandbox: student code ran with your privileges" in out
+
+
+@needs_sandbox
+def test_a_cell_past_the_cpu_limit_is_stopped_and_reported(tmp_path, make_class):
+    """spin loops forever under a 3 s CPU-time limit (cell limit 30 s): its kernel is killed by
+    the limit and the submission is reported, naming the limit."""
+    incoming = make_class(tmp_path / "incoming", {"spin": "while True:\n    pass"})
+    grader = Grader(REPO, work=tmp_path / "work", timeout=30, cpu_limit=3)
+    grader.collect(incoming)
+    [result] = grader.grade().results
+    assert not result.graded
+    assert result.reason.startswith("the kernel died while running the notebook (past the 3 s CPU-time limit")
