@@ -32,14 +32,30 @@ c.Execute.timeout = 60
 c.ClearSolutions.code_stub = {"python": "# 在这里写你的代码\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "在这里写下你的回答。"
 
-# Read-only check cells a student deleted are put back before grading.
+# Read-only check cells a student deleted are put back before grading, and so are deleted answer
+# cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
 c.OverwriteCells.add_missing_cells = True
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "ctx_course.preprocessors.RestoreCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
+# `python -m ctx_course grade` runs every student's kernel in a bubblewrap sandbox (no network,
+# no view of solutions/ or grading/, nothing outlives the notebook) with these limits per
+# notebook; `--memory-limit`, `--cpu-limit` and `--no-sandbox` override them for one run.
+c.SandboxSettings.enabled = True
+c.SandboxSettings.memory_limit = "2G"  # address space of one kernel
+c.SandboxSettings.cpu_limit = 600  # CPU seconds of one notebook's kernel
 
 # Student output is capped and hidden tests are kept out of the feedback, for nbgrader's own
 # commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/preprocessors.py).
 c.Autograde.autograde_preprocessors = [
     "ctx_course.preprocessors.MarkHiddenTests",
     "nbgrader.preprocessors.Execute",
+    "ctx_course.preprocessors.ScoreFromErrorsOnly",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",

@@ -9,8 +9,10 @@ Reported: the grading run's total seconds (set-up, autograde, feedback, export) 
 notebook; the floor — the same notebooks executed once each, one after the other, with
 ``nbclient`` and nothing else (a fresh kernel per notebook, as grading needs); and their ratio.
 Goal: the whole grading run within 1.5 × the floor. ``--compare`` also times a run without
-kernels launched ahead (nbgrader's own Execute). The machine's load average is printed because
-other processes on a small machine move every figure.
+kernels launched ahead. Every grading run sandboxes its kernels (bubblewrap); ``--no-sandbox``
+also times a run without the sandbox and reports the sandbox's cost per notebook (budget:
+0.2 s). The machine's load average is printed because other processes on a small machine move
+every figure.
 """
 from __future__ import annotations
 
@@ -74,6 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--students", type=int, default=STUDENTS)
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
     parser.add_argument("--compare", action="store_true", help="also grade without kernels launched ahead")
+    parser.add_argument("--no-sandbox", action="store_true", help="also grade without the sandbox, to measure its cost")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore")
 
@@ -87,10 +90,11 @@ def main(argv: list[str] | None = None) -> None:
 
         floor_seconds = floor(notebooks, timeout)
         reports = {}
-        for prelaunch in (True, False) if args.compare else (True,):
-            grader = Grader(ROOT, work=tmp / f"work-{prelaunch}", prelaunch=prelaunch)
+        runs = [(True, True)] + ([(False, True)] if args.compare else []) + ([(True, False)] if args.no_sandbox else [])
+        for prelaunch, sandbox in runs:
+            grader = Grader(ROOT, work=tmp / f"work-{prelaunch}-{sandbox}", prelaunch=prelaunch, sandbox=sandbox)
             grader.collect(tmp / "incoming")
-            reports[prelaunch] = grader.grade()
+            reports[prelaunch, sandbox] = grader.grade()
         load_after = os.getloadavg()[0]
 
     count = len(notebooks)
@@ -99,10 +103,11 @@ def main(argv: list[str] | None = None) -> None:
         f"(load average {load:.1f} before, {load_after:.1f} after)",
         f"  floor (nbclient, one kernel per notebook) {floor_seconds:8.1f} s  {floor_seconds / count:6.2f} s/notebook",
     ]
-    for prelaunch, report in reports.items():
+    for (prelaunch, sandbox), report in reports.items():
         phases = report.phases
         graded = len(report.results) - len(report.failed)
-        title = "kernels launched one notebook ahead" if prelaunch else "nbgrader's Execute, kernel started per notebook"
+        title = "kernels launched one notebook ahead" if prelaunch else "kernel started when its notebook is due"
+        title += ", sandboxed" if sandbox else ", NOT sandboxed"
         lines += [
             f"  grading run ({title}), graded {graded} of {len(report.results)}",
             f"    total                                   {report.seconds:8.1f} s  {report.seconds / count:6.2f} s/notebook"
@@ -113,6 +118,9 @@ def main(argv: list[str] | None = None) -> None:
             f"    feedback                                {phases['feedback']:8.1f} s  {phases['feedback'] / count:6.2f} s/notebook",
             f"    grades.csv                              {phases['export']:8.1f} s",
         ]
+    if (True, False) in reports:
+        cost = (reports[True, True].phases["autograde"] - reports[True, False].phases["autograde"]) / count
+        lines.append(f"  sandbox cost (autograde, sandboxed − not)  {cost:+6.2f} s/notebook   (budget <= 0.2)")
     print("\n".join(lines))
 
 

@@ -7,6 +7,7 @@ import warnings
 from pathlib import Path
 
 from .release import ReleaseError, generate_release
+from .sandbox import SandboxUnavailable
 from .workspace import WORKSPACE, prepare_workspace
 
 # The example class shipped with the repository (see examples/README.md).
@@ -28,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
         help="autograde every submission, write feedback and grades.csv",
         description="Autograde every submission in the working folder's submitted/ "
         "(grading/submitted by default), write the feedback HTML and grades.csv. "
-        "Exit status: 0 all graded, 1 some could not be graded (listed), 2 bad input.",
+        "Every kernel runs in a bubblewrap sandbox. Exit status: 0 all graded, 1 some could not be "
+        "graded (listed), 2 bad input or no sandbox, 128 + the signal's number when stopped by SIGTERM/SIGINT "
+        "(what was graded is written).",
     )
     grade.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     grade.add_argument("--submissions", metavar="DIR", help="collect <student>/<assignment>/ folders from DIR first")
@@ -46,6 +49,14 @@ def main(argv: list[str] | None = None) -> int:
         help="run no notebook: rewrite feedback and grades.csv from the gradebook (after grading by hand)",
     )
     grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
+    grade.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since the last run")
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run student code without the bubblewrap sandbox, with your privileges (not recommended)",
+    )
+    grade.add_argument("--memory-limit", metavar="SIZE", help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
+    grade.add_argument("--cpu-limit", metavar="S", help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
     board = sub.add_parser(
         "leaderboard",
         help="re-score the graded policies of an assignment on hidden workloads; write a CSV and a PNG",
@@ -73,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except SandboxUnavailable as exc:  # bubblewrap missing or refused: one line, nothing graded
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -98,7 +112,14 @@ def _grade(args: argparse.Namespace) -> int:
     # nbgrader's gradebook and its restored cells (which lack an id) warn; neither is ours to fix.
     warnings.filterwarnings("ignore", category=SAWarning)
     warnings.filterwarnings("ignore", category=MissingIDFieldWarning)
-    grader = Grader(root, work=args.work, timeout=args.timeout)
+    grader = Grader(
+        root,
+        work=args.work,
+        timeout=args.timeout,
+        sandbox=False if args.no_sandbox or args.feedback_only else None,  # --feedback-only runs no kernel
+        memory_limit=args.memory_limit,
+        cpu_limit=args.cpu_limit,
+    )
     if students is None and (grader.work / DEFAULT_ROSTER).is_file():
         students = read_roster(grader.work / DEFAULT_ROSTER)
     if args.submissions is not None and not args.feedback_only:
@@ -115,8 +136,10 @@ def _grade(args: argparse.Namespace) -> int:
         if args.verbose and not result.graded and result.log:
             print(result.log.rstrip(), file=sys.stderr)
 
-    report = grader.grade(autograde=not args.feedback_only, on_start=on_start, on_result=on_result)
+    report = grader.grade(autograde=not args.feedback_only, force=args.force, on_start=on_start, on_result=on_result)
     print(format_summary(report, base=Path.cwd()))
+    if report.stopped_by:
+        return report.stop_status
     return 1 if report.failed else 0
 
 

@@ -10,9 +10,12 @@ The preprocessors that cap outputs and keep hidden tests out of the feedback are
 ``preprocessors.py``; the kernels launched ahead of their notebooks in ``kernels.py``; the lines
 printed for the instructor and the grades CSV in ``report.py``.
 
-Leaves out: the manual grading of free-response cells (the formgrader does it), late penalties,
-and any sandboxing. Student code runs with the grader's privileges: run this as an unprivileged
-user or in a container (see the README).
+Also: a *manifest* of what was graded (submission digest, source digest) so that a rerun skips
+the unchanged submissions, and stopping cleanly on SIGTERM/SIGINT (``stopping.py``). Every
+kernel runs in a bubblewrap sandbox (``sandbox.py``) unless the grader is made with
+``sandbox=False``.
+
+Leaves out: the manual grading of free-response cells (the formgrader does it), late penalties.
 
 Vocabulary: *root* is the course folder (``nbgrader_config.py``, ``solutions/``); *work* is the
 folder a grading run writes to (``grading/`` by default: ``submitted/``, ``autograded/``,
@@ -23,6 +26,7 @@ check cells, *manual points* from the free-response cells graded in the formgrad
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import re
@@ -40,8 +44,10 @@ from traitlets.config import Config
 
 from .config import assignments, load_course_config
 from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
-from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS
+from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .report import export_grades
+from .sandbox import SandboxPolicy, SandboxSettings, SandboxUnavailable, parse_cpu, parse_memory, sandbox_problem
+from .stopping import StopOnSignal
 
 # Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.
 ROSTER_ID = "id"
@@ -49,6 +55,11 @@ ROSTER_FIELDS = ("first_name", "last_name", "email", "lms_user_id")
 
 # Where the grading run keeps the release it generates to fill the gradebook (never lessons/).
 SCRATCH_RELEASE = "release"
+# What was graded from which files (<work>/manifest.json), so that a rerun skips unchanged submissions.
+MANIFEST = "manifest.json"
+# Bumped when a change to grading itself must regrade every submission.
+GRADING_VERSION = "2"
+
 
 
 def grading_config(
@@ -74,6 +85,7 @@ def grading_config(
             PrelaunchedExecute if step is Execute else step for step in AUTOGRADE_PREPROCESSORS
         ]
         config.PrelaunchedExecute.pool = pool
+    config.Autograde.sanitize_preprocessors = list(SANITIZE_PREPROCESSORS)
     config.GenerateFeedback.preprocessors = list(FEEDBACK_PREPROCESSORS)
     # Each kernel would print a transport warning to the terminal; keep only its errors.
     config.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
@@ -124,6 +136,7 @@ class GradeResult:
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
     log: str = field(default="", repr=False, compare=False)
+    skipped: bool = field(default=False, compare=False)  # unchanged since the last run: read back, not run
 
 
 @dataclass(frozen=True)
@@ -137,6 +150,14 @@ class ClassReport:
     feedback: int = 0
     not_on_roster: tuple[str, ...] = ()
     phases: dict = field(default_factory=dict, compare=False)
+    sandboxed: bool = True
+    stopped_by: str | None = None  # "SIGTERM" or "SIGINT" when the run was asked to stop
+    stop_status: int = 0  # 128 + the signal's number, the exit status of a stopped run
+
+    @property
+    def skipped(self) -> int:
+        """How many submissions were unchanged since the last run and only read back."""
+        return sum(r.skipped for r in self.results)
 
     @property
     def failed(self) -> tuple[GradeResult, ...]:
@@ -201,8 +222,13 @@ def collect(source: str | os.PathLike, submitted: str | os.PathLike) -> list[tup
         target = submitted / student / assignment
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(source / student / assignment, target)
+        # A link in a submission would make this copy read the grader's files: links are left out.
+        shutil.copytree(source / student / assignment, target, ignore=_links)
     return pairs
+
+
+def _links(folder: str, names: list[str]) -> list[str]:
+    return [name for name in names if os.path.islink(os.path.join(folder, name))]
 
 
 def find_submissions(submitted: str | os.PathLike) -> list[tuple[str, str]]:
@@ -241,10 +267,26 @@ class Grader:
         work: str | os.PathLike | None = None,
         timeout: int | None = None,
         prelaunch: bool = True,
+        sandbox: bool | None = None,
+        memory_limit: str | int | None = None,
+        cpu_limit: int | None = None,
     ):
         self.root = Path(root).resolve()
-        self.work = work_folder(self.root, load_course_config(self.root, work=work))
-        self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL]) if prelaunch else None
+        course = load_course_config(self.root, work=work)
+        self.work = work_folder(self.root, course)
+        settings = SandboxSettings(config=course)
+        self.sandboxed = settings.enabled if sandbox is None else bool(sandbox)
+        memory = parse_memory(settings.memory_limit if memory_limit is None else memory_limit)
+        cpu = parse_cpu(settings.cpu_limit if cpu_limit is None else cpu_limit)
+        policy = None
+        if self.sandboxed:
+            problem = sandbox_problem()
+            if problem is not None:
+                raise SandboxUnavailable(problem)
+            policy = SandboxPolicy.for_course(self.root, self.work, memory_limit=memory, cpu_limit=cpu)
+        self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
+        self.cpu_limit = cpu if self.sandboxed else None
+        self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=prelaunch)
         self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir
@@ -337,6 +379,7 @@ class Grader:
         pairs: Sequence[tuple[str, str]] | None = None,
         *,
         autograde: bool = True,
+        force: bool = False,
         on_start: Callable | None = None,
         on_result: Callable | None = None,
     ) -> ClassReport:
@@ -347,7 +390,15 @@ class Grader:
         rewritten. ``on_start(index, total, student, assignment)`` is called before each
         submission and ``on_result(index, total, result)`` after it (the CLI prints progress
         lines with them). Returns a ClassReport; ``<work>/grades.csv`` is written.
+
+        A submission graded by an earlier run from the same files and the same sources is read
+        back instead of run again, unless ``force``. SIGTERM or SIGINT abandons the notebook
+        running, starts no other, and still writes the feedback and the CSV (``stopped_by``).
         """
+        with StopOnSignal(on_stop=self.pool.abandon if self.pool is not None else None) as stop:
+            return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start, on_result=on_result)
+
+    def _grade(self, stop: StopOnSignal, pairs, *, autograde, force, on_start, on_result) -> ClassReport:
         start = time.perf_counter()
         phases = {}
         pairs = sorted(pairs if pairs is not None else find_submissions(self.submitted))
@@ -357,19 +408,33 @@ class Grader:
         phases["prepare"] = time.perf_counter() - tick
 
         results: list[GradeResult] = []
+        manifest = self._read_manifest()
         tick = time.perf_counter()
         try:
             for index, (student, aid) in enumerate(pairs, start=1):
                 if on_start is not None:
                     on_start(index, len(pairs), student, aid)
+                digest = self._digest(student, aid) if autograde and aid in known else None
+                unchanged = not force and digest is not None and manifest.get(f"{student}/{aid}") == digest
                 if aid not in known:
                     result = GradeResult(student, aid, False, reason=f"{aid!r} is not an assignment of this course")
                 elif aid in problems:
                     result = GradeResult(student, aid, False, reason=problems[aid])
+                elif unchanged and (earlier := self.read_back(student, aid)).graded:
+                    result = replace(earlier, skipped=True)
+                elif stop.signal:
+                    result = GradeResult(student, aid, False, reason=f"the run was stopped by {stop.signal} before it started")
                 elif autograde:
                     result = self.autograde(student, aid)
+                    if stop.signal and not result.graded:
+                        result = replace(result, reason=f"abandoned: the run was stopped by {stop.signal} while it ran")
                 else:
                     result = self.read_back(student, aid)
+                if autograde and digest is not None and not result.skipped:
+                    manifest.pop(f"{student}/{aid}", None)
+                    if result.graded:
+                        manifest[f"{student}/{aid}"] = digest
+                    self._write_manifest(manifest)
                 results.append(result)
                 if on_result is not None:
                     on_result(index, len(pairs), result)
@@ -397,7 +462,41 @@ class Grader:
             feedback=feedback,
             not_on_roster=not_on_roster,
             phases=phases,
+            sandboxed=self.sandboxed or not autograde,  # no notebook ran: nothing to warn about
+            stopped_by=stop.signal,
+            stop_status=128 + stop.number if stop.number else 0,
         )
+
+    # -- manifest
+    def _digest(self, student: str, assignment: str) -> str:
+        """Return the digest of a submission's files, its assignment's sources and the grading settings."""
+        sha = hashlib.sha256(f"{GRADING_VERSION}\0{self.settings_key}\0".encode())
+        sha.update(self._source_digest(assignment).encode())
+        _hash_tree(sha, self._dir("submitted", student, assignment))
+        return sha.hexdigest()
+
+    def _source_digest(self, assignment: str) -> str:
+        cache = self.__dict__.setdefault("_source_digests", {})
+        if assignment not in cache:
+            sha = hashlib.sha256()
+            _hash_tree(sha, self.root / "solutions" / assignment)
+            for package in ("ctx_reference",):  # the checker that check cells call
+                _hash_tree(sha, self.root / package, suffix=".py")
+            cache[assignment] = sha.hexdigest()
+        return cache[assignment]
+
+    def _read_manifest(self) -> dict:
+        try:
+            data = json.loads((self.work / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write_manifest(self, manifest: dict) -> None:
+        path = self.work / MANIFEST
+        partial = path.with_suffix(".tmp")
+        partial.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
+        partial.replace(path)
 
     def read_back(self, student: str, assignment: str) -> GradeResult:
         """Return the result already in the gradebook for a submission autograded earlier."""
@@ -439,6 +538,7 @@ class Grader:
                     cells[grade_id] = _source_text(cell.get("source", ""))
             edited, deleted = [], []
             check_cells = {c.name for c in notebook.grade_cells}
+            answers = sorted(c.name for c in notebook.solution_cells if c.name not in cells)
             for source_cell in notebook.source_cells:
                 if not source_cell.locked:
                     continue
@@ -453,6 +553,8 @@ class Grader:
                 notes.append("edited read-only cells restored: " + ", ".join(sorted(edited)))
             if deleted:
                 notes.append("deleted check cells restored: " + ", ".join(sorted(deleted)))
+            if answers:
+                notes.append("deleted answer cells restored: " + ", ".join(answers))
         return tuple(notes)
 
     def _timeout_notes(self, student: str, assignment: str) -> tuple[str, ...]:
@@ -500,6 +602,8 @@ class Grader:
             seconds = self.config.Execute.timeout
             return f"a cell ran past the {seconds} s limit and ignored the interrupt (an endless loop that catches KeyboardInterrupt?)"
         if "DeadKernelError" in text or "Kernel died" in text:
+            if self.cpu_limit is not None:
+                return f"the kernel died while running the notebook (past the {self.cpu_limit} s CPU-time limit, or out of memory?)"
             return "the kernel died while running the notebook"
         return _last_error(outcome)
 
@@ -511,6 +615,7 @@ def grade_class(
     submissions: str | os.PathLike | None = None,
     roster: str | os.PathLike | None = None,
     timeout: int | None = None,
+    sandbox: bool | None = None,
     on_start: Callable | None = None,
     on_result: Callable | None = None,
 ) -> ClassReport:
@@ -521,7 +626,7 @@ def grade_class(
     writes ``grading/example/grades.csv``.
     """
     students = read_roster(roster) if roster is not None else []
-    grader = Grader(root, work=work, timeout=timeout)
+    grader = Grader(root, work=work, timeout=timeout, sandbox=sandbox)
     if submissions is not None:
         grader.collect(submissions)
     grader.register(students)
@@ -530,6 +635,16 @@ def grade_class(
 
 # --------------------------------------------------------------------------------------------
 # Small helpers
+
+
+def _hash_tree(sha, folder: Path, suffix: str = "") -> None:
+    """Feed every file under ``folder`` (relative path and bytes, in sorted order) into ``sha``."""
+    if not folder.is_dir():
+        sha.update(b"missing")
+        return
+    for path in sorted(p for p in folder.rglob(f"*{suffix}") if p.is_file() and "__pycache__" not in p.parts):
+        sha.update(str(path.relative_to(folder)).encode() + b"\0")
+        sha.update(hashlib.sha256(path.read_bytes()).digest())
 
 
 def _source_text(source) -> str:

@@ -1,25 +1,44 @@
 """Kernels for a grading run: launched one notebook ahead, each used for one notebook only.
 
-Covers: ``KernelPool``, which starts the kernel of the next notebook while the current one runs;
-``PrelaunchedExecute``, nbgrader's ``Execute`` running each notebook in a kernel taken from the
-pool; the kernels' command-line option (``KERNEL_LOG_LEVEL``); and telling, from nbgrader's log,
+Covers: ``KernelPool``, which starts the kernel of the next notebook while the current one runs,
+each one (with a ``SandboxPolicy``) inside a bubblewrap sandbox of its own and talking to the
+grader over IPC sockets in its own folder (``SandboxedKernelManager``); ``PrelaunchedExecute``,
+nbgrader's ``Execute`` running each notebook in a kernel taken from the pool, in a scratch copy
+of the submission, and putting the kernel's hooks back (``kernel_guard.py``) before every graded
+cell; the kernels' command-line option (``KERNEL_LOG_LEVEL``); and telling, from nbgrader's log,
 that a kernel could not start (``kernel_failed_to_start``), so the run can try once more.
 
 Leaves out: which notebooks run and what is done with the results (``grade.py``), time limits
-(nbgrader's ``Execute.timeout``), and any sandboxing of student code.
+(nbgrader's ``Execute.timeout``), what the sandbox lets a kernel see (``sandbox.py``).
 
 Vocabulary: a *kernel manager* starts, watches and stops one kernel process; a kernel *launched
-ahead* was started before its notebook was due; a kernel is *fresh* when no notebook ran in it.
+ahead* was started before its notebook was due; a kernel is *fresh* when no notebook ran in it;
+a kernel's *folder* and *scratch copy* are described in ``sandbox.py``.
 """
 from __future__ import annotations
 
 import os
+import secrets
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Sequence
 
+import nbformat
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Any
+
+from .sandbox import SandboxPolicy, prepare_folder
+
+# The kernel-side code that puts IPython's hooks back before each graded cell (sent as text).
+GUARD_SOURCE = Path(__file__).with_name("kernel_guard.py").read_text(encoding="utf-8")
+# What a graded cell shows when the kernel did not let its hooks be put back (scored 0).
+GUARD_FAILED = {
+    "ename": "GradingGuardError",
+    "evalue": "评分前无法还原内核的检查环境（之前的代码改动了 IPython 或内置函数），这一格按未通过计分",
+}
 
 # Kernel command-line option: the grading run's kernels report errors only.
 KERNEL_LOG_LEVEL = "--IPKernelApp.log_level=ERROR"
@@ -38,17 +57,46 @@ class KernelPool:
     ``pool.launch_next()`` starts the one after it.
     """
 
-    def __init__(self, cwd: str | os.PathLike, kernel_name: str = "python3", extra_arguments: Sequence[str] = ()):
+    def __init__(
+        self,
+        cwd: str | os.PathLike,
+        kernel_name: str = "python3",
+        extra_arguments: Sequence[str] = (),
+        *,
+        policy: SandboxPolicy | None = None,
+        ahead: bool = True,
+    ):
         self.cwd = str(cwd)
         self.kernel_name = kernel_name
+        self.policy = policy
+        self.ahead = ahead
         # nbclient keeps the IPython history in memory; so must a kernel started without it.
         self.extra_arguments = [*extra_arguments, "--HistoryManager.hist_file=:memory:"]
         self._waiting: AsyncKernelManager | None = None
+        self.current: AsyncKernelManager | None = None
 
     def _launch(self) -> AsyncKernelManager:
-        manager = AsyncKernelManager(kernel_name=self.kernel_name)
         env = dict(os.environ, NBGRADER_EXECUTION="autograde")  # as nbgrader sets it for autograding
-        run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env)
+        if self.policy is None:
+            manager = AsyncKernelManager(kernel_name=self.kernel_name)
+            run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env)
+            return manager
+        folder = Path(tempfile.mkdtemp(prefix="ctx-kernel-"))
+        prepare_folder(folder)
+        manager = SandboxedKernelManager(
+            kernel_name=self.kernel_name,
+            transport="ipc",
+            ip=str(folder / "run" / "kernel"),
+            connection_file=str(folder / "run" / "kernel.json"),
+        )
+        manager.policy, manager.folder = self.policy, folder
+        # jupyter_client would signal bwrap's process group; the kernel interrupts itself instead.
+        manager.kernel_spec.interrupt_mode = "message"
+        try:
+            run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=str(folder / "run"), env=env)
+        except Exception:
+            _shutdown(manager)
+            raise
         return manager
 
     def take(self) -> AsyncKernelManager:
@@ -60,9 +108,21 @@ class KernelPool:
         return manager if manager is not None else self._launch()
 
     def launch_next(self) -> None:
-        """Start the kernel for the next notebook, unless one is already waiting."""
-        if self._waiting is None:
+        """Start the kernel for the next notebook, unless one is already waiting (or ``ahead`` is off)."""
+        if self.ahead and self._waiting is None:
             self._waiting = self._launch()
+
+    def abandon(self) -> None:
+        """Kill the kernel of the notebook now running (the grading run was asked to stop).
+
+        Only sends a signal, so it is safe in a signal handler; nbclient then finds the kernel dead.
+        """
+        process = getattr(getattr(self.current, "provisioner", None), "process", None)
+        if process is not None:
+            try:
+                process.kill()
+            except OSError:
+                pass
 
     def close(self) -> None:
         """Shut down the kernel still waiting, if any."""
@@ -75,6 +135,17 @@ class KernelPool:
         return self
 
 
+class SandboxedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernel runs inside a SandboxPolicy (set ``policy`` and ``folder`` before starting)."""
+
+    policy = Any(None, allow_none=True)
+    folder = Any(None, allow_none=True)
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        argv = super().format_kernel_cmd(extra_arguments)
+        return self.policy.command(argv, self.folder, env={"NBGRADER_EXECUTION": "autograde"})
+
+
 def _shutdown(manager: AsyncKernelManager) -> None:
     try:
         run_sync(manager.shutdown_kernel)(now=True)
@@ -84,13 +155,20 @@ def _shutdown(manager: AsyncKernelManager) -> None:
         run_sync(manager.cleanup_resources)()
     except Exception:
         pass
+    folder = getattr(manager, "folder", None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class PrelaunchedExecute(Execute):
     """nbgrader's Execute, running each notebook in a kernel taken from a KernelPool.
 
     The kernel was started in the pool's folder; before the first cell it moves to the
-    notebook's folder, where nbgrader would have started it. Without a pool (nbgrader's own
+    notebook's folder, where nbgrader would have started it, or, in a sandbox, to a scratch
+    copy of it (the grader copies nothing back: nbgrader needs only the executed notebook).
+    Before the first cell it also takes a snapshot of the kernel (``kernel_guard.install``);
+    before each graded cell it puts the kernel back (``kernel_guard.reset``) and scores the
+    cell as failed when that does not answer as expected. Without a pool (nbgrader's own
     commands), this is nbgrader's Execute.
     """
 
@@ -102,10 +180,18 @@ class PrelaunchedExecute(Execute):
             return super().preprocess(nb, resources, km=km)
         folder = os.path.abspath((resources or {}).get("metadata", {}).get("path") or ".")
         manager = self.pool.take()
+        self.pool.current = manager
         self.pool.launch_next()
+        kernel_folder = getattr(manager, "folder", None)
+        if kernel_folder is not None:
+            scratch = Path(kernel_folder) / "work"
+            shutil.copytree(folder, scratch, symlinks=True, dirs_exist_ok=True)
+            folder = str(scratch)
+        self._guard_token = secrets.token_hex(8)
 
         async def enter_folder(notebook):
-            reply_to = self.kc.execute(f"__import__('os').chdir({folder!r})", silent=True, store_history=False)
+            code = f"__import__('os').chdir({folder!r})\n{_GUARD_INSTALL}"
+            reply_to = self.kc.execute(code, silent=True, store_history=False)
             await self.async_wait_for_reply(reply_to)
 
         self.on_notebook_start = enter_folder
@@ -113,11 +199,48 @@ class PrelaunchedExecute(Execute):
             return super().preprocess(nb, resources, km=manager)
         finally:
             self.on_notebook_start = None
+            self._guard_token = None
+            self.pool.current = None
             if self.kc is not None:
                 self.kc.stop_channels()
                 self.kc = None
             _shutdown(manager)
             self.km = None
+
+    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+        graded = cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
+        guarded = True
+        if graded and getattr(self, "_guard_token", None) and self.kc is not None:
+            guarded = await self._reset_kernel()
+        cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+        if not guarded:
+            cell.outputs.append(nbformat.v4.new_output("error", traceback=[f"{GUARD_FAILED['ename']}: {GUARD_FAILED['evalue']}"], **GUARD_FAILED))
+        return cell
+
+    # nbconvert calls the synchronous wrapper, which nbclient made of its own coroutine.
+    execute_cell = run_sync(async_execute_cell)
+
+    async def _reset_kernel(self) -> bool:
+        """Put the kernel's hooks back; return whether it answered with this notebook's token."""
+        expression = f"__import__('sys').modules['_ctx_guard'].reset({self._guard_token!r})"
+        msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"guard": expression})
+        try:
+            reply = await self.async_wait_for_reply(msg_id)
+        except Exception:
+            return False
+        answer = (reply or {}).get("content", {}).get("user_expressions", {}).get("guard", {})
+        return answer.get("status") == "ok" and answer.get("data", {}).get("text/plain") == repr(f"ok:{self._guard_token}")
+
+
+# Run at the start of every notebook: load kernel_guard.py as the module _ctx_guard and snapshot the kernel.
+_GUARD_INSTALL = (
+    "import sys as _s, types as _t\n"
+    "_m = _t.ModuleType('_ctx_guard')\n"
+    f"exec(compile({GUARD_SOURCE!r}, '<grading guard>', 'exec'), _m.__dict__)\n"
+    "_s.modules['_ctx_guard'] = _m\n"
+    "_m.install()\n"
+    "del _s, _t, _m\n"
+)
 
 
 def kernel_failed_to_start(outcome: dict) -> bool:

@@ -2,10 +2,13 @@
 
 Covers: ``CapOutput``, which caps every output of a graded notebook by characters, image size
 and count (nbgrader's ``LimitOutput`` only caps lines, so one endless line would pass);
-``MarkHiddenTests``, which makes a check cell print a marker where its hidden tests begin;
-``HideHiddenTests``, which removes the hidden tests that nbgrader puts back into the check cells
-before grading, what was printed while they ran, and the traceback lines that would quote them,
-from the feedback; and the two preprocessor lists a grading run uses (``AUTOGRADE_PREPROCESSORS``,
+``MarkHiddenTests``, which makes a check cell print a marker (with a random nonce) where its
+hidden tests begin; ``ScoreFromErrorsOnly``, which keeps a value a student's code displays in a
+check cell from becoming that cell's score; ``RestoreCells``, which puts back deleted answer
+and check cells where nbgrader's own restorer would fail; ``HideHiddenTests``, which removes the
+hidden tests that nbgrader puts back into the check cells before grading, what was printed
+while they ran, the traceback lines that would quote them, and any output line of any cell that
+quotes a hidden test, from the feedback; and the preprocessor lists a grading run uses (``AUTOGRADE_PREPROCESSORS``,
 ``FEEDBACK_PREPROCESSORS``), the same ones ``nbgrader_config.py`` names for nbgrader's own
 commands and the formgrader.
 
@@ -18,7 +21,9 @@ back for grading; the *feedback* is the HTML a learner gets back, made from the 
 """
 from __future__ import annotations
 
+import html
 import re
+import secrets
 
 import nbformat
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
@@ -26,11 +31,15 @@ from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
     ClearHiddenTests,
+    ClearOutput,
+    DeduplicateIds,
     Execute,
     GetGrades,
     IgnorePattern,
     LimitOutput,
     NbGraderPreprocessor,
+    OverwriteCells,
+    OverwriteKernelspec,
     SaveAutoGrades,
 )
 from traitlets import Integer
@@ -45,7 +54,14 @@ MAX_OUTPUTS = 50
 # Printed by a check cell when its hidden tests start (see MarkHiddenTests); the feedback drops
 # everything a cell prints after it, so a function that prints its arguments cannot reveal the
 # hidden tests' inputs.
+# The marker carries a nonce drawn for each graded notebook (the feedback reads it back from the
+# check cell's own source, which a student cannot change): "[ctx_course: hidden tests start 3fa…]".
 HIDDEN_START = "[ctx_course: hidden tests start]"
+_MARKER_LINE = re.compile(r"print\('(\[ctx_course: hidden tests start [0-9a-f]+\])'")
+# Shortest piece of a hidden test line (letters and digits only) that may not appear in any output.
+QUOTE_CHARS = 16
+# What replaces an output line that quotes a hidden test.
+QUOTE_REDACTED = "（这一行引用了隐藏测试，已删去）"
 
 # Colour codes in a traceback (IPython colours its tracebacks).
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
@@ -105,23 +121,29 @@ class CapOutput(NbGraderPreprocessor):
 
 
 class MarkHiddenTests(ClearHiddenTests):
-    """Make a check cell print HIDDEN_START where its hidden tests begin (autograding only).
+    """Make a check cell print a marker with a nonce where its hidden tests begin (autograding only).
 
     The marker line ``### BEGIN HIDDEN TESTS`` becomes
-    ``print(HIDDEN_START, end="", flush=True)  ### BEGIN HIDDEN TESTS``: same line numbers, same
-    indentation, and the feedback (HideHiddenTests) can tell what was printed during the hidden
-    tests. Example: a ``remaining`` that prints its arguments shows the visible cases' inputs in
-    the feedback, not the hidden ones.
+    ``print('[ctx_course: hidden tests start <nonce>]', end='', flush=True)  ### BEGIN HIDDEN TESTS``:
+    same line numbers, same indentation, and the feedback (HideHiddenTests) can tell what was
+    printed during the hidden tests. The nonce is drawn afresh for every notebook, so no
+    submission can carry it in advance. Example: a ``remaining`` that prints its arguments
+    shows the visible cases' inputs in the feedback, not the hidden ones.
     """
+
+    def preprocess(self, nb, resources):
+        self.marker = f"[ctx_course: hidden tests start {secrets.token_hex(12)}]"
+        return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, cell_index):
         if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("grade"):
             return cell, resources
+        marker = getattr(self, "marker", None) or f"[ctx_course: hidden tests start {secrets.token_hex(12)}]"
         lines = cell.source.split("\n")
         for number, line in enumerate(lines):
             if self.begin_test_delimeter in line:
                 indent = line[: len(line) - len(line.lstrip())]
-                lines[number] = f"{indent}print({HIDDEN_START!r}, end='', flush=True)  {line.strip()}"
+                lines[number] = f"{indent}print({marker!r}, end='', flush=True)  {line.strip()}"
         cell.source = "\n".join(lines)
         return cell, resources
 
@@ -132,11 +154,78 @@ class HideHiddenTests(ClearHiddenTests):
     nbgrader puts the hidden tests back into the check cells before autograding, and its feedback
     shows the autograded notebook: without this step a learner would read every hidden test.
     The region between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` is removed from
-    every cell; in a cell that had one, what was printed after HIDDEN_START is dropped and each
+    every cell; in a cell that had one, what was printed after its marker is dropped and each
     error keeps its type, and its message only when it was raised outside the hidden region.
     Example: a failing hidden ``assert`` shows as ``AssertionError（隐藏测试没有通过）`` without
-    the line.
+    the line. Then, in every output of every cell, a line that quotes QUOTE_CHARS letters and
+    digits in a row of a hidden test line (whatever else was changed: brackets, spaces, case)
+    is replaced by QUOTE_REDACTED, and an output that still quotes one across lines is replaced
+    whole.
     """
+
+    def preprocess(self, nb, resources):
+        self._quotes = self._hidden_quotes(nb)
+        nb, resources = super().preprocess(nb, resources)
+        if self._quotes:
+            for cell in nb.cells:
+                if cell.cell_type == "code":
+                    cell.outputs = [self._unquote(o) for o in cell.outputs]
+        return nb, resources
+
+    def _hidden_quotes(self, nb) -> set[str]:
+        """Return the pieces of hidden test lines that no output may contain (normalised)."""
+        hidden, shown = [], []
+        for cell in nb.cells:
+            lines = cell.source.split("\n")
+            spans = self._hidden_spans(cell.source)
+            inside = {n for first, last in spans for n in range(first, last + 1)}
+            for number, line in enumerate(lines, start=1):
+                if number in inside:
+                    hidden.append(_normalised(line))
+                elif cell.cell_type == "markdown" or cell.metadata.get("nbgrader", {}).get("locked"):
+                    shown.append(_normalised(line))
+        shown_text = "\n".join(shown)
+        quotes = set()
+        for line in hidden:
+            if "beginhiddentests" in line or "endhiddentests" in line:
+                continue
+            pieces = [line[i : i + QUOTE_CHARS] for i in range(len(line) - QUOTE_CHARS + 1)] if len(line) >= QUOTE_CHARS else []
+            quotes |= {piece for piece in pieces if piece not in shown_text}
+        return quotes
+
+    def _quotes_hidden(self, text: str) -> bool:
+        # As written, and as an HTML page would show it (tags between the letters removed).
+        flats = {_normalised(text), _normalised(html.unescape(re.sub(r"<[^>]*>", "", text)))}
+        return any(piece in flat for flat in flats for piece in self._quotes)
+
+    def _unquote_text(self, text):
+        if isinstance(text, list):
+            text = "".join(text)
+        if not isinstance(text, str) or not self._quotes_hidden(text):
+            return text
+        lines = [QUOTE_REDACTED if self._quotes_hidden(line) else line for line in text.split("\n")]
+        text = "\n".join(lines)
+        return QUOTE_REDACTED + "\n" if self._quotes_hidden(text) else text
+
+    def _unquote(self, output):
+        kind = output.get("output_type")
+        if kind == "stream":
+            output["text"] = self._unquote_text(output.get("text", ""))
+        elif kind in ("display_data", "execute_result"):
+            data = output.get("data", {})
+            for mime in list(data):
+                if mime.startswith("text/") or mime.endswith("json"):
+                    value = data[mime] if isinstance(data[mime], (str, list)) else str(data[mime])
+                    if self._unquote_text(value) != ("".join(value) if isinstance(value, list) else value):
+                        data[mime] = QUOTE_REDACTED if mime == "text/plain" else None
+                        if data[mime] is None:
+                            del data[mime]
+                elif mime.startswith("image/"):
+                    pass  # text drawn into an image is not looked for (see the README)
+        elif kind == "error":
+            output["evalue"] = self._unquote_text(output.get("evalue", ""))
+            output["traceback"] = [self._unquote_text(line) for line in output.get("traceback", [])]
+        return output
 
     def _hidden_spans(self, source: str) -> list[tuple[int, int]]:
         """Return the 1-based (first, last) line numbers of each hidden region of ``source``."""
@@ -160,18 +249,20 @@ class HideHiddenTests(ClearHiddenTests):
         hidden = {n for first, last in spans for n in range(first, last + 1)}
         cell.source = "\n".join(line for n, line in enumerate(lines, start=1) if n not in hidden)
         if cell.cell_type == "code":
-            cell.outputs = [self._redact(o, hidden, lines) for o in self._before_hidden(cell.outputs)]
+            found = [m.group(1) for m in map(_MARKER_LINE.search, lines) if m]
+            marker = found[0] if found else HIDDEN_START
+            cell.outputs = [self._redact(o, hidden, lines) for o in self._before_hidden(cell.outputs, marker)]
         return cell, resources
 
-    def _before_hidden(self, outputs):
-        """Return the outputs printed before HIDDEN_START (errors are kept: _redact handles them)."""
+    def _before_hidden(self, outputs, marker: str = HIDDEN_START):
+        """Return the outputs printed before ``marker`` (errors are kept: _redact handles them)."""
         kept, hidden = [], False
         for output in outputs:
             if output.get("output_type") == "error":
                 kept.append(output)
-            elif not hidden and output.get("output_type") == "stream" and HIDDEN_START in output.get("text", ""):
+            elif not hidden and output.get("output_type") == "stream" and marker in "".join(output.get("text", "")):
                 hidden = True
-                output["text"] = output["text"].split(HIDDEN_START)[0]
+                output["text"] = "".join(output["text"]).split(marker)[0]
                 if output["text"]:
                     kept.append(output)
             elif not hidden:
@@ -192,10 +283,73 @@ class HideHiddenTests(ClearHiddenTests):
         return output
 
 
+def _normalised(text: str) -> str:
+    """Return the letters and digits of ``text``, lower-cased: what survives any re-formatting."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+class ScoreFromErrorsOnly(NbGraderPreprocessor):
+    """Keep a value shown by student code in a check cell from becoming the cell's score.
+
+    nbgrader scores a check cell by its outputs, in order: an error scores 0, but an
+    ``execute_result`` met first is taken as a partial score, and student code can emit one
+    from inside the function under test (``sys.displayhook(3)``). Check cells score all or
+    nothing here, so every ``execute_result`` of a graded code cell becomes a plain display:
+    still shown, never a score. Runs after Execute, before SaveAutoGrades.
+    """
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            for number, output in enumerate(cell.outputs):
+                if output.get("output_type") == "execute_result":
+                    cell.outputs[number] = nbformat.v4.new_output(
+                        "display_data", data=output.get("data", {}), metadata=output.get("metadata", {})
+                    )
+        return cell, resources
+
+
+class RestoreCells(OverwriteCells):
+    """nbgrader's OverwriteCells, also putting back deleted answer cells, in the order of the source.
+
+    nbgrader puts a deleted check cell back after the cell that precedes it in the source; when
+    that cell (the answer cell) was deleted too, it raises KeyError and the whole notebook goes
+    ungraded. Here every missing answer or check cell comes back (an answer cell as released,
+    with the stub), after the nearest earlier cell that is there, and the notebook is scored.
+    """
+
+    def add_missing_grade_cells(self, nb, resources):
+        source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+        order = [cell.name for cell in source_nb.source_cells]
+        source = {cell.name: cell for cell in source_nb.source_cells}
+        grades = {cell.name: cell for cell in source_nb.grade_cells}
+        answers = {cell.name for cell in source_nb.solution_cells}
+        for name in order:
+            present = {
+                cell.metadata.get("nbgrader", {}).get("grade_id"): index
+                for index, cell in enumerate(nb.cells)
+                if cell.metadata.get("nbgrader", {}).get("grade_id")
+            }
+            if name in present or (name not in grades and name not in answers):
+                continue
+            self.log.warning("Missing cell %s encountered, adding to notebook", name)
+            if name in grades:
+                cell = self.missing_cell_transform(source[name], grades[name].max_score, is_solution=name in answers)
+            else:
+                cell = self.missing_cell_transform(source[name], 0, is_solution=True)
+                cell["metadata"]["nbgrader"]["grade"] = False
+                del cell["metadata"]["nbgrader"]["points"]
+            earlier = [present[n] for n in order[: order.index(name)] if n in present]
+            nb.cells.insert(max(earlier) + 1 if earlier else 0, cell)
+        return nb, resources
+
+
 # What a grading run applies, in order (nbgrader_config.py names the same classes).
+SANITIZE_PREPROCESSORS = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, CheckCellMetadata]
 AUTOGRADE_PREPROCESSORS = [
     MarkHiddenTests,
     Execute,
+    ScoreFromErrorsOnly,
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,

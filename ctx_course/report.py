@@ -126,7 +126,7 @@ def format_outcome(result: GradeResult) -> str:
     text = f"{_number(result.auto_score)}/{_number(result.max_auto_score)} autograded"
     if result.manual_pending:
         text += f", {_number(result.manual_pending)} to grade by hand"
-    text += f"  ({result.seconds:.1f} s)"
+    text += "  (unchanged since the last run)" if result.skipped else f"  ({result.seconds:.1f} s)"
     if result.notes:
         text += "  [" + "; ".join(result.notes) + "]"
     return text
@@ -152,6 +152,15 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     ]
     if not total:
         lines = ["No submissions found."]
+    if report.skipped:
+        lines.append(f"Skipped {report.skipped} unchanged since the last run (read back from the gradebook; --force regrades them).")
+    if not report.sandboxed:
+        lines.insert(0, "WARNING: --no-sandbox: student code ran with your privileges (it could read solutions/ and change grading/).")
+    if report.stopped_by:
+        lines.append(
+            f"STOPPED by {report.stopped_by}: the notebook running was abandoned and no other was started; "
+            f"feedback and grades.csv hold what was graded. Run again to grade the rest."
+        )
     if report.failed:
         lines.append(f"Could not grade {len(report.failed)}:")
         lines += [f"  {r.student} {r.assignment}: {r.reason}" for r in report.failed]

@@ -13,7 +13,9 @@ import csv
 import html
 import importlib.util
 import json
+import re
 import sys
+from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
@@ -47,6 +49,7 @@ WHERE = '''
 import os
 
 print("folder:", os.getcwd())
+print("files:", sorted(os.listdir()))
 print("mode:", os.environ.get("NBGRADER_EXECUTION"))
 
 
@@ -165,13 +168,15 @@ def test_printed_arguments_of_hidden_tests_stay_out_of_the_feedback(hostile):
     assert [args for args in HIDDEN_INPUTS if args in feedback] == []
 
 
-def test_student_code_runs_in_its_own_folder_in_autograde_mode(hostile):
-    """The kernel (launched ahead of time) runs in autograded/where/02-remaining, as nbgrader
-    would start it, with NBGRADER_EXECUTION=autograde."""
+def test_student_code_runs_in_a_scratch_copy_in_autograde_mode(hostile):
+    """The kernel (launched ahead of time) runs in a scratch copy of its own submission, a
+    folder outside the working folder holding just remaining.ipynb, with
+    NBGRADER_EXECUTION=autograde."""
     grader, _, results = hostile
     assert results["where"].auto_score == 3
     nb = json.loads((grader.work / "autograded" / "where" / ASSIGNMENT / "remaining.ipynb").read_text(encoding="utf-8"))
     printed = "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"])
-    folder = (grader.work / "autograded" / "where" / ASSIGNMENT).resolve()
-    assert f"folder: {folder}\n" in printed
+    folder = Path(re.search(r"folder: (.*)\n", printed).group(1))
+    assert folder.is_absolute() and grader.work.resolve() not in folder.parents
+    assert "files: ['remaining.ipynb']\n" in printed
     assert "mode: autograde\n" in printed

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import nbformat
 import pytest
@@ -30,7 +31,10 @@ from ctx_course.preprocessors import (
     CapOutput,
     HideHiddenTests,
     MarkHiddenTests,
+    ScoreFromErrorsOnly,
 )
+from ctx_course.sandbox import SandboxPolicy, parse_cpu, parse_memory
+from ctx_course.stopping import StopOnSignal
 from ctx_course.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
 
 
@@ -363,13 +367,16 @@ def test_example_submissions_are_valid_notebooks_except_the_broken_one():
 
 
 def test_mark_hidden_tests_keeps_the_line_numbers():
-    """The BEGIN marker (line 3) gains a print of HIDDEN_START on the same line; 5 lines stay 5."""
+    """The BEGIN marker (line 3) gains a print of a marker with a 24-digit hex nonce on the same
+    line; 5 lines stay 5."""
     cell = _code_cell([], CHECK_SOURCE)
     cell.metadata["nbgrader"] = {"grade": True, "grade_id": "check_remaining", "points": 3}
     cell, _ = MarkHiddenTests().preprocess_cell(cell, {}, 0)
     lines = cell.source.split("\n")
     assert len(lines) == 5
-    assert lines[2] == "print('[ctx_course: hidden tests start]', end='', flush=True)  ### BEGIN HIDDEN TESTS"
+    assert re.fullmatch(
+        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True\)  ### BEGIN HIDDEN TESTS", lines[2]
+    )
     assert lines[3] == "assert remaining(7, 0, 0, 0, 0) == (7, False)"
 
 
@@ -406,3 +413,102 @@ def test_kernel_pool_survives_configuration_copies(tmp_path):
     pool = KernelPool(tmp_path)
     assert copy.deepcopy(pool) is pool
     assert grading_config(REPO, work=tmp_path, pool=pool).PrelaunchedExecute.pool is pool
+
+
+# ---- sandbox settings and command
+
+
+def test_memory_sizes_are_read_in_binary_units():
+    """2G is 2 GiB, 512M is 512 MiB, 1.5GiB is 1.5 GiB, a plain number is bytes."""
+    assert parse_memory("2G") == 2 * 1024**3
+    assert parse_memory("512M") == 512 * 1024**2
+    assert parse_memory("1.5GiB") == 3 * 1024**3 // 2
+    assert parse_memory(1024**3) == 1024**3
+
+
+@pytest.mark.parametrize("bad", ["lots", "2X", "1M", True])
+def test_bad_memory_limits_are_refused(bad):
+    """A size that is not one, or below 64M, raises ValueError naming memory_limit and echoing it."""
+    with pytest.raises(ValueError, match=f"memory_limit.*{re.escape(repr(bad))}"):
+        parse_memory(bad)
+
+
+@pytest.mark.parametrize("bad", ["0", "-5", "1.5", "soon"])
+def test_bad_cpu_limits_are_refused(bad):
+    """A CPU limit that is not a whole number of seconds >= 1 raises ValueError naming cpu_limit."""
+    with pytest.raises(ValueError, match="cpu_limit"):
+        parse_cpu(bad)
+
+
+def test_sandbox_command_hides_the_course_and_limits_the_kernel(tmp_path):
+    """The command unshares network and PIDs, dies with the grader, hides the course folder and
+    the grading folder, binds only the kernel's folder writable, and sets both limits."""
+    work = tmp_path / "grading"
+    work.mkdir()
+    policy = SandboxPolicy.for_course(REPO, work, memory_limit="1G", cpu_limit=7)
+    argv = policy.command(["/usr/bin/python3", "-m", "ipykernel_launcher", "-f", "k.json"], tmp_path / "kernel")
+    assert {"--unshare-net", "--unshare-pid", "--die-with-parent", "--clearenv"} <= set(argv)
+    pairs = list(zip(argv, argv[1:]))
+    assert ("--tmpfs", str(REPO)) in pairs and ("--remount-ro", str(REPO)) in pairs
+    assert ("--remount-ro", "/tmp") in pairs  # and so the grading folder under it
+    assert [a for a, b in pairs if a in ("--bind", "--bind-try")] == ["--bind"]
+    assert ("--bind", str(tmp_path / "kernel")) in pairs
+    assert "ulimit -v 1048576 && ulimit -t 7" in argv[argv.index("-c") + 1]
+    assert argv[argv.index("/usr/bin/python3") + 1] == "-P"
+
+
+def test_stop_on_signal_records_sigterm_instead_of_dying():
+    """Inside StopOnSignal a SIGTERM to this very process is recorded (and on_stop called once);
+    outside it the previous handler is back."""
+    import os
+    import signal
+
+    calls = []
+    before = signal.getsignal(signal.SIGTERM)
+    with StopOnSignal(on_stop=lambda: calls.append(1)) as stop:
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert (stop.signal, stop.number, calls) == ("SIGTERM", signal.SIGTERM, [1])
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+# ---- scores and feedback
+
+
+def test_a_displayed_value_in_a_check_cell_is_not_a_score():
+    """An execute_result "3" before an error in a 3-point check cell becomes a display: nbgrader scores 0."""
+    from nbgrader.utils import determine_grade
+
+    outputs = [
+        {"output_type": "execute_result", "data": {"text/plain": "3"}, "metadata": {}, "execution_count": 1},
+        {"output_type": "error", "ename": "AssertionError", "evalue": "", "traceback": []},
+    ]
+    cell = _code_cell(outputs, "check()")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "check_x", "points": 3}
+    assert determine_grade(copy.deepcopy(cell))[0] == 3  # nbgrader's own reading: the control
+    cell, _ = ScoreFromErrorsOnly().preprocess_cell(cell, {}, 0)
+    assert [o["output_type"] for o in cell.outputs] == ["display_data", "error"]
+    assert determine_grade(cell)[0] == 0
+
+
+def test_a_later_cell_quoting_a_hidden_test_is_cut_from_the_feedback():
+    """A later cell printing the check cell's hidden line with [ ] ( ) changed to < > loses that
+    line; its other line stays."""
+    check = _code_cell([], CHECK_SOURCE)
+    check.metadata["nbgrader"] = {"grade": True, "locked": True, "grade_id": "check_remaining", "points": 3}
+    quoted = "assert remaining<7, 0, 0, 0, 0> == <7, False>"
+    later = _code_cell([{"output_type": "stream", "name": "stdout", "text": f"hello\n{quoted}\n"}], "print(...)")
+    nb = nbformat.v4.new_notebook(cells=[check, later])
+    nb, _ = HideHiddenTests().preprocess(nb, {})
+    assert nb.cells[1].outputs[0]["text"] == "hello\n（这一行引用了隐藏测试，已删去）\n"
+
+
+def test_a_hidden_test_spread_over_lines_is_cut_whole():
+    """The hidden line printed one character per line is caught across lines: the output is replaced whole."""
+    check = _code_cell([], CHECK_SOURCE)
+    check.metadata["nbgrader"] = {"grade": True, "locked": True, "grade_id": "check_remaining", "points": 3}
+    spread = "\n".join("assert remaining(7, 0, 0, 0, 0) == (7, False)") + "\n"
+    later = _code_cell([{"output_type": "stream", "name": "stdout", "text": spread}], "print(...)")
+    nb = nbformat.v4.new_notebook(cells=[check, later])
+    nb, _ = HideHiddenTests().preprocess(nb, {})
+    assert nb.cells[1].outputs[0]["text"] == "（这一行引用了隐藏测试，已删去）\n"

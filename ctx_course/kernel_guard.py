@@ -1,0 +1,135 @@
+"""Code that runs inside a grading kernel: undo what a student's cells did to IPython before a check cell.
+
+The grader sends this file's text to each kernel before the notebook's first cell (the kernel
+cannot import ``ctx_course``: the sandbox does not show it) and runs it as the module
+``_ctx_guard``: ``install()`` takes a snapshot of the kernel as started. Before every graded
+cell the grader calls ``reset(token)`` (through ``user_expressions``, which IPython evaluates
+without its input or AST transformers) and checks the answer ``"ok:" + token``; a kernel that
+does not give it has been tampered with, and the check cell is scored as failed.
+
+``reset`` puts back: the builtins, ``sys.stdout``/``sys.stderr``/``sys.displayhook``/``sys.excepthook``;
+IPython's AST transformers, input transformers (cleanup, line, token, post), event callbacks
+(student ones are removed: a ``pre_run_cell`` callback could re-install a hook between the reset
+and the check), custom exception handler; the methods of the shell, the kernel, the display hook
+and the display publisher, on their classes and on the objects; no trace or profile function;
+threads started by the student are stopped (they could re-install a hook at any moment).
+
+Leaves out: what a process can do to its own memory by other means (ctypes, /proc/self/mem);
+the sandbox limits what that can reach, the scores are decided by the grader.
+"""
+import builtins
+import ctypes
+import inspect
+import sys
+import threading
+import types
+
+_SNAPSHOT = {}
+_TRUSTED_PREFIXES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
+_IPYTHON_BUILTINS = ("exit", "quit", "get_ipython", "display")
+
+
+def _objects(shell):
+    return [shell, getattr(shell, "kernel", None), shell.displayhook, shell.display_pub, shell.input_transformer_manager]
+
+
+def _classes(objects):
+    seen = []
+    for obj in objects:
+        if obj is None:
+            continue
+        for cls in type(obj).__mro__:
+            if cls is not object and cls not in seen:
+                seen.append(cls)
+    return seen
+
+
+def install():
+    """Take the snapshot of the kernel as started (before any student code); return "installed"."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    objects = [o for o in _objects(shell) if o is not None]
+    manager = shell.input_transformer_manager
+    _SNAPSHOT.update(
+        shell=shell,
+        builtins=dict(vars(builtins)),
+        sys={name: getattr(sys, name) for name in ("stdout", "stderr", "displayhook", "excepthook")},
+        classes={cls: dict(vars(cls)) for cls in _classes(objects)},
+        instances={id(o): (o, dict(vars(o))) for o in objects},
+        ast_transformers=list(shell.ast_transformers),
+        input_post=list(shell.input_transformers_post),
+        cleanup=list(manager.cleanup_transforms),
+        line=list(manager.line_transforms),
+        token=list(manager.token_transformers),
+        custom_tb=shell.CustomTB,
+        events={name: list(cbs) for name, cbs in shell.events.callbacks.items()},
+        threads={t.ident for t in threading.enumerate()},
+    )
+    return "installed"
+
+
+def _trusted(callback) -> bool:
+    """Return whether an event callback comes from an installed library (not from a notebook cell)."""
+    target = getattr(callback, "__func__", callback)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        module = sys.modules.get(getattr(type(target), "__module__", ""), None)
+        filename = getattr(module, "__file__", "") or ""
+    else:
+        filename = code.co_filename
+    return filename.startswith(_TRUSTED_PREFIXES)
+
+
+def _stop_threads():
+    for thread in threading.enumerate():
+        if thread.ident not in _SNAPSHOT["threads"] and thread is not threading.current_thread() and thread.is_alive():
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
+
+
+def reset(token):
+    """Put back everything the snapshot holds; return ``"ok:" + token``."""
+    shell = _SNAPSHOT["shell"]
+    _stop_threads()
+    for cls, saved in _SNAPSHOT["classes"].items():
+        current = vars(cls)
+        for name, value in saved.items():
+            if current.get(name, _MISSING) is not value:
+                try:
+                    setattr(cls, name, value)
+                except (AttributeError, TypeError):
+                    pass
+    for obj, saved in _SNAPSHOT["instances"].values():
+        for name in list(vars(obj)):
+            static = inspect.getattr_static(type(obj), name, None)
+            if not isinstance(static, (types.FunctionType, staticmethod, classmethod, property)):
+                continue
+            if name in saved:
+                setattr(obj, name, saved[name])
+            else:
+                delattr(obj, name)
+    for name, value in _SNAPSHOT["builtins"].items():
+        if name not in _IPYTHON_BUILTINS and vars(builtins).get(name, _MISSING) is not value:
+            setattr(builtins, name, value)
+    for name, value in _SNAPSHOT["sys"].items():
+        setattr(sys, name, value)
+    sys.displayhook = shell.displayhook
+    sys.settrace(None)
+    sys.setprofile(None)
+    threading.settrace(None)
+    threading.setprofile(None)
+    manager = shell.input_transformer_manager
+    shell.ast_transformers[:] = _SNAPSHOT["ast_transformers"]
+    shell.input_transformers_post[:] = _SNAPSHOT["input_post"]
+    manager.cleanup_transforms[:] = _SNAPSHOT["cleanup"]
+    manager.line_transforms[:] = _SNAPSHOT["line"]
+    manager.token_transformers[:] = _SNAPSHOT["token"]
+    shell.custom_exceptions = ()
+    shell.CustomTB = _SNAPSHOT["custom_tb"]
+    for name, callbacks in shell.events.callbacks.items():
+        original = _SNAPSHOT["events"].get(name, [])
+        callbacks[:] = original + [cb for cb in callbacks if cb not in original and _trusted(cb)]
+    return "ok:" + token
+
+
+_MISSING = object()

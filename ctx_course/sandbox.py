@@ -1,0 +1,222 @@
+"""Run a student's kernel inside a bubblewrap sandbox.
+
+Covers: whether bubblewrap can sandbox kernels on this machine (``sandbox_problem``); the
+limits of one kernel (``parse_memory``, ``SandboxPolicy``); and the command that starts a
+kernel inside the sandbox (``SandboxPolicy.command``): the whole filesystem read-only, the
+course's solutions, the grading folder, home folders and temporary folders not visible at
+all, only the kernel's own folder writable, no network, its own process namespace (nothing it
+starts outlives it), no capabilities, an address-space and a CPU-time limit, and a clean
+environment.
+
+Leaves out: starting and talking to the kernel (``kernels.py``), which notebooks run
+(``grade.py``).
+
+Vocabulary: a kernel's *folder* is a temporary folder outside the grading folder holding
+``run/`` (its connection file and IPC sockets, shared with the grader), ``home/`` (its HOME)
+and ``work/`` (the *scratch copy* of the one submission it grades, its working folder);
+*hidden* paths are replaced by an empty read-only folder inside the sandbox; *exposed* paths
+are bound read-only on top of a hidden one (the virtual environment, the course's package).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from traitlets import Bool, Integer, Unicode
+from traitlets.config import Configurable
+
+# Defaults: the address space of one kernel, and the CPU seconds one notebook may use.
+DEFAULT_MEMORY_LIMIT = "2G"
+DEFAULT_CPU_LIMIT = 600
+# How to get bubblewrap, said whenever it is missing or refused.
+INSTALL_HINT = "install it (`apt install bubblewrap`) or pass --no-sandbox to grade without one"
+# Folders no kernel may see (besides the course's solutions and the grading folder).
+SYSTEM_HIDDEN = ("/home", "/root", "/tmp", "/var/tmp", "/run", "/mnt", "/media", "/srv")
+# Packages of the course a notebook imports (bound read-only even when the course is hidden).
+COURSE_PACKAGES = ("ctx_reference",)
+# Environment variables passed on to a kernel (everything else, tokens included, is dropped).
+PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+
+
+class SandboxUnavailable(RuntimeError):
+    """bubblewrap is missing or refused: the message says why and how to install it, in one line."""
+
+
+class SandboxSettings(Configurable):
+    """The sandbox settings of ``nbgrader_config.py`` (``c.SandboxSettings.memory_limit = "2G"``)."""
+
+    enabled = Bool(True, help="run every kernel in a bubblewrap sandbox").tag(config=True)
+    memory_limit = Unicode(DEFAULT_MEMORY_LIMIT, help="address space of one kernel, e.g. 2G or 512M").tag(config=True)
+    cpu_limit = Integer(DEFAULT_CPU_LIMIT, help="CPU seconds one notebook's kernel may use").tag(config=True)
+
+
+def parse_memory(value) -> int:
+    """Return a memory size in bytes from ``2G``, ``512M``, ``1.5GiB`` or a number of bytes.
+
+    Example: ``parse_memory("2G")`` is 2147483648. Anything else raises ValueError.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"memory_limit must be a size such as 2G or 512M (got {value!r})")
+    if isinstance(value, int):
+        size = value
+    else:
+        match = _SIZE.match(str(value))
+        if not match:
+            raise ValueError(f"memory_limit must be a size such as 2G or 512M (got {value!r})")
+        size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+    if size < 64 * 1024**2:
+        raise ValueError(f"memory_limit must be at least 64M (got {value!r})")
+    return size
+
+
+def parse_cpu(value) -> int:
+    """Return a CPU-time limit in whole seconds (at least 1). Example: ``parse_cpu("300")`` is 300."""
+    try:
+        seconds = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"cpu_limit must be a whole number of seconds (got {value!r})") from None
+    if isinstance(value, bool) or seconds < 1 or str(value).strip() not in (str(seconds), f"{seconds}.0"):
+        raise ValueError(f"cpu_limit must be a whole number of seconds, at least 1 (got {value!r})")
+    return seconds
+
+
+def sandbox_problem(bwrap: str = "bwrap") -> str | None:
+    """Return one line saying why bubblewrap cannot sandbox kernels here, or None when it can.
+
+    The test is the smallest sandbox there is: ``bwrap --ro-bind / / true``.
+    """
+    path = shutil.which(bwrap)
+    if path is None:
+        return f"cannot sandbox student code: bubblewrap ({bwrap}) is not installed; {INSTALL_HINT}"
+    try:
+        done = subprocess.run([path, "--ro-bind", "/", "/", "true"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot sandbox student code: {path} did not run ({exc}); {INSTALL_HINT}"
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return f"cannot sandbox student code: {path} refused to start a sandbox ({why}); {INSTALL_HINT}"
+    return None
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What a sandboxed kernel may see and use.
+
+    ``hidden``: folders replaced by an empty read-only folder (the course's solutions, the
+    grading folder, and SYSTEM_HIDDEN); ``exposed``: folders bound read-only on top (the
+    virtual environment, the course's packages). Example:
+    ``SandboxPolicy.for_course(root, work).command(argv, kernel_folder)``.
+    """
+
+    hidden: tuple[str, ...]
+    exposed: tuple[str, ...]
+    memory_limit: int = parse_memory(DEFAULT_MEMORY_LIMIT)
+    cpu_limit: int = DEFAULT_CPU_LIMIT
+    bwrap: str = "bwrap"
+
+    @classmethod
+    def for_course(
+        cls,
+        root: str | os.PathLike,
+        work: str | os.PathLike,
+        *,
+        memory_limit=DEFAULT_MEMORY_LIMIT,
+        cpu_limit=DEFAULT_CPU_LIMIT,
+        bwrap: str = "bwrap",
+    ) -> "SandboxPolicy":
+        """Return the policy of a course at ``root`` graded into ``work``.
+
+        The whole course folder is hidden (solutions, the grading folder, examples, .git), then
+        the course's packages and the virtual environment are bound back read-only; the
+        grading folder is hidden wherever it is.
+        """
+        root, work = Path(root).resolve(), Path(work).resolve()
+        home = Path.home().resolve()
+        hidden = [*SYSTEM_HIDDEN, str(home), str(root), str(root / "solutions"), str(work)]
+        # The virtual environment and the Python it was made from (pyenv keeps it in a home folder).
+        exposed = [str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, Path(sys.executable).resolve().parent.parent)]
+        for name in COURSE_PACKAGES:
+            spec = importlib.util.find_spec(name)
+            if spec is not None and spec.submodule_search_locations:
+                exposed += [str(Path(p).resolve()) for p in spec.submodule_search_locations]
+        return cls(
+            hidden=tuple(dict.fromkeys(hidden)),
+            exposed=tuple(dict.fromkeys(exposed)),
+            memory_limit=parse_memory(memory_limit),
+            cpu_limit=parse_cpu(cpu_limit),
+            bwrap=bwrap,
+        )
+
+    def command(self, argv: Sequence[str], folder: str | os.PathLike, env: dict | None = None) -> list[str]:
+        """Return ``argv`` (a kernel's command line) wrapped to run inside the sandbox.
+
+        ``folder`` is the kernel's folder (see the module's vocabulary): the only writable
+        place, bound at the same path. The kernel starts in ``folder/run`` (never in a folder
+        a student could have written a module into), with Python's ``-P`` (no current folder on
+        ``sys.path``), the limits set by ``ulimit`` in a shell in front of it, and only the
+        variables of PASSED_ENV plus ``env``.
+        """
+        folder = Path(folder)
+        home = folder / "home"
+        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        hidden = [h for h in self.hidden if Path(h).exists()]
+        # A folder inside a hidden one is hidden already, unless it is inside an exposed one.
+        hidden = [h for h in hidden if not _inside(h, [o for o in hidden if o != h]) or _inside(h, self.exposed)]
+        late = [h for h in hidden if _inside(h, self.exposed)]  # the grading folder inside the venv, say
+        for path in sorted(set(hidden) - set(late), key=lambda p: len(Path(p).parts)):
+            args += ["--tmpfs", path]
+        for path in self.exposed:
+            if Path(path).exists():
+                args += ["--ro-bind", path, path]
+        for path in late:
+            args += ["--tmpfs", path]
+        args += ["--bind", str(folder), str(folder)]
+        for path in hidden:  # empty and read-only once every mount point inside exists
+            args += ["--remount-ro", path]
+        args += ["--chdir", str(folder / "run")]
+        args += [
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv",
+        ]
+        variables = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+        variables.update(
+            HOME=str(home),
+            PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+            MPLCONFIGDIR=str(home / ".matplotlib"),
+            PYDEVD_DISABLE_FILE_VALIDATION="1",
+            JPY_PARENT_PID="1",  # no connection banner, no parent poller (its parent is the sandbox's init)
+            **(env or {}),
+        )
+        for key, value in variables.items():
+            args += ["--setenv", key, value]
+        argv = list(argv)
+        if argv and Path(argv[0]).name.startswith("python") and "-P" not in argv[1:2]:
+            argv = [argv[0], "-P", *argv[1:]]
+        limits = f"ulimit -v {self.memory_limit // 1024} && ulimit -t {self.cpu_limit} && exec \"$@\""
+        return [*args, "--", "/bin/sh", "-c", limits, "ctx-kernel", *argv]
+
+
+def prepare_folder(folder: Path) -> None:
+    """Create a kernel's folder: ``run/``, ``home/`` (with matplotlib's font list, so it is not rebuilt) and ``work/``."""
+    for name in ("run", "home", "work"):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+    cache = Path(os.environ.get("MPLCONFIGDIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib")
+    target = folder / "home" / ".matplotlib"
+    target.mkdir(exist_ok=True)
+    for font_list in cache.glob("fontlist-*.json") if cache.is_dir() else ():
+        shutil.copyfile(font_list, target / font_list.name)
+
+
+def _inside(path: str, folders: Sequence[str]) -> bool:
+    """Return whether ``path`` is one of ``folders`` or inside one of them."""
+    return any(Path(path) == Path(f) or Path(f) in Path(path).parents for f in folders)
