@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from . import assembly, evaldiff, ledger, recall, remaining, render, simulation, trim, window_math
-from .hidden import digest, expect_digest
+from .hidden import digest, expect_digest, report_digest
 from .runner import (
     CheckCase,
     CheckFailed,
@@ -131,6 +131,7 @@ __all__ = [
     "digest",
     "expect_digest",
     "format_report",
+    "report_digest",
     "requires_exercise",
     "run_cases",
     "uses_exercise",
