@@ -48,6 +48,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import ClearHiddenTests, Execute, OverwriteCells
+from traitlets.utils.importstring import import_item
 
 from ctx_reference.checks.hidden import DIGEST_HEX, REPORT_PREFIX, expect_digest
 
@@ -378,7 +379,7 @@ def add_digest_steps(config):
 def _insert_after(steps: list, anchor: type, step: type, name: str) -> list:
     def is_a(item, kind: type) -> bool:
         if isinstance(item, str):
-            return item.rsplit(".", 1)[-1] == kind.__name__ or item == f"{kind.__module__}.{kind.__qualname__}"
+            item = import_item(item)  # nbgrader imports the dotted names the same way
         return isinstance(item, type) and issubclass(item, kind)
 
     if any(is_a(item, step) for item in steps):
