@@ -57,6 +57,7 @@ from ctx_reference.checks.hidden import DIGEST_HEX, REPORT_PREFIX, expect_digest
 REPORT_CALL = '__import__("ctx_reference.checks.hidden", fromlist=["report_digest"]).report_digest'
 EXPECT_NAME = expect_digest.__name__
 FAILED = "CheckFailed"
+_SIGNATURE = inspect.signature(expect_digest)
 
 _DIGEST = re.compile(rf"[0-9a-f]{{{DIGEST_HEX}}}")
 _REPORT_LINE = re.compile(re.escape(REPORT_PREFIX) + r"(\{[^\n]*\})\n?")
@@ -159,23 +160,26 @@ def strip_digests(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "EN
     parentheses), so tracebacks and the hidden markers stay where they were.
     """
     calls = digest_calls(source, begin, end)
-    starts = [0] + [m.end() for m in _LINE_END.finditer(source)]
+    starts = [0] + [m.end() for m in _LINE_END.finditer(source)] + [len(source)]
 
     def offset(line: int, col: int) -> int:  # ast columns count UTF-8 bytes
-        start = starts[line - 1]
-        return start + len(source[start:].encode("utf-8")[:col].decode("utf-8"))
+        text = source[starts[line - 1] : starts[line]]
+        return starts[line - 1] + len(text.encode("utf-8")[:col].decode("utf-8"))
+
+    def segment(node: ast.AST) -> str:
+        return source[offset(node.lineno, node.col_offset) : offset(node.end_lineno, node.end_col_offset)]
 
     text = source
     for call in reversed(calls):
-        node = call.node
-        first, last = offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset)
-        bound = _bind(node)
-        parts = [ast.get_source_segment(source, bound["label"]), ast.get_source_segment(source, bound["value"])]
+        bound = _bind(call.node)
+        parts = [segment(bound["label"]), segment(bound["value"])]
         if "places" in bound:
-            parts.append("places=" + ast.get_source_segment(source, bound["places"]))
+            parts.append("places=" + segment(bound["places"]))
         inner = ", ".join(parts)
-        padding = "\n" * (source[first:last].count("\n") - inner.count("\n"))
-        text = text[:first] + f"{REPORT_CALL}({inner}{padding})" + text[last:]
+        original = segment(call.node)
+        padding = "\n" * (original.count("\n") - inner.count("\n"))
+        first = offset(call.node.lineno, call.node.col_offset)
+        text = text[:first] + f"{REPORT_CALL}({inner}{padding})" + text[first + len(original) :]
     return text
 
 
@@ -189,7 +193,7 @@ def _bind(node: ast.Call) -> dict[str, ast.AST]:
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         raise HiddenTestError(f"hidden {EXPECT_NAME} calls must not use * or ** (line {node.lineno})")
     try:
-        bound = inspect.signature(expect_digest).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        bound = _SIGNATURE.bind(*node.args, **{k.arg: k.value for k in node.keywords})
     except TypeError as exc:
         raise HiddenTestError(f"hidden {EXPECT_NAME} call on line {node.lineno} does not match its signature ({exc})") from None
     return dict(bound.arguments)

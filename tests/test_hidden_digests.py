@@ -465,14 +465,23 @@ def class_02(tmp_path_factory):
     return _grade(tmp_path_factory.mktemp("digests02"), submissions)
 
 
+# The first failing hidden test of each student (the others fail "什么都没用").
+FIRST_FAILURE = {"not_plain": "隐藏测试没有通过：余量正好是十分之一（返回值里有一个 Pair 类型的值"}
+
+
 @pytest.mark.parametrize("student", [*sorted(PATCHES), "not_plain"])
 def test_a_wrong_function_scores_zero_whatever_it_patches(class_02, student):
     """The almost-right function scores 0 of 3 on check_remaining, plain, with the checker
     replaced, with hashlib replaced and with forged reports; so does a right function whose
-    hidden values are not plain data."""
-    results, _ = class_02
+    hidden values are not plain data. The check cell fails on its first wrong hidden test."""
+    results, grader = class_02
     result = results[student, ASSIGNMENT]
     assert (result.graded, result.auto_score, result.max_auto_score) == (True, 0, 3)
+    (path,) = grader.work.glob(f"autograded/{student}/{ASSIGNMENT}/*.ipynb")
+    (cell,) = [c for c in nbformat.read(path, as_version=4).cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check_remaining"]
+    (error,) = [o for o in cell.outputs if o.output_type == "error"]
+    assert error.ename == "CheckFailed"
+    assert error.evalue.startswith(FIRST_FAILURE.get(student, "隐藏测试没有通过：什么都没用"))
 
 
 def test_the_model_answer_of_02_scores_full_marks(class_02):
