@@ -180,6 +180,9 @@ def strip_digests(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "EN
         padding = "\n" * (original.count("\n") - inner.count("\n"))
         first = offset(call.node.lineno, call.node.col_offset)
         text = text[:first] + f"{REPORT_CALL}({inner}{padding})" + text[first + len(original) :]
+    left = sorted({call.digest for call in calls if call.digest in text})
+    if left:  # written a second time elsewhere, in a comment or a string, say
+        raise HiddenTestError(f"the hidden tests still hold the expected digest(s) {', '.join(left)} outside their {EXPECT_NAME} calls")
     return text
 
 

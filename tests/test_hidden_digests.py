@@ -139,12 +139,14 @@ def test_rewrite_handles_an_attribute_call():
         'expect_digest("短", 1, "0123")',
         f'expect_digest(label, 1, "{OTHER}")',
         'check = expect_digest',
+        f'expect_digest("注释里又写了一遍", 1, "{OTHER}")  # {OTHER}',
         f'expect_digest(*args, "{OTHER}")',
     ],
 )
 def test_rewrite_refuses_a_hidden_call_it_cannot_protect(body):
     """Loops, functions, comprehensions, repeated labels, non-literal or malformed digests, a
-    non-literal label, an indirect use and * arguments are refused with HiddenTestError."""
+    non-literal label, an indirect use, a digest written again in a comment and * arguments are
+    refused with HiddenTestError."""
     with pytest.raises(HiddenTestError):
         strip_digests(f"{BEGIN}\n{body}\n{END}")
 
@@ -500,6 +502,15 @@ def test_graded_notebooks_hold_no_expected_digest_and_no_report(class_02):
     assert len(texts) == 2 * (len(PATCHES) + 2)
     assert [t for t in texts if any(d in t for d in digests.values())] == []
     assert [t for t in texts if "ctx-digest" in t] == []
+
+
+def test_feedback_shows_a_hidden_failure_without_its_label(class_02):
+    """almost's feedback says a hidden test failed, and does not name it ("什么都没用")."""
+    _, grader = class_02
+    (page,) = grader.work.glob(f"feedback/almost/{ASSIGNMENT}/*.html")
+    text = page.read_text(encoding="utf-8")
+    assert "CheckFailed（隐藏测试没有通过）" in text
+    assert "什么都没用" not in text
 
 
 def test_without_the_digest_steps_the_patched_checker_passes(tmp_path):
