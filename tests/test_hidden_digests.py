@@ -17,6 +17,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
+from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, OverwriteCells
 from nbgrader.utils import determine_grade
 from traitlets.config import Config
@@ -422,6 +423,21 @@ def remaining(window, read, write, input, max_tokens):
 
 
 
+# A right function handed in with code that reads, during the run, the notebook file next to
+# the kernel and counts what its check cell holds.
+READER = MODEL_REMAINING + '''
+import glob
+import json
+import re
+
+for _path in glob.glob("*.ipynb"):
+    for _cell in json.load(open(_path, encoding="utf-8"))["cells"]:
+        if _cell["metadata"].get("nbgrader", {}).get("grade_id") == "check_remaining":
+            _text = "".join(_cell["source"])
+            print("report calls:", _text.count("report_digest("), "digests:", len(re.findall(r"[0-9a-f]{16}", _text)))
+'''
+
+
 def _builder():
     spec = importlib.util.spec_from_file_location("build_class", REPO / "examples" / "build_class.py")
     module = importlib.util.module_from_spec(spec)
@@ -436,7 +452,11 @@ def _grade(tmp, submissions, digest_steps=True):
     grader = Grader(REPO, work=tmp / "work", timeout=60)
     if digest_steps:
         add_digest_steps(grader.config)
-        grader.api = NbGraderAPI(config=grader.config)
+    else:  # as grading ran before the digest steps existed
+        for name in ("sanitize_preprocessors", "autograde_preprocessors"):
+            steps = grader.config.Autograde.get(name, Autograde.class_traits()[name].default())
+            grader.config.Autograde[name] = [s for s in steps if s not in (StripDigests, CompareDigests)]
+    grader.api = NbGraderAPI(config=grader.config)
     for (student, aid), code in submissions.items():
         (released,) = sorted((REPO / "lessons" / aid).glob("*.ipynb"))
         (source,) = sorted((SOLUTIONS / aid).glob("*.ipynb"))
@@ -463,6 +483,7 @@ def class_02(tmp_path_factory):
     build = _builder()
     submissions = {(student, ASSIGNMENT): ALMOST + patch for student, patch in PATCHES.items()}
     submissions["not_plain", ASSIGNMENT] = NOT_PLAIN
+    submissions["reader", ASSIGNMENT] = READER
     submissions["model", ASSIGNMENT] = build.MODEL
     return _grade(tmp_path_factory.mktemp("digests02"), submissions)
 
@@ -499,9 +520,25 @@ def test_graded_notebooks_hold_no_expected_digest_and_no_report(class_02):
     digests = expected_digests(_check_source(ASSIGNMENT, "check_remaining"))
     texts = [p.read_text(encoding="utf-8") for p in grader.work.glob("autograded/*/*/*.ipynb")]
     texts += [p.read_text(encoding="utf-8") for p in grader.work.glob("feedback/*/*/*.html")]
-    assert len(texts) == 2 * (len(PATCHES) + 2)
+    assert len(texts) == 2 * (len(PATCHES) + 3)
     assert [t for t in texts if any(d in t for d in digests.values())] == []
     assert [t for t in texts if "ctx-digest" in t] == []
+
+
+def test_the_notebook_file_next_to_the_kernel_holds_no_expected_digest(class_02):
+    """Read during the run, reader's notebook file holds check_remaining with its six report
+    calls and no 16-hex-digit string; reader's right function scores 3 of 3."""
+    results, grader = class_02
+    assert results["reader", ASSIGNMENT].auto_score == 3
+    (path,) = grader.work.glob(f"autograded/reader/{ASSIGNMENT}/*.ipynb")
+    printed = [
+        "".join(o.get("text", ""))
+        for c in nbformat.read(path, as_version=4).cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "stream"
+    ]
+    assert "report calls: 6 digests: 0\n" in printed
 
 
 def test_feedback_shows_a_hidden_failure_without_its_label(class_02):
