@@ -296,10 +296,10 @@ def test_strip_digests_names_the_cell_it_cannot_rewrite():
         StripDigests().preprocess(nb, {})
 
 
-@pytest.fixture
-def gradebook(tmp_path):
+@pytest.fixture(scope="module")
+def gradebook(tmp_path_factory):
     """A gradebook holding notebook ``nb`` of assignment ``a``, with the check cell CELL as source."""
-    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    url = f"sqlite:///{tmp_path_factory.mktemp('gradebook') / 'gradebook.db'}"
     with Gradebook(url) as gb:
         gb.add_assignment("a")
         gb.add_notebook("nb", "a")
@@ -323,7 +323,7 @@ def test_compare_digests_reads_the_expected_digests_from_the_gradebook(gradebook
 def test_compare_digests_fails_a_check_cell_that_ran_without_the_rewrite(gradebook):
     """Without StripDigests no report is written: CompareDigests fails the cell instead of passing it."""
     nb = nbformat.v4.new_notebook(cells=[_check_cell(outputs=[])])
-    nb, resources = CompareDigests().preprocess(nb, gradebook)
+    nb, resources = CompareDigests().preprocess(nb, json.loads(json.dumps(gradebook)))
     assert determine_grade(nb.cells[0]) == (0, 2)
     assert resources["ctx_digests"]["check_f"][0] == "隐藏测试没有通过：空（没有运行到）"
 
