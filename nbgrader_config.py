@@ -34,12 +34,15 @@ c.ClearSolutions.text_stub = "在这里写下你的回答。"
 
 # Read-only check cells a student deleted are put back before grading, and so are deleted answer
 # cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
+# Hidden expect_digest calls are rewritten before the run (the kernel never sees an expected digest)
+# and compared after it, outside the kernel (see ctx_course/hidden_digests.py).
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "ctx_course.preprocessors.RestoreCells",
+    "ctx_course.hidden_digests.StripDigests",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
@@ -55,6 +58,7 @@ c.SandboxSettings.cpu_limit = 600  # CPU seconds of one notebook's kernel
 c.Autograde.autograde_preprocessors = [
     "ctx_course.preprocessors.MarkHiddenTests",
     "nbgrader.preprocessors.Execute",
+    "ctx_course.hidden_digests.CompareDigests",
     "ctx_course.preprocessors.ScoreFromErrorsOnly",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",

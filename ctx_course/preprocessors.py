@@ -44,6 +44,8 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Integer
 
+from .hidden_digests import CompareDigests, StripDigests
+
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
 MAX_OUTPUT_CHARS = 20_000
 # Largest non-text output (an image, base64) kept in a graded notebook, in characters.
@@ -345,10 +347,11 @@ class RestoreCells(OverwriteCells):
 
 
 # What a grading run applies, in order (nbgrader_config.py names the same classes).
-SANITIZE_PREPROCESSORS = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, CheckCellMetadata]
+SANITIZE_PREPROCESSORS = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, StripDigests, CheckCellMetadata]
 AUTOGRADE_PREPROCESSORS = [
     MarkHiddenTests,
     Execute,
+    CompareDigests,
     ScoreFromErrorsOnly,
     IgnorePattern,
     ClearMetadataPreprocessor,
