@@ -5,7 +5,7 @@ Run as written, the comparison happens in the learner's kernel, where earlier co
 ``expect_digest``, ``hashlib`` or ``json`` and pass every hidden test, and where the expected
 digests can be read. So grading takes two steps around the run:
 
-- ``StripDigests`` (sanitising pass, right after nbgrader's ``OverwriteCells`` has put the hidden
+- ``StripDigests`` (sanitising pass, right after the cell restorer has put the hidden
   tests back) rewrites each such call of a check cell's hidden tests into
   ``…report_digest("尾部 0 行", trim_lines(hundred, 3, 0))``: the kernel computes the digest of
   what the learner's code returned and writes one report line to stderr, and neither the cell
@@ -46,9 +46,7 @@ from dataclasses import dataclass
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.converters import Autograde
-from nbgrader.preprocessors import ClearHiddenTests, Execute, OverwriteCells
-from traitlets.utils.importstring import import_item
+from nbgrader.preprocessors import ClearHiddenTests
 
 from ctx_reference.checks.hidden import DIGEST_HEX, REPORT_PREFIX, expect_digest
 
@@ -366,32 +364,3 @@ class CompareDigests(ClearHiddenTests):
                 if digests:
                     found[source_cell.name] = digests
         return found
-
-
-def add_digest_steps(config):
-    """Return ``config`` with StripDigests after OverwriteCells and CompareDigests after Execute.
-
-    Works on a traitlets Config whose ``Autograde`` lists hold classes or dotted names (nbgrader's
-    defaults when a list is not set); ``Execute`` may be a subclass such as
-    ``kernels.PrelaunchedExecute``. Raises ValueError if a list has no such step. Adding the
-    steps twice changes nothing. Example: ``add_digest_steps(grading_config("."))``.
-    """
-    sanitize = list(config.Autograde.get("sanitize_preprocessors", Autograde.class_traits()["sanitize_preprocessors"].default()))
-    autograde = list(config.Autograde.get("autograde_preprocessors", Autograde.class_traits()["autograde_preprocessors"].default()))
-    config.Autograde.sanitize_preprocessors = _insert_after(sanitize, OverwriteCells, StripDigests, "sanitize_preprocessors")
-    config.Autograde.autograde_preprocessors = _insert_after(autograde, Execute, CompareDigests, "autograde_preprocessors")
-    return config
-
-
-def _insert_after(steps: list, anchor: type, step: type, name: str) -> list:
-    def is_a(item, kind: type) -> bool:
-        if isinstance(item, str):
-            item = import_item(item)  # nbgrader imports the dotted names the same way
-        return isinstance(item, type) and issubclass(item, kind)
-
-    if any(is_a(item, step) for item in steps):
-        return steps
-    for index, item in enumerate(steps):
-        if is_a(item, anchor):
-            return steps[: index + 1] + [step] + steps[index + 1 :]
-    raise ValueError(f"Autograde.{name} must contain {anchor.__name__} (got {steps!r})")

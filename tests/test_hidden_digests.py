@@ -18,9 +18,7 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
-from nbgrader.preprocessors import Execute, OverwriteCells
 from nbgrader.utils import determine_grade
-from traitlets.config import Config
 
 from conftest import REPO, SOLUTIONS, notebooks
 from ctx_course.config import assignments
@@ -30,7 +28,6 @@ from ctx_course.hidden_digests import (
     CompareDigests,
     HiddenTestError,
     StripDigests,
-    add_digest_steps,
     expected_digests,
     failures,
     hidden_spans,
@@ -39,6 +36,7 @@ from ctx_course.hidden_digests import (
     take_reports,
 )
 from ctx_course.kernels import PrelaunchedExecute
+from ctx_course.preprocessors import RestoreCells
 from ctx_reference.checks import report_digest
 from ctx_reference.checks.hidden import REPORT_PREFIX
 
@@ -332,32 +330,13 @@ def test_compare_digests_fails_a_check_cell_that_ran_without_the_rewrite(gradebo
 # Where the steps go
 
 
-def test_add_digest_steps_puts_each_step_after_its_anchor():
-    """StripDigests follows OverwriteCells, CompareDigests follows the (prelaunched) Execute."""
-    config = add_digest_steps(grading_config(REPO))
+def test_grading_run_puts_each_digest_step_after_its_anchor():
+    """In the grading run, StripDigests follows the cell restorer and CompareDigests follows the
+    (prelaunched) Execute, before any step that caps or reads the outputs."""
+    config = grading_config(REPO)
     sanitize, autograde = config.Autograde.sanitize_preprocessors, config.Autograde.autograde_preprocessors
-    assert sanitize[sanitize.index(OverwriteCells) + 1] is StripDigests
-    assert autograde[autograde.index(Execute) + 1] is CompareDigests
-    config = Config()
-    config.Autograde.autograde_preprocessors = ["ctx_course.kernels.PrelaunchedExecute", "nbgrader.preprocessors.SaveAutoGrades"]
-    assert add_digest_steps(config).Autograde.autograde_preprocessors[1] is CompareDigests
-    assert issubclass(PrelaunchedExecute, Execute)
-
-
-def test_add_digest_steps_twice_adds_each_step_once():
-    """Adding the steps to a config that has them changes nothing."""
-    once = add_digest_steps(grading_config(REPO))
-    lists = (list(once.Autograde.sanitize_preprocessors), list(once.Autograde.autograde_preprocessors))
-    twice = add_digest_steps(once)
-    assert (twice.Autograde.sanitize_preprocessors, twice.Autograde.autograde_preprocessors) == lists
-
-
-def test_add_digest_steps_refuses_a_list_without_execute():
-    """An autograde list with no Execute step is refused with a ValueError naming the list."""
-    config = Config()
-    config.Autograde.autograde_preprocessors = ["nbgrader.preprocessors.SaveAutoGrades"]
-    with pytest.raises(ValueError, match="autograde_preprocessors"):
-        add_digest_steps(config)
+    assert sanitize[sanitize.index(RestoreCells) + 1] is StripDigests
+    assert autograde[autograde.index(PrelaunchedExecute) + 1] is CompareDigests
 
 
 # --------------------------------------------------------------------------------------------
@@ -450,9 +429,7 @@ def _grade(tmp, submissions, digest_steps=True):
     """Grade ``{(student, assignment): solution code}`` built from lessons/; return results and the grader."""
     build = _builder()
     grader = Grader(REPO, work=tmp / "work", timeout=60)
-    if digest_steps:
-        add_digest_steps(grader.config)
-    else:  # as grading ran before the digest steps existed
+    if not digest_steps:  # as grading ran before the digest steps existed
         for name in ("sanitize_preprocessors", "autograde_preprocessors"):
             steps = grader.config.Autograde.get(name, Autograde.class_traits()[name].default())
             grader.config.Autograde[name] = [s for s in steps if s not in (StripDigests, CompareDigests)]
