@@ -19,6 +19,7 @@ from notebook_cells import BEGIN, cells, check_parts, grade_id, source
 from traitlets.config import Config
 
 import ctx_reference
+import ctx_reference.sessions
 from ctx_reference import omission_marker
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest, expect_digest, uses_exercise
 from ctx_reference.ledger import Zone
@@ -154,6 +155,19 @@ HIDDEN_EXPECTED = {
     ("09-context-ledger", "换一把尺子：每个字符 2 个 token"): ({"system": 0, "task_state": 0, "tool_results": 0, "history": 6}, 6, Zone.CAUTION, 10),
     ("09-context-ledger", "正好 85 %"): Zone.CAUTION,
     ("09-context-ledger", "比 85 % 多 1"): Zone.DANGER,
+    ("10-sessions", "预算正好等于 next 的 11 token"): [("next", 3, "给导出接口加分页")],
+    ("10-sessions", "预算 10"): [("done", 1, "建好用户表")],  # next 11、failed 11 放不下，done 8
+    ("10-sessions", "四种各一条、预算 22"): [("failed", 2, "缓存加锁：死锁"), ("next", 3, "给导出接口加分页")],  # 11 + 11
+    ("10-sessions", "decision 和 done 都放得下"): [("decision", 5, "用游标分页"), ("done", 1, "建好用户表")],  # 9 + 8 = 17
+    ("10-sessions", "三条记录里两条 next"): [("next", 40, "写测试"), ("done", 1, "建好用户表")],
+    ("10-sessions", "两条 next 同一轮"): [("next", 7, "写测试")],
+    ("10-sessions", "三条 failed 各 14、预算 28"): [("failed", 2, "改成异步：测试不稳定"), ("failed", 3, "改成异步：测试不稳定")],
+    ("10-sessions", "预算 0、没有记录"): [],
+    ("10-sessions", "空文本"): [],
+    ("10-sessions", "只有空白行和注释"): [],
+    ("10-sessions", "没有标题行的一条 decision"): [("decision", 40, "时间一律存 UTC，显示时再转换")],
+    ("10-sessions", "制表符包着的一行"): [("next", 120, "写文档")],
+    ("10-sessions", "文字里有冒号和方括号"): [("failed", 7, "返回 JSON: [code] 不对")],
 }
 
 
@@ -261,6 +275,8 @@ WRAPPERS = {
     "diff": lambda cases, base, next: ctx_reference.diff(cases, base, next),
     "zone": lambda used, limit: ctx_reference.zone(used, limit),
     "measure": lambda buckets, tokenizer, limit: ctx_reference.measure(buckets, tokenizer, limit),
+    "write_progress": lambda records, budget: ctx_reference.sessions.write_progress(records, budget),
+    "restore": lambda progress_text: ctx_reference.sessions.restore(progress_text),
 }
 
 
@@ -277,6 +293,17 @@ def test_render_built_from_reference_helpers_fails():
     from ctx_reference.render import lint, render_text
 
     assert "参考实现" in _fails("render", lambda spec: (render_text(spec), list(lint(spec))))
+
+
+def test_restore_built_from_parse_record_fails():
+    """restore that reads each line with the reference's parse_record still counts as the reference."""
+    from ctx_reference.sessions import parse_record
+
+    def restore(progress_text):
+        lines = [line.strip() for line in progress_text.splitlines()]
+        return [parse_record(line) for line in lines if line and not line.startswith("#")]
+
+    assert "参考实现" in _fails("restore", restore)
 
 
 def test_honest_code_passes():

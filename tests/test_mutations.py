@@ -22,6 +22,7 @@ from notebook_cells import check_cell, check_parts, prefix_namespace
 from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zone, omission_marker, zone
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
 from ctx_reference.ledger import BUCKETS
+from ctx_reference.sessions import Record, record_tokens
 from ctx_reference.window import Outcome
 
 MUTANTS: dict[tuple[str, str], list] = {}
@@ -759,6 +760,158 @@ def measure_always_fake_tokenizer(buckets, tokenizer, limit):
 def measure_fixed_limit(buckets, tokenizer, limit):
     entry = _measure(buckets, tokenizer, limit)
     return LedgerEntry(tokens=entry.tokens, total=entry.total, zone=zone(entry.total, 8_000), limit=8_000)
+
+
+# ---- 10 write_progress -----------------------------------------------------------------------
+WP = ("10-sessions", "write_progress")
+PRIORITY = ("next", "failed", "decision", "done")
+
+
+def _write(records, budget, *, order=PRIORITY, newest_first=True, nexts="newest", skip=True, header=0,
+           exact_fits=True, input_order=True):
+    records = list(records)
+    next_at = [i for i, r in enumerate(records) if r.kind == "next"]
+    if nexts == "newest":
+        kept_next = {max(next_at, key=lambda i: (records[i].turn, -i))} if next_at else set()
+    elif nexts == "last":
+        kept_next = set(next_at[-1:])
+    else:
+        kept_next = set(next_at)
+    candidates = [i for i, r in enumerate(records) if r.kind != "next" or i in kept_next]
+    sign = -1 if newest_first else 1
+    candidates.sort(key=lambda i: (order.index(records[i].kind), sign * records[i].turn, i))
+    left, kept = budget - header, []
+    for i in candidates:
+        cost = record_tokens(records[i])
+        if cost < left or (exact_fits and cost == left):
+            kept.append(i)
+            left -= cost
+        elif not skip:
+            break
+    if input_order:
+        kept.sort()
+    return [records[i] for i in kept]
+
+
+@mutant(*WP)
+def write_done_before_failed(records, budget):
+    return _write(records, budget, order=("next", "done", "decision", "failed"))
+
+
+@mutant(*WP)
+def write_decision_before_failed(records, budget):
+    return _write(records, budget, order=("next", "decision", "failed", "done"))
+
+
+@mutant(*WP)
+def write_stops_at_first_misfit(records, budget):
+    return _write(records, budget, skip=False)
+
+
+@mutant(*WP)
+def write_keeps_every_next(records, budget):
+    return _write(records, budget, nexts="all")
+
+
+@mutant(*WP)
+def write_keeps_last_next_in_list(records, budget):
+    return _write(records, budget, nexts="last")
+
+
+@mutant(*WP)
+def write_in_priority_order(records, budget):
+    return _write(records, budget, input_order=False)
+
+
+@mutant(*WP)
+def write_oldest_first_within_kind(records, budget):
+    return _write(records, budget, newest_first=False)
+
+
+@mutant(*WP)
+def write_counts_the_header(records, budget):
+    return _write(records, budget, header=3)  # "# progress": 10 ASCII characters, 3 tokens
+
+
+@mutant(*WP)
+def write_exact_fit_left_out(records, budget):
+    return _write(records, budget, exact_fits=False)
+
+
+@mutant(*WP)
+def write_returns_the_input_when_all_fit(records, budget):
+    if sum(record_tokens(r) for r in records) <= budget:
+        return records
+    return _write(records, budget)
+
+
+@mutant(*WP)
+def write_sorts_the_input(records, budget):
+    records.sort(key=lambda r: PRIORITY.index(r.kind))
+    return _write(records, budget)
+
+
+# ---- 10 restore ------------------------------------------------------------------------------
+RS = ("10-sessions", "restore")
+LINE = r"^\[(next|failed|decision|done)\] t(\d+): (.+)$"
+
+
+def _restore(text, *, skip_blank=True, comments=True, strip=True, pattern=LINE, bad="raise", reverse=False,
+             container=list):
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip() if strip else line
+        if skip_blank and not stripped.strip():
+            continue
+        if (stripped.startswith("#") if comments else stripped == "# progress"):
+            continue
+        match = re.match(pattern, stripped)
+        if match is None:
+            if bad == "skip":
+                continue
+            raise ValueError(f"第 {number} 行不是一条记录：{line!r}" if bad == "raise" else "格式不对")
+        records.append(Record(match.group(1), int(match.group(2)), match.group(3)))
+    return container(reversed(records)) if reverse else container(records)
+
+
+@mutant(*RS)
+def restore_blank_lines_not_skipped(text):
+    return _restore(text, skip_blank=False)
+
+
+@mutant(*RS)
+def restore_skips_malformed_lines(text):
+    return _restore(text, bad="skip")
+
+
+@mutant(*RS)
+def restore_only_skips_the_header(text):
+    return _restore(text, comments=False)
+
+
+@mutant(*RS)
+def restore_without_strip(text):
+    return _restore(text, strip=False)
+
+
+@mutant(*RS)
+def restore_text_stops_at_a_colon(text):
+    return _restore(text, pattern=r"^\[(next|failed|decision|done)\] t(\d+): ([^:]+)$")
+
+
+@mutant(*RS)
+def restore_error_without_the_line(text):
+    return _restore(text, bad="vague")
+
+
+@mutant(*RS)
+def restore_newest_line_first(text):
+    return _restore(text, reverse=True)
+
+
+@mutant(*RS)
+def restore_returns_a_tuple(text):
+    return _restore(text, container=tuple)
 
 
 ALL = [(folder, name, func) for (folder, name), funcs in MUTANTS.items() for func in funcs]

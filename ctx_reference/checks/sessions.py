@@ -1,90 +1,148 @@
-"""Visible check cases of notebook 10, sessions (hand-written literals).
+"""Visible check cases of notebook 10, sessions (hand-written literals, costs worked out by hand).
 
-``write_progress`` is checked on three small records whose costs are worked out by hand
-(``estimate_tokens`` of their lines: 8, 11 and 11 tokens), so each ✗ line points at one rule:
-the order of kinds, skipping a record that does not fit, keeping only the newest next step,
-newest first within a kind, and returning the kept records in input order. ``restore`` is
-checked on small progress files: header and blank lines skipped, file order kept, a malformed
-line refused with ValueError.
+Both exercises return lists of ``Record``; every case projects them with `record_rows` to plain
+``(kind, turn, text)`` tuples, so a ✓ or × line shows what was kept. Costs are ``estimate_tokens``
+of a record's line ``[kind] t<turn>: <text>``: ASCII characters four to a token (rounded up), every
+other character one token. ``[done] t1: 建好用户表`` is 3 + 5 = 8, ``[failed] t2: 缓存加锁：死锁``
+4 + 7 = 11, ``[next] t3: 给导出接口加分页`` 3 + 8 = 11, ``[decision] t5: 用游标分页`` 4 + 5 = 9.
+
+``write_progress(records, budget)`` -- one case per rule of the prompt:
+
+1. only the newest ``next`` is kept, by turn, wherever it stands in the list (two cases);
+2. kinds go next → failed → decision → done (budgets 19, 25, 30 with four kinds, and 9);
+   within a kind the newest turn first (three done, budget 16), equal turns in input order;
+3. a record that does not fit is skipped and a smaller one after it may still fit (budget 19),
+   a record that fits exactly goes in and the header line is not counted (budget 30);
+4. the kept records come back in input order, as a new list, the argument unchanged (every case
+   checks the argument; budget 30 checks the new list); budget 0 and no records give [].
+
+``restore(progress_text)`` -- header, comment and blank lines skipped; lines stripped of
+surrounding spaces; file order kept; the turn read as an ``int``; a text holding an ASCII colon
+kept whole; a returned ``list``; a malformed line or an unknown kind refused with ValueError whose
+message gives the line number and the line.
 """
-from ctx_reference.sessions import Record, restore as reference_restore, write_progress as reference_write_progress
-
+from ..sessions import Record, parse_record, restore as reference_restore, write_progress as reference_write_progress
 from .runner import CheckCase
 
-_DONE = Record("done", 1, "建好用户表")        # "[done] t1: 建好用户表" -> 3 + 5 = 8 tokens
-_FAILED = Record("failed", 2, "缓存加锁：死锁")  # 4 + 7 = 11 tokens
-_NEXT = Record("next", 3, "给导出接口加分页")     # 3 + 8 = 11 tokens
-
-
-def _kinds(records) -> list[str]:
-    """Return the kinds of the returned records, in order."""
-    return [r.kind for r in records]
-
-
-def _turns(records) -> list[int]:
-    """Return the turns of the returned records, in order."""
-    return [r.turn for r in records]
-
-
 #: The reference functions that ARE each exercise: answering with them scores 0.
-REFERENCES = {"write_progress": (reference_write_progress,), "restore": (reference_restore,)}
+REFERENCES = {"write_progress": (reference_write_progress,), "restore": (reference_restore, parse_record)}
+
+
+def record_rows(records):
+    """Project a list of records to plain data: a list of (kind, turn, text) tuples.
+
+    ``record_rows([Record("next", 3, "写测试")]) == [("next", 3, "写测试")]``; anything but a
+    list becomes a sentence saying what came back. Used by notebook 10's checks.
+    """
+    if type(records) is not list:
+        return f"应该返回 list，实际返回了 {type(records).__name__}"
+    return [(r.kind, r.turn, r.text) for r in records]
+
+
+_DONE = Record("done", 1, "建好用户表")          # 3 + 5 = 8 tokens
+_FAILED = Record("failed", 2, "缓存加锁：死锁")    # 4 + 7 = 11 tokens
+_NEXT = Record("next", 3, "给导出接口加分页")       # 3 + 8 = 11 tokens
+_DECISION = Record("decision", 5, "用游标分页")    # 4 + 5 = 9 tokens
+
+D = ("done", 1, "建好用户表")
+F = ("failed", 2, "缓存加锁：死锁")
+N = ("next", 3, "给导出接口加分页")
+C = ("decision", 5, "用游标分页")
 
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "write_progress": (
         CheckCase(
-            "预算 30：三条（8 + 11 + 11 = 30 token）正好都放得下，按原来的顺序返回",
+            "预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表",
             args=([_DONE, _FAILED, _NEXT], 30),
-            expect=["done", "failed", "next"],
-            project=_kinds,
+            expect=[D, F, N],
+            project=record_rows,
+            returns=list,
+            fresh=True,
         ),
         CheckCase(
             "预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3",
             args=([_DONE, _FAILED, _NEXT], 25),
-            expect=["failed", "next"],
-            project=_kinds,
+            expect=[F, N],
+            project=record_rows,
         ),
         CheckCase(
             "预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下",
             args=([_DONE, _FAILED, _NEXT], 19),
-            expect=["done", "next"],
-            project=_kinds,
+            expect=[D, N],
+            project=record_rows,
         ),
         CheckCase(
-            "两条 next（第 20、40 轮），预算充足：只留最新的一条",
+            "四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下",
+            args=([_DONE, _DECISION, _FAILED, _NEXT], 30),
+            expect=[D, F, N],
+            project=record_rows,
+        ),
+        CheckCase(
+            "done（8）和 decision（9），预算 9：decision 优先",
+            args=([_DONE, _DECISION], 9),
+            expect=[C],
+            project=record_rows,
+        ),
+        CheckCase(
+            "两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条",
             args=([Record("next", 20, "写接口"), Record("next", 40, "写测试")], 1_000),
-            expect=[40],
-            project=_turns,
+            expect=[("next", 40, "写测试")],
+            project=record_rows,
         ),
         CheckCase(
-            "三条 done 各 8 token，预算 16：留最新的两条（第 2、3 轮）",
-            args=([Record("done", t, "建好用户表") for t in (1, 2, 3)], 16),
-            expect=[2, 3],
-            project=_turns,
+            "两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面",
+            args=([Record("next", 40, "写测试"), Record("next", 20, "写接口")], 1_000),
+            expect=[("next", 40, "写测试")],
+            project=record_rows,
         ),
-        CheckCase("预算 0：什么都不留", args=([_DONE, _FAILED, _NEXT], 0), expect=[], project=_kinds),
-        CheckCase("没有记录：返回空列表", args=([], 100), expect=[], project=_kinds),
+        CheckCase(
+            "三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条",
+            args=([Record("done", t, "建好用户表") for t in (1, 2, 3)], 16),
+            expect=[("done", 2, "建好用户表"), ("done", 3, "建好用户表")],
+            project=record_rows,
+        ),
+        CheckCase(
+            "两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先",
+            args=([Record("failed", 5, "加全局锁：死锁"), Record("failed", 5, "缓存加锁：死锁")], 11),
+            expect=[("failed", 5, "加全局锁：死锁")],
+            project=record_rows,
+        ),
+        CheckCase("预算 0：什么都不留", args=([_DONE, _FAILED, _NEXT], 0), expect=[], project=record_rows),
+        CheckCase("没有记录：返回空列表", args=([], 100), expect=[], project=record_rows, returns=list),
     ),
     "restore": (
         CheckCase(
             "标题行和空行跳过，按文件里的顺序读回",
             args=("# progress\n[next] t3: 给导出接口加分页\n\n[done] t1: 建好用户表",),
-            expect=[_NEXT, _DONE],
+            expect=[N, D],
+            project=record_rows,
+            returns=list,
         ),
+        CheckCase("只有标题行：没有记录，返回空列表", args=("# progress",), expect=[], project=record_rows, returns=list),
         CheckCase(
-            "只有标题行：没有记录",
-            args=("# progress",),
-            expect=[],
-        ),
-        CheckCase(
-            "一行 failed 记录：种类、轮次、文字都要读对",
+            "一行 failed 记录：种类、轮次（整数 12）、文字都要读对",
             args=("# progress\n[failed] t12: 改成异步：测试不稳定",),
-            expect=[Record("failed", 12, "改成异步：测试不稳定")],
+            expect=[("failed", 12, "改成异步：测试不稳定")],
+            project=record_rows,
         ),
         CheckCase(
-            "格式不对的一行（TODO: 写测试）要报 ValueError",
+            "行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留",
+            args=("# progress\n  [done] t9: 补上了边界用例  \n# 下面是决定\n[decision] t40: 错误码格式: E 加四位数字",),
+            expect=[("done", 9, "补上了边界用例"), ("decision", 40, "错误码格式: E 加四位数字")],
+            project=record_rows,
+        ),
+        CheckCase(
+            "第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行",
             args=("# progress\nTODO: 写测试",),
             raises=ValueError,
+            message_has=("2", "TODO: 写测试"),
+        ),
+        CheckCase(
+            "不认识的种类（[todo] t1: 写测试）：报 ValueError",
+            args=("# progress\n[done] t1: 建好用户表\n[todo] t1: 写测试",),
+            raises=ValueError,
+            message_has=("3", "[todo] t1: 写测试"),
         ),
     ),
 }
