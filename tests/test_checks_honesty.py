@@ -60,6 +60,12 @@ HIDDEN_EXPECTED = {
     ("03-recall", "极长的上下文"): 8e-06,  # 1 / (1 + 2500 ** 1.5) ≈ 7.99994e-06
     ("03-recall", "小语料全塞 25 篇"): 0.67,
     ("03-recall", "小语料检索 4 篇"): 0.553,
+    # fit_position: points computed from known parameters give them back (x = (p − 0.5) / N)
+    ("03-recall", "15 篇、6 个点：还原 0.7/0.4/0.2"): (0.7, 0.4, 0.2),
+    # x = 0.125, 0.375, 0.875: 0.6 × (1 − 0.2 × 0.4375 + 0.1 × 0.125) = 0.555, 0.6 × 0.85 = 0.51, 0.6
+    ("03-recall", "4 篇、3 个点：end_drop 为负"): (0.6, 0.2, -0.1),
+    ("03-recall", "平的曲线"): (0.5, 0.0, 0.0),
+    ("03-recall", "实测曲线，两位小数"): (0.76, 0.24, 0.14),  # 0.7605, 0.2437, 0.1358 (tests/test_recall.py)
     ("04-assembly", "空列表"): ([], 0, []),
     ("04-assembly", "空列表、预算 0"): ([], 0, []),
     ("04-assembly", "预算 0、一个可选项"): ([], 0, [("x", "no room")]),
@@ -245,6 +251,15 @@ def test_partial_of_the_reference_fails():
     assert "参考实现" in _fails("trim_lines", functools.partial(ctx_reference.trim_lines))
 
 
+def _fit_through_reference(positions, accuracy, n_docs):
+    """notebook 03's fit_position answered with ctx_reference.recall.fit_position_curve."""
+    from ctx_reference.recall import MeasuredCurve, fit_position_curve
+
+    curve = MeasuredCurve("fit", n_docs, tuple(positions), tuple(100 * a for a in accuracy), 0.0, "")
+    fit = fit_position_curve(curve)
+    return fit.base, fit.middle, fit.end_drop
+
+
 # Each exercise answered by a thin wrapper around its reference implementation.
 WRAPPERS = {
     "check": lambda size, input_tokens, max_tokens: ctx_reference.Window(size).check(input_tokens, max_tokens),
@@ -261,6 +276,7 @@ WRAPPERS = {
     "diff": lambda cases, base, next: ctx_reference.diff(cases, base, next),
     "zone": lambda used, limit: ctx_reference.zone(used, limit),
     "measure": lambda buckets, tokenizer, limit: ctx_reference.measure(buckets, tokenizer, limit),
+    "fit_position": lambda positions, accuracy, n_docs: _fit_through_reference(positions, accuracy, n_docs),
 }
 
 

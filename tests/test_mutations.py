@@ -16,6 +16,7 @@ import io
 import math
 import re
 
+import numpy as np
 import pytest
 from notebook_cells import check_cell, check_parts, prefix_namespace
 
@@ -214,6 +215,73 @@ def recall_ignores_steep(pos, n, half_at=400_000, steep=1.5, middle=0.3):
 def recall_rounded(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     x = (pos + 0.5) / n
     return round(1 / (1 + (n / half_at) ** steep) * (1 - middle * 4 * x * (1 - x)), 3)
+
+
+# ---- 03 fit_position -------------------------------------------------------------------------
+F = ("03-recall", "fit_position")
+
+
+def _fit(positions, accuracy, n_docs, *, shift=-0.5, end_column=True, scale=1.0, ratios=True):
+    """A configurable least-squares fit; the defaults are the rules of the exercise."""
+    x = (np.asarray(positions, dtype=float) + shift) / n_docs
+    columns = [np.ones_like(x), -4 * x * (1 - x)] + ([-x] if end_column else [])
+    solution, *_ = np.linalg.lstsq(np.column_stack(columns), scale * np.asarray(accuracy, dtype=float), rcond=None)
+    c0, c1, c2 = (list(solution) + [0.0])[:3]
+    return (c0, c1 / c0, c2 / c0) if ratios else (c0, c1, c2)
+
+
+@mutant(*F)
+def fit_x_without_half(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, shift=0.0))
+
+
+@mutant(*F)
+def fit_x_plus_half(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, shift=0.5))
+
+
+@mutant(*F)
+def fit_without_end_drop_column(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, end_column=False))
+
+
+@mutant(*F)
+def fit_percentages(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, scale=100.0))
+
+
+@mutant(*F)
+def fit_returns_the_linear_coefficients(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, ratios=False))
+
+
+@mutant(*F)
+def fit_returns_numpy_floats(positions, accuracy, n_docs):
+    return tuple(_fit(positions, accuracy, n_docs))
+
+
+@mutant(*F)
+def fit_returns_a_list(positions, accuracy, n_docs):
+    return [float(v) for v in _fit(positions, accuracy, n_docs)]
+
+
+@mutant(*F)
+def fit_returns_an_array(positions, accuracy, n_docs):
+    return np.array(_fit(positions, accuracy, n_docs))
+
+
+@mutant(*F)
+def fit_swaps_middle_and_end_drop(positions, accuracy, n_docs):
+    base, middle, end_drop = (float(v) for v in _fit(positions, accuracy, n_docs))
+    return base, end_drop, middle
+
+
+@mutant(*F)
+def fit_sorts_the_given_lists(positions, accuracy, n_docs):
+    result = tuple(float(v) for v in _fit(positions, accuracy, n_docs))
+    if isinstance(accuracy, list):
+        accuracy.sort()
+    return result
 
 
 # ---- 04 assemble -----------------------------------------------------------------------------
