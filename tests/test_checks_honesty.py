@@ -19,6 +19,7 @@ from notebook_cells import BEGIN, cells, check_parts, grade_id, source
 from traitlets.config import Config
 
 import ctx_reference
+import ctx_reference.sim
 from ctx_reference import omission_marker
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest, expect_digest, uses_exercise
 from ctx_reference.ledger import Zone
@@ -27,6 +28,7 @@ from ctx_reference.window import Outcome
 M = "……省略 {} 行（完整输出已保存，可按需读取）……".format
 HUNDRED_3_2 = ["line 1", "line 2", "line 3", M(95), "line 99", "line 100"]
 ZERO4 = {"system": 0, "task_state": 0, "tool_results": 0, "history": 0}
+SAFE_RUN = {"溢出轮次": None, "丢失的事实": 0}  # notebook 11: (overflow turn, facts lost) of a safe run
 
 # The expected value of every hidden test, written out by hand (SPEC and the sums worked in the
 # notebooks), keyed by (notebook folder, label of the expect_digest call).
@@ -160,6 +162,16 @@ HIDDEN_EXPECTED = {
     ("09-context-ledger", "换一把尺子：每个字符 2 个 token"): ({"system": 0, "task_state": 0, "tool_results": 0, "history": 6}, 6, Zone.CAUTION, 10),
     ("09-context-ledger", "正好 85 %"): Zone.CAUTION,
     ("09-context-ledger", "比 85 % 多 1"): Zone.DANGER,
+    # the capstone's hidden workloads: the rules themselves (never overflow, lose no asked fact, beat the built-in)
+    ("11-capstone", "隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 2（几次巨大的读文件）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 3（很多段测试日志）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 4（摘要更小）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 5（100 万窗口）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 6（问得又多又急）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务：都安全，而且每个都比 clear_notes 便宜"): True,
+    ("11-capstone", "隐藏任务：都安全，而且每个都比 compact 便宜"): True,
+    ("11-capstone", "隐藏任务：总分低于 1"): True,
 }
 
 
@@ -277,6 +289,10 @@ WRAPPERS = {
     "zone": lambda used, limit: ctx_reference.zone(used, limit),
     "measure": lambda buckets, tokenizer, limit: ctx_reference.measure(buckets, tokenizer, limit),
     "fit_position": lambda positions, accuracy, n_docs: _fit_through_reference(positions, accuracy, n_docs),
+    # the capstone: a policy of one's own that hands the decision to a built-in
+    "context_policy": lambda view: ctx_reference.sim.CompactOld(keep=2)(view),
+    "beat_clear_notes": lambda view: ctx_reference.sim.BUILTIN_POLICIES["clear_notes"](view),
+    "beat_compact": lambda view: None if view.turn < 3 else ctx_reference.sim.ClearOldest(notes=True)(view),
 }
 
 
@@ -293,6 +309,28 @@ def test_render_built_from_reference_helpers_fails():
     from ctx_reference.render import lint, render_text
 
     assert "参考实现" in _fails("render", lambda spec: (render_text(spec), list(lint(spec))))
+
+
+@pytest.mark.parametrize("name", ["context_policy", "beat_clear_notes", "beat_compact"])
+@pytest.mark.parametrize("builtin", ["none", "clear", "clear_notes", "compact"])
+def test_handing_in_a_builtin_policy_fails(name, builtin):
+    """A built-in policy handed in as the capstone's answer fails with the 要自己实现 message."""
+    message = _fails(name, ctx_reference.sim.BUILTIN_POLICIES[builtin])
+    assert message and message.startswith("这个练习要自己实现：检查发现你直接用了参考实现")
+
+
+def test_own_capstone_policy_is_not_taken_for_the_reference():
+    """An own policy passes although the bonus checks compare it with a built-in and the harness runs it."""
+    from ctx_reference.sim import Clear, Compact
+
+    def policy(view):
+        if view.tokens <= view.threshold:
+            return None
+        old = [r for r in view.records if r.turn <= view.turn - 2]
+        scratch = [r.turn for r in old if not r.cleared and not r.needed and not r.protected]
+        return ([Clear(scratch)] if scratch else []) + [Compact(2)] if old else None
+
+    assert [_fails(name, policy) for name in ("context_policy", "beat_clear_notes", "beat_compact")] == [None] * 3
 
 
 def test_honest_code_passes():

@@ -23,6 +23,7 @@ from notebook_cells import check_cell, check_parts, prefix_namespace
 from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zone, omission_marker, zone
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
 from ctx_reference.ledger import BUCKETS
+from ctx_reference.sim import Clear, Compact
 from ctx_reference.window import Outcome
 
 MUTANTS: dict[tuple[str, str], list] = {}
@@ -829,6 +830,106 @@ def measure_fixed_limit(buckets, tokenizer, limit):
     return LedgerEntry(tokens=entry.tokens, total=entry.total, zone=zone(entry.total, 8_000), limit=8_000)
 
 
+# ---- 11 capstone: context_policy, beat_clear_notes, beat_compact -----------------------------
+# The learner writes one policy, my_policy; three check cells run it.
+CP = ("11-capstone", "context_policy")
+BN = ("11-capstone", "beat_clear_notes")
+BC = ("11-capstone", "beat_compact")
+
+
+def _policy(view, *, keep=2, trigger=None, drop_unneeded=True, compact=True, clear_needed=False, notes=True):
+    """A configurable policy; the defaults are the model answer (clear what is not needed, compact to 2).
+
+    ``trigger(view)`` says when to act (default: over the threshold); ``clear_needed`` clears
+    the needed results too (with notes if ``notes``) instead of compacting.
+    """
+    over = view.tokens > view.threshold if trigger is None else trigger(view)
+    if not over:
+        return None
+    old = [r for r in view.records if r.turn <= view.turn - keep and not r.cleared and not r.protected]
+    actions = []
+    scratch = [r.turn for r in old if not r.needed] if drop_unneeded else []
+    needed = [r.turn for r in old if r.needed] if clear_needed else []
+    if scratch or needed:
+        actions.append(Clear(scratch + needed, notes=needed if notes else ()))
+    if compact and view.turn - keep > view.summary_upto:
+        actions.append(Compact(keep))
+    return actions or None
+
+
+def never_manage(view):
+    return None
+
+
+def clear_everything_without_notes(view):
+    return _policy(view, clear_needed=True, notes=False, compact=False)
+
+
+def compact_every_fact(view):
+    return _policy(view, drop_unneeded=False)
+
+
+def compact_every_fact_keep_5(view):
+    return _policy(view, keep=5, drop_unneeded=False)
+
+
+def returns_the_action_name(view):
+    return "compact" if view.tokens > view.threshold else None
+
+
+def clears_the_same_turns_again(view):
+    if view.tokens <= view.threshold:
+        return None
+    return Clear([r.turn for r in view.records if r.turn <= view.turn - 2])
+
+
+def clear_notes_every_turn(view):
+    return _policy(view, keep=5, trigger=lambda v: True, clear_needed=True, compact=False)
+
+
+def compact_every_turn(view):
+    return _policy(view, trigger=lambda v: True)
+
+
+def own_clear_notes(view):
+    """clear_notes written out: over the threshold, clear everything but 5 turns, every fact noted."""
+    if view.tokens <= view.threshold:
+        return None
+    old = [r.turn for r in view.records if r.turn <= view.turn - 5 and not r.cleared and not r.protected]
+    return Clear(old, notes=old) if old else None
+
+
+def keep_eight(view):
+    return _policy(view, keep=8)
+
+
+def wait_for_the_window(view):
+    return _policy(view, keep=5, trigger=lambda v: v.tokens > v.window)
+
+
+for _func in (never_manage, clear_everything_without_notes, compact_every_fact, compact_every_fact_keep_5,
+              returns_the_action_name, clears_the_same_turns_again):
+    mutant(*CP)(_func)
+for _func in (never_manage, clear_everything_without_notes, compact_every_fact, clear_notes_every_turn,
+              own_clear_notes):
+    mutant(*BN)(_func)
+for _func in (never_manage, compact_every_fact_keep_5, clear_notes_every_turn, compact_every_turn, own_clear_notes,
+              keep_eight, wait_for_the_window):
+    mutant(*BC)(_func)
+
+# Where each exercise is checked, when its check cell or the learner's name differs from check_<name>, <name>.
+CELLS = {
+    "context_policy": ("check_my_policy", "my_policy"),
+    "beat_clear_notes": ("check_beat_clear_notes", "my_policy"),
+    "beat_compact": ("check_beat_compact", "my_policy"),
+}
+
+
+def _cell(name):
+    """Return (grade_id of the check cell, name the notebook gives the learner's function)."""
+    return CELLS.get(name, (f"check_{name}", name))
+
+
 ALL = [(folder, name, func) for (folder, name), funcs in MUTANTS.items() for func in funcs]
 
 
@@ -842,11 +943,12 @@ def _visible_fails(name, func) -> bool:
 
 
 def _hidden_fails(folder, name, func) -> bool:
-    visible, hidden = check_parts(check_cell(folder, f"check_{name}"))
-    namespace = prefix_namespace(folder, f"check_{name}")
+    gid, bound = _cell(name)
+    visible, hidden = check_parts(check_cell(folder, gid))
+    namespace = prefix_namespace(folder, gid)
     with contextlib.redirect_stdout(io.StringIO()):
         exec(visible, namespace)  # with the model answer: defines what the hidden tests use
-        namespace[name] = func
+        namespace[bound] = func
         try:
             exec(hidden, namespace)
         except Exception:
@@ -875,6 +977,7 @@ def test_every_exercise_has_mutants():
 @pytest.mark.parametrize("folder, name", sorted(MUTANTS))
 def test_model_answer_passes_visible_and_hidden(folder, name):
     """The notebook's own answer passes both, so a failing mutant fails for its mistake alone."""
-    answer = prefix_namespace(folder, f"check_{name}")[name]
+    gid, bound = _cell(name)
+    answer = prefix_namespace(folder, gid)[bound]
     assert not _visible_fails(name, answer)
     assert not _hidden_fails(folder, name, answer)
