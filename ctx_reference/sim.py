@@ -974,6 +974,7 @@ def _run(policy: Optional[Policy], workload: Workload,
     previous: Optional[int] = None
     total = 0.0
     overflow_turn = None
+    inf = math.inf
 
     for turn, step in enumerate(workload.steps, start=1):
         records.append(TurnRecord(turn, step.tool, step.result, fixed + step.result, step.needed,
@@ -997,7 +998,8 @@ def _run(policy: Optional[Policy], workload: Workload,
                     if records[i].tool == action.tool and not records[i].protected:
                         records[i] = records[i]._replace(protected=True)
             elif isinstance(action, Clear):
-                for t in action.turns:
+                # the strategies' clears are checked where they are made (_strategy_decider)
+                for t in (action.turns if decide is None else ()):
                     if not live_from <= t <= turn:
                         raise ValueError(f"Clear.turns: turn {t} is not in the context at turn "
                                          f"{turn} (turns {live_from}..{turn} are) "
@@ -1057,8 +1059,8 @@ def _run(policy: Optional[Policy], workload: Workload,
             _, fact = pending.pop()
             questions.append(QuestionOutcome(turn, fact, lost_at.get(fact)))
         cost = cost_of(tokens, previous, rewrote)
-        if (isinstance(cost, bool) or not isinstance(cost, (int, float))
-                or not 0 <= cost < math.inf):
+        if (type(cost) is not float and (isinstance(cost, bool) or not isinstance(cost, (int, float)))
+                or not 0 <= cost < inf):
             raise ValueError(f"request_cost must return a finite number >= 0 (got {cost!r} "
                              f"at turn {turn}: input_tokens={tokens}, "
                              f"previous_input={previous}, rewrote={rewrote})")
