@@ -981,3 +981,42 @@ def test_model_answer_passes_visible_and_hidden(folder, name):
     answer = prefix_namespace(folder, gid)[bound]
     assert not _visible_fails(name, answer)
     assert not _hidden_fails(folder, name, answer)
+
+
+# ---- 11 capstone: the visible workloads expose what the hidden ones test ---------------------
+
+
+def _family():
+    """Yield (name, policy) for simple policies: when to act × how many turns to keep × what to drop."""
+    triggers = {
+        "threshold": lambda v: v.tokens > v.threshold,
+        "window": lambda v: v.tokens > v.window,
+        "midway": lambda v: v.tokens > (v.threshold + v.window) // 2,
+        "fixed 60,000": lambda v: v.tokens > 60_000,
+        "early": lambda v: v.tokens > v.threshold * 3 // 4,
+    }
+    for keep in (0, 1, 2, 3, 5, 8):
+        for when, trigger in triggers.items():
+            for drop in (True, False):
+                for clear_needed in (False, True):
+                    yield (f"keep {keep}, {when}, drop={drop}, clear_needed={clear_needed}",
+                           lambda view, k=keep, t=trigger, d=drop, c=clear_needed: _policy(
+                               view, keep=k, trigger=t, drop_unneeded=d, clear_needed=c, compact=not c))
+
+
+def test_a_policy_safe_on_the_visible_workloads_is_safe_on_the_hidden_ones():
+    """Of 120 simple policies, every one that never overflows and loses no fact on the five visible
+    workloads does the same on the hidden workloads of check_my_policy (same kinds, other numbers)."""
+    from ctx_reference.policy_score import score_policy
+    from ctx_reference.workloads import visible_workloads
+
+    hidden = prefix_namespace("11-capstone", "check_beat_clear_notes")["_HIDDEN"]
+    visible = visible_workloads()
+    gaps = []
+    for name, policy in _family():
+        try:
+            if score_policy(policy, visible).safe and not score_policy(policy, hidden).safe:
+                gaps.append(name)
+        except ValueError:  # an action the context cannot take: fails the visible check already
+            pass
+    assert gaps == []
