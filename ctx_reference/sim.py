@@ -46,8 +46,8 @@ tool and result size, the questions and the model's window; after each turn a *p
 gets a ``ContextView`` (turn records with sizes, cleared results, notes, summary, the
 ledger's zone) and returns None or actions: ``Clear`` (with or without notes),
 ``Compact``, ``Protect`` (a tool's results may no longer be cleared). The four strategies
-are four policies (``BUILTIN_POLICIES``); ``simulate`` runs them on
-``lesson_workload(params)``. ``MANAGERS`` keeps the same four strategies in running-total
+are four policies (``BUILTIN_POLICIES``); ``simulate`` runs the same four decisions on
+``lesson_workload(params)``, from the numbers alone (no view is built each turn). ``MANAGERS`` keeps the same four strategies in running-total
 form, a second, independent statement of the rules that the tests compare against.
 """
 
