@@ -46,8 +46,8 @@ tool and result size, the questions and the model's window; after each turn a *p
 gets a ``ContextView`` (turn records with sizes, cleared results, notes, summary, the
 ledger's zone) and returns None or actions: ``Clear`` (with or without notes),
 ``Compact``, ``Protect`` (a tool's results may no longer be cleared). The four strategies
-are four policies (``BUILTIN_POLICIES``); ``simulate`` runs them on
-``lesson_workload(params)``. ``MANAGERS`` keeps the same four strategies in running-total
+are four policies (``BUILTIN_POLICIES``); ``simulate`` runs the same four decisions on
+``lesson_workload(params)``, from the numbers alone (no view is built each turn). ``MANAGERS`` keeps the same four strategies in running-total
 form, a second, independent statement of the rules that the tests compare against.
 """
 
@@ -804,22 +804,36 @@ BUILTIN_POLICIES: dict[str, Policy] = {
 }
 
 
-@dataclass(frozen=True)
-class _HookClear:
-    """``clear``/``clear_notes`` with a ``select_to_clear``-style hook (notebook 06's exercise)."""
+def _strategy_decider(strategy: str, params: SimParams, clear_policy: ClearPolicy) -> Callable:
+    """Return decide(turn, tokens, oldest_in_full, summary_upto) -> the strategy's decision.
 
-    hook: ClearPolicy
-    params: SimParams
-    notes: bool
+    The four strategies read only these numbers, so ``simulate`` runs them without building a
+    ContextView each turn; their decisions are those of ``keep_everything``, ``CompactOld`` and
+    the ``clear``/``clear_notes`` policy that asks ``clear_policy`` (a ``select_to_clear``-style
+    hook, notebook 06's exercise, whose answer is checked unless it is the reference itself).
+    """
+    if strategy == "none":
+        return lambda turn, tokens, full_from, summary_upto: None
+    if strategy == "compact":
+        keep, threshold, action = params.keep, params.threshold, Compact(params.keep)
 
-    def __call__(self, view: ContextView) -> Optional[Clear]:
-        uncleared = range(view.oldest_in_full, view.turn + 1)
-        chosen = self.hook(view.tokens, uncleared, view.turn, self.params)
-        count = _check_cleared(chosen, uncleared, view.turn)
+        def compact(turn: int, tokens: int, full_from: int, summary_upto: int) -> Optional[Compact]:
+            if tokens <= threshold or turn - keep <= summary_upto:
+                return None
+            return action
+        return compact
+    notes = strategy == "clear_notes"
+    trusted = clear_policy is select_to_clear   # returns the oldest run of turns by construction
+
+    def clear(turn: int, tokens: int, full_from: int, summary_upto: int) -> Optional[Clear]:
+        uncleared = range(full_from, turn + 1)
+        chosen = clear_policy(tokens, uncleared, turn, params)
+        count = len(chosen) if trusted else _check_cleared(chosen, uncleared, turn)
         if count == 0:
             return None
         turns = tuple(uncleared[:count])
-        return _trusted_clear(turns, turns if self.notes else ())
+        return _trusted_clear(turns, turns if notes else ())
+    return clear
 
 
 def lesson_workload(params: SimParams = SimParams()) -> Workload:
@@ -896,15 +910,9 @@ def simulate(strategy: str, params: SimParams = SimParams(), *,
         raise ValueError(f"clear_policy must be callable (got {clear_policy!r})")
     if not callable(request_cost):
         raise ValueError(f"request_cost must be callable (got {request_cost!r})")
-    policy: Policy
-    if strategy == "none":
-        policy = keep_everything
-    elif strategy == "compact":
-        policy = CompactOld(params.keep)
-    else:
-        policy = _HookClear(clear_policy, params, notes=strategy == "clear_notes")
-    return _run(policy, lesson_workload(params),
-                lambda tokens, previous, rewrote: request_cost(tokens, previous, rewrote, params))
+    return _run(None, lesson_workload(params),
+                lambda tokens, previous, rewrote: request_cost(tokens, previous, rewrote, params),
+                _strategy_decider(strategy, params, clear_policy))
 
 
 def simulate_policy(policy: Policy, workload: Workload) -> SimResult:
@@ -934,9 +942,14 @@ def simulate_policy(policy: Policy, workload: Workload) -> SimResult:
     return _run(policy, workload, cost)
 
 
-def _run(policy: Policy, workload: Workload,
-         cost_of: Callable[[int, Optional[int], bool], float]) -> SimResult:
-    """Run ``policy`` on ``workload``; ``cost_of(input, previous, rewrote)`` prices a request."""
+def _run(policy: Optional[Policy], workload: Workload,
+         cost_of: Callable[[int, Optional[int], bool], float],
+         decide: Optional[Callable[[int, int, int, int], object]] = None) -> SimResult:
+    """Run ``policy`` on ``workload``; ``cost_of(input, previous, rewrote)`` prices a request.
+
+    With ``decide`` (``simulate``'s strategies), ``decide(turn, tokens, oldest_in_full,
+    summary_upto)`` decides instead of ``policy``, and no ContextView is built.
+    """
     fixed = workload.user + workload.tool_call + workload.answer
     window = workload.window
     threshold = workload.threshold
@@ -961,17 +974,21 @@ def _run(policy: Policy, workload: Workload,
     previous: Optional[int] = None
     total = 0.0
     overflow_turn = None
+    inf = math.inf
 
     for turn, step in enumerate(workload.steps, start=1):
         records.append(TurnRecord(turn, step.tool, step.result, fixed + step.result, step.needed,
                                   False, False, step.tool in protected))
         tokens += fixed + step.result
-        view = ContextView((turn, tokens, window, threshold, full_from, summary_upto,
-                            protected_tools, len(rewrite_turns)) + sizes,
-                           (records, live_from - 1, turn, notes, summary_facts))
-        decision = policy(view)
-        view._close()
-        del view
+        if decide is not None:
+            decision = decide(turn, tokens, full_from, summary_upto)
+        else:
+            view = ContextView((turn, tokens, window, threshold, full_from, summary_upto,
+                                protected_tools, len(rewrite_turns)) + sizes,
+                               (records, live_from - 1, turn, notes, summary_facts))
+            decision = policy(view)
+            view._close()
+            del view
         rewrote = False
         for action in _actions(decision, turn):
             if isinstance(action, Protect):
@@ -981,7 +998,8 @@ def _run(policy: Policy, workload: Workload,
                     if records[i].tool == action.tool and not records[i].protected:
                         records[i] = records[i]._replace(protected=True)
             elif isinstance(action, Clear):
-                for t in action.turns:
+                # the strategies' clears are checked where they are made (_strategy_decider)
+                for t in (action.turns if decide is None else ()):
                     if not live_from <= t <= turn:
                         raise ValueError(f"Clear.turns: turn {t} is not in the context at turn "
                                          f"{turn} (turns {live_from}..{turn} are) "
@@ -1041,8 +1059,8 @@ def _run(policy: Policy, workload: Workload,
             _, fact = pending.pop()
             questions.append(QuestionOutcome(turn, fact, lost_at.get(fact)))
         cost = cost_of(tokens, previous, rewrote)
-        if (isinstance(cost, bool) or not isinstance(cost, (int, float))
-                or not 0 <= cost < math.inf):
+        if (type(cost) is not float and (isinstance(cost, bool) or not isinstance(cost, (int, float)))
+                or not 0 <= cost < inf):
             raise ValueError(f"request_cost must return a finite number >= 0 (got {cost!r} "
                              f"at turn {turn}: input_tokens={tokens}, "
                              f"previous_input={previous}, rewrote={rewrote})")

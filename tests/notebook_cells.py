@@ -50,10 +50,20 @@ def check_cell(folder: str, gid: str) -> str:
 
 
 def check_parts(text: str) -> tuple[str, str]:
-    """Split a check cell's source into (visible part, hidden tests)."""
-    before, _, rest = text.partition(BEGIN)
-    hidden, _, _ = rest.partition(END)
-    return before, hidden
+    """Split a check cell's source into (visible part, hidden tests), each block joined in order.
+
+    A cell may hold several hidden blocks (the capstone defines its hidden workloads before the
+    visible check and tests them after it).
+    """
+    visible, hidden = [], []
+    rest = text
+    while BEGIN in rest:
+        before, _, rest = rest.partition(BEGIN)
+        block, _, rest = rest.partition(END)
+        visible.append(before)
+        hidden.append(block)
+    visible.append(rest)
+    return "".join(visible), "\n".join(hidden)
 
 
 def _runnable(text: str) -> str:

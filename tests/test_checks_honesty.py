@@ -20,6 +20,7 @@ from traitlets.config import Config
 
 import ctx_reference
 import ctx_reference.sessions
+import ctx_reference.sim
 from ctx_reference import omission_marker
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest, expect_digest, uses_exercise
 from ctx_reference.ledger import Zone
@@ -28,6 +29,7 @@ from ctx_reference.window import Outcome
 M = "……省略 {} 行（完整输出已保存，可按需读取）……".format
 HUNDRED_3_2 = ["line 1", "line 2", "line 3", M(95), "line 99", "line 100"]
 ZERO4 = {"system": 0, "task_state": 0, "tool_results": 0, "history": 0}
+SAFE_RUN = {"溢出轮次": None, "丢失的事实": 0}  # notebook 11: (overflow turn, facts lost) of a safe run
 
 # The expected value of every hidden test, written out by hand (SPEC and the sums worked in the
 # notebooks), keyed by (notebook folder, label of the expect_digest call).
@@ -61,6 +63,12 @@ HIDDEN_EXPECTED = {
     ("03-recall", "极长的上下文"): 8e-06,  # 1 / (1 + 2500 ** 1.5) ≈ 7.99994e-06
     ("03-recall", "小语料全塞 25 篇"): 0.67,
     ("03-recall", "小语料检索 4 篇"): 0.553,
+    # fit_position: points computed from known parameters give them back (x = (p − 0.5) / N)
+    ("03-recall", "15 篇、6 个点：还原 0.7/0.4/0.2"): (0.7, 0.4, 0.2),
+    # x = 0.125, 0.375, 0.875: 0.6 × (1 − 0.2 × 0.4375 + 0.1 × 0.125) = 0.555, 0.6 × 0.85 = 0.51, 0.6
+    ("03-recall", "4 篇、3 个点：end_drop 为负"): (0.6, 0.2, -0.1),
+    ("03-recall", "平的曲线"): (0.5, 0.0, 0.0),
+    ("03-recall", "实测曲线，两位小数"): (0.76, 0.24, 0.14),  # 0.7605, 0.2437, 0.1358 (tests/test_recall.py)
     ("04-assembly", "空列表"): ([], 0, []),
     ("04-assembly", "空列表、预算 0"): ([], 0, []),
     ("04-assembly", "预算 0、一个可选项"): ([], 0, [("x", "no room")]),
@@ -168,6 +176,15 @@ HIDDEN_EXPECTED = {
     ("10-sessions", "没有标题行的一条 decision"): [("decision", 40, "时间一律存 UTC，显示时再转换")],
     ("10-sessions", "制表符包着的一行"): [("next", 120, "写文档")],
     ("10-sessions", "文字里有冒号和方括号"): [("failed", 7, "返回 JSON: [code] 不对")],
+    # the capstone's hidden workloads: the rules themselves (never overflow, lose no asked fact, beat the built-in)
+    ("11-capstone", "隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 2（读文件多、文件大）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 3（很多段测试日志）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 4（摘要容量有限）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务 5（问得又多又急）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务：都安全，而且每个都比 clear_notes 便宜"): True,
+    ("11-capstone", "隐藏任务：都安全，而且每个都比 compact 便宜"): True,
+    ("11-capstone", "隐藏任务：总分低于 1"): True,
 }
 
 
@@ -259,6 +276,15 @@ def test_partial_of_the_reference_fails():
     assert "参考实现" in _fails("trim_lines", functools.partial(ctx_reference.trim_lines))
 
 
+def _fit_through_reference(positions, accuracy, n_docs):
+    """notebook 03's fit_position answered with ctx_reference.recall.fit_position_curve."""
+    from ctx_reference.recall import MeasuredCurve, fit_position_curve
+
+    curve = MeasuredCurve("fit", n_docs, tuple(positions), tuple(100 * a for a in accuracy), 0.0, "")
+    fit = fit_position_curve(curve)
+    return fit.base, fit.middle, fit.end_drop
+
+
 # Each exercise answered by a thin wrapper around its reference implementation.
 WRAPPERS = {
     "check": lambda size, input_tokens, max_tokens: ctx_reference.Window(size).check(input_tokens, max_tokens),
@@ -277,6 +303,11 @@ WRAPPERS = {
     "measure": lambda buckets, tokenizer, limit: ctx_reference.measure(buckets, tokenizer, limit),
     "write_progress": lambda records, budget: ctx_reference.sessions.write_progress(records, budget),
     "restore": lambda progress_text: ctx_reference.sessions.restore(progress_text),
+    "fit_position": lambda positions, accuracy, n_docs: _fit_through_reference(positions, accuracy, n_docs),
+    # the capstone: a policy of one's own that hands the decision to a built-in
+    "context_policy": lambda view: ctx_reference.sim.CompactOld(keep=2)(view),
+    "beat_clear_notes": lambda view: ctx_reference.sim.BUILTIN_POLICIES["clear_notes"](view),
+    "beat_compact": lambda view: None if view.turn < 3 else ctx_reference.sim.ClearOldest(notes=True)(view),
 }
 
 
@@ -304,6 +335,26 @@ def test_restore_built_from_parse_record_fails():
         return [parse_record(line) for line in lines if line and not line.startswith("#")]
 
     assert "参考实现" in _fails("restore", restore)
+@pytest.mark.parametrize("name", ["context_policy", "beat_clear_notes", "beat_compact"])
+@pytest.mark.parametrize("builtin", ["none", "clear", "clear_notes", "compact"])
+def test_handing_in_a_builtin_policy_fails(name, builtin):
+    """A built-in policy handed in as the capstone's answer fails with the 要自己实现 message."""
+    message = _fails(name, ctx_reference.sim.BUILTIN_POLICIES[builtin])
+    assert message and message.startswith("这个练习要自己实现：检查发现你直接用了参考实现")
+
+
+def test_own_capstone_policy_is_not_taken_for_the_reference():
+    """An own policy passes although the bonus checks compare it with a built-in and the harness runs it."""
+    from ctx_reference.sim import Clear, Compact
+
+    def policy(view):
+        if view.tokens <= view.threshold:
+            return None
+        old = [r for r in view.records if r.turn <= view.turn - 2]
+        scratch = [r.turn for r in old if not r.cleared and not r.needed and not r.protected]
+        return ([Clear(scratch)] if scratch else []) + [Compact(2)] if old else None
+
+    assert [_fails(name, policy) for name in ("context_policy", "beat_clear_notes", "beat_compact")] == [None] * 3
 
 
 def test_honest_code_passes():

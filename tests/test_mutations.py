@@ -16,6 +16,7 @@ import io
 import math
 import re
 
+import numpy as np
 import pytest
 from notebook_cells import check_cell, check_parts, prefix_namespace
 
@@ -23,6 +24,7 @@ from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zon
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
 from ctx_reference.ledger import BUCKETS
 from ctx_reference.sessions import Record, record_tokens
+from ctx_reference.sim import Clear, Compact
 from ctx_reference.window import Outcome
 
 MUTANTS: dict[tuple[str, str], list] = {}
@@ -215,6 +217,73 @@ def recall_ignores_steep(pos, n, half_at=400_000, steep=1.5, middle=0.3):
 def recall_rounded(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     x = (pos + 0.5) / n
     return round(1 / (1 + (n / half_at) ** steep) * (1 - middle * 4 * x * (1 - x)), 3)
+
+
+# ---- 03 fit_position -------------------------------------------------------------------------
+F = ("03-recall", "fit_position")
+
+
+def _fit(positions, accuracy, n_docs, *, shift=-0.5, end_column=True, scale=1.0, ratios=True):
+    """A configurable least-squares fit; the defaults are the rules of the exercise."""
+    x = (np.asarray(positions, dtype=float) + shift) / n_docs
+    columns = [np.ones_like(x), -4 * x * (1 - x)] + ([-x] if end_column else [])
+    solution, *_ = np.linalg.lstsq(np.column_stack(columns), scale * np.asarray(accuracy, dtype=float), rcond=None)
+    c0, c1, c2 = (list(solution) + [0.0])[:3]
+    return (c0, c1 / c0, c2 / c0) if ratios else (c0, c1, c2)
+
+
+@mutant(*F)
+def fit_x_without_half(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, shift=0.0))
+
+
+@mutant(*F)
+def fit_x_plus_half(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, shift=0.5))
+
+
+@mutant(*F)
+def fit_without_end_drop_column(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, end_column=False))
+
+
+@mutant(*F)
+def fit_percentages(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, scale=100.0))
+
+
+@mutant(*F)
+def fit_returns_the_linear_coefficients(positions, accuracy, n_docs):
+    return tuple(float(v) for v in _fit(positions, accuracy, n_docs, ratios=False))
+
+
+@mutant(*F)
+def fit_returns_numpy_floats(positions, accuracy, n_docs):
+    return tuple(_fit(positions, accuracy, n_docs))
+
+
+@mutant(*F)
+def fit_returns_a_list(positions, accuracy, n_docs):
+    return [float(v) for v in _fit(positions, accuracy, n_docs)]
+
+
+@mutant(*F)
+def fit_returns_an_array(positions, accuracy, n_docs):
+    return np.array(_fit(positions, accuracy, n_docs))
+
+
+@mutant(*F)
+def fit_swaps_middle_and_end_drop(positions, accuracy, n_docs):
+    base, middle, end_drop = (float(v) for v in _fit(positions, accuracy, n_docs))
+    return base, end_drop, middle
+
+
+@mutant(*F)
+def fit_sorts_the_given_lists(positions, accuracy, n_docs):
+    result = tuple(float(v) for v in _fit(positions, accuracy, n_docs))
+    if isinstance(accuracy, list):
+        accuracy.sort()
+    return result
 
 
 # ---- 04 assemble -----------------------------------------------------------------------------
@@ -912,6 +981,104 @@ def restore_newest_line_first(text):
 @mutant(*RS)
 def restore_returns_a_tuple(text):
     return _restore(text, container=tuple)
+# ---- 11 capstone: context_policy, beat_clear_notes, beat_compact -----------------------------
+# The learner writes one policy, my_policy; three check cells run it.
+CP = ("11-capstone", "context_policy")
+BN = ("11-capstone", "beat_clear_notes")
+BC = ("11-capstone", "beat_compact")
+
+
+def _policy(view, *, keep=2, trigger=None, drop_unneeded=True, compact=True, clear_needed=False, notes=True):
+    """A configurable policy; the defaults are the model answer (clear what is not needed, compact to 2).
+
+    ``trigger(view)`` says when to act (default: over the threshold); ``clear_needed`` clears
+    the needed results too (with notes if ``notes``) instead of compacting.
+    """
+    over = view.tokens > view.threshold if trigger is None else trigger(view)
+    if not over:
+        return None
+    old = [r for r in view.records if r.turn <= view.turn - keep and not r.cleared and not r.protected]
+    actions = []
+    scratch = [r.turn for r in old if not r.needed] if drop_unneeded else []
+    needed = [r.turn for r in old if r.needed] if clear_needed else []
+    if scratch or needed:
+        actions.append(Clear(scratch + needed, notes=needed if notes else ()))
+    if compact and view.turn - keep > view.summary_upto:
+        actions.append(Compact(keep))
+    return actions or None
+
+
+def never_manage(view):
+    return None
+
+
+def clear_everything_without_notes(view):
+    return _policy(view, clear_needed=True, notes=False, compact=False)
+
+
+def compact_every_fact(view):
+    return _policy(view, drop_unneeded=False)
+
+
+def compact_every_fact_keep_5(view):
+    return _policy(view, keep=5, drop_unneeded=False)
+
+
+def returns_the_action_name(view):
+    return "compact" if view.tokens > view.threshold else None
+
+
+def clears_the_same_turns_again(view):
+    if view.tokens <= view.threshold:
+        return None
+    return Clear([r.turn for r in view.records if r.turn <= view.turn - 2])
+
+
+def clear_notes_every_turn(view):
+    return _policy(view, keep=5, trigger=lambda v: True, clear_needed=True, compact=False)
+
+
+def compact_every_turn(view):
+    return _policy(view, trigger=lambda v: True)
+
+
+def own_clear_notes(view):
+    """clear_notes written out: over the threshold, clear everything but 5 turns, every fact noted."""
+    if view.tokens <= view.threshold:
+        return None
+    old = [r.turn for r in view.records if r.turn <= view.turn - 5 and not r.cleared and not r.protected]
+    return Clear(old, notes=old) if old else None
+
+
+def keep_eight(view):
+    return _policy(view, keep=8)
+
+
+def wait_for_the_window(view):
+    return _policy(view, keep=5, trigger=lambda v: v.tokens > v.window)
+
+
+for _func in (never_manage, clear_everything_without_notes, compact_every_fact, compact_every_fact_keep_5,
+              returns_the_action_name, clears_the_same_turns_again):
+    mutant(*CP)(_func)
+for _func in (never_manage, clear_everything_without_notes, compact_every_fact, clear_notes_every_turn,
+              own_clear_notes):
+    mutant(*BN)(_func)
+for _func in (never_manage, compact_every_fact_keep_5, clear_notes_every_turn, compact_every_turn, own_clear_notes,
+              keep_eight, wait_for_the_window):
+    mutant(*BC)(_func)
+
+# Where each exercise is checked, when its check cell or the learner's name differs from check_<name>, <name>.
+CELLS = {
+    "context_policy": ("check_my_policy", "my_policy"),
+    "beat_clear_notes": ("check_beat_clear_notes", "my_policy"),
+    "beat_compact": ("check_beat_compact", "my_policy"),
+}
+
+
+def _cell(name):
+    """Return (grade_id of the check cell, name the notebook gives the learner's function)."""
+    return CELLS.get(name, (f"check_{name}", name))
 
 
 ALL = [(folder, name, func) for (folder, name), funcs in MUTANTS.items() for func in funcs]
@@ -927,11 +1094,12 @@ def _visible_fails(name, func) -> bool:
 
 
 def _hidden_fails(folder, name, func) -> bool:
-    visible, hidden = check_parts(check_cell(folder, f"check_{name}"))
-    namespace = prefix_namespace(folder, f"check_{name}")
+    gid, bound = _cell(name)
+    visible, hidden = check_parts(check_cell(folder, gid))
+    namespace = prefix_namespace(folder, gid)
     with contextlib.redirect_stdout(io.StringIO()):
         exec(visible, namespace)  # with the model answer: defines what the hidden tests use
-        namespace[name] = func
+        namespace[bound] = func
         try:
             exec(hidden, namespace)
         except Exception:
@@ -960,6 +1128,46 @@ def test_every_exercise_has_mutants():
 @pytest.mark.parametrize("folder, name", sorted(MUTANTS))
 def test_model_answer_passes_visible_and_hidden(folder, name):
     """The notebook's own answer passes both, so a failing mutant fails for its mistake alone."""
-    answer = prefix_namespace(folder, f"check_{name}")[name]
+    gid, bound = _cell(name)
+    answer = prefix_namespace(folder, gid)[bound]
     assert not _visible_fails(name, answer)
     assert not _hidden_fails(folder, name, answer)
+
+
+# ---- 11 capstone: the visible workloads expose what the hidden ones test ---------------------
+
+
+def _family():
+    """Yield (name, policy) for simple policies: when to act × how many turns to keep × what to drop."""
+    triggers = {
+        "threshold": lambda v: v.tokens > v.threshold,
+        "window": lambda v: v.tokens > v.window,
+        "midway": lambda v: v.tokens > (v.threshold + v.window) // 2,
+        "fixed 60,000": lambda v: v.tokens > 60_000,
+        "early": lambda v: v.tokens > v.threshold * 3 // 4,
+    }
+    for keep in (0, 1, 2, 3, 5, 8):
+        for when, trigger in triggers.items():
+            for drop in (True, False):
+                for clear_needed in (False, True):
+                    yield (f"keep {keep}, {when}, drop={drop}, clear_needed={clear_needed}",
+                           lambda view, k=keep, t=trigger, d=drop, c=clear_needed: _policy(
+                               view, keep=k, trigger=t, drop_unneeded=d, clear_needed=c, compact=not c))
+
+
+def test_a_policy_safe_on_the_visible_workloads_is_safe_on_the_hidden_ones():
+    """Of 120 simple policies, every one that never overflows and loses no fact on the five visible
+    workloads does the same on the hidden workloads of check_my_policy (same kinds, other numbers)."""
+    from ctx_reference.policy_score import score_policy
+    from ctx_reference.workloads import visible_workloads
+
+    hidden = prefix_namespace("11-capstone", "check_beat_clear_notes")["_HIDDEN"]
+    visible = visible_workloads()
+    gaps = []
+    for name, policy in _family():
+        try:
+            if score_policy(policy, visible).safe and not score_policy(policy, hidden).safe:
+                gaps.append(name)
+        except ValueError:  # an action the context cannot take: fails the visible check already
+            pass
+    assert gaps == []

@@ -56,8 +56,8 @@ def _reference_names(name: str) -> str:
 
 
 def _is_reference_object(name: str, func: Callable) -> bool:
-    if any(func is obj for obj in REFERENCES[name]):
-        return True
+    if any(func is obj or (isinstance(obj, type) and type(func) is obj) for obj in REFERENCES[name]):
+        return True  # the reference itself, or an instance of a reference class (a built-in policy)
     inner = getattr(func, "__func__", func)  # a bound method of a reference class
     inner = getattr(inner, "func", inner)  # functools.partial
     return getattr(inner, "__code__", None) in _CODES[name]

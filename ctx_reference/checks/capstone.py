@@ -13,12 +13,19 @@ each run on the capstone's visible workloads (``ctx_reference.workloads.visible_
 
 The expectations are literals (None, 0, "更便宜"); only the runs themselves use the reference
 simulation, as notebook 06's checks do with the learner's hooks.
+
+References: the built-in policies (``keep_everything``, ``ClearOldest``, ``CompactOld``, the
+values of ``BUILTIN_POLICIES``) are what the learner must not hand in or call. The bonus checks
+compare with a built-in's cost, so the built-ins' runs are computed when the adapter is made,
+before the learner's policy runs: while it runs, only the learner's own calls are watched, and
+the harness ``simulate_policy`` is not a reference.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from ..sim import BUILTIN_POLICIES, simulate_policy
+from ..policy_score import builtin_results
+from ..sim import ClearOldest, CompactOld, keep_everything, simulate_policy
 from ..workloads import visible_workloads
 from .runner import CheckCase
 
@@ -38,14 +45,16 @@ def _safety(policy: Callable) -> Callable:
 def _against(builtin: str) -> Callable[[Callable], Callable]:
     """Return an adapter: f(workload name) -> CHEAPER, or why the policy does not beat ``builtin``."""
     def adapt(policy: Callable) -> Callable:
+        # the built-in's runs, made now: the learner's policy runs watched, and it alone
+        others = {name: builtin_results(w)[builtin] for name, w in _WORKLOADS.items()}
+
         def run(name: str) -> str:
-            w = _WORKLOADS[name]
-            mine = simulate_policy(policy, w)
+            mine = simulate_policy(policy, _WORKLOADS[name])
             if mine.overflow_turn is not None:
                 return f"第 {mine.overflow_turn} 轮溢出"
             if mine.facts_lost:
                 return f"丢了 {mine.facts_lost}/{mine.facts_asked} 条事实"
-            other = simulate_policy(BUILTIN_POLICIES[builtin], w)
+            other = others[name]
             if other.overflow_turn is not None or other.facts_lost:
                 return CHEAPER          # the built-in is not safe here: being safe is enough
             if mine.input_equivalent < other.input_equivalent:
@@ -78,8 +87,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         for name in _WORKLOADS),
 }
 
-#: No reference policy is watched yet: the built-ins run inside the checks themselves.
-REFERENCES: dict[str, tuple] = {name: () for name in CASES}
+#: The built-in policies: handing one in, or a policy that calls one, scores 0.
+REFERENCES: dict[str, tuple] = {name: (keep_everything, ClearOldest, CompactOld) for name in CASES}
 
 # check_exercise hands the learner's policy to the adapter and runs the cases on what it returns.
 ADAPTERS: dict[str, Callable[[Callable], Callable]] = {

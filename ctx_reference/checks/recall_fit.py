@@ -2,13 +2,16 @@
 
 ``fit_position(positions, accuracy, n_docs)`` returns ``(base, middle, end_drop)`` of the curve
 ``base * (1 - middle * 4x(1 - x) - end_drop * x)``, x = (p - 0.5) / n_docs, that fits the measured
-accuracies (fractions) best in the least-squares sense.
+accuracies (fractions) best in the least-squares sense, as a tuple of three Python floats.
 
-Cases: two sets of points computed by hand from known parameters (x = 0.05, 0.35, 0.65, 0.95 give
-4x(1 - x) = 0.19, 0.91; a least-squares fit must give them back exactly: 0.8 / 0.3 / 0.1 on the lesson's five positions, and a symmetric 0.9 / 0.5 / 0
-on four positions of 10 documents), and the measured Liu et al. 2023 curve, whose best fit
-(0.760 / 0.244 / 0.136) is checked to three decimals; tests/test_recall.py confirms that value
-is the minimum by perturbing it.
+Cases: two sets of points computed by hand from known parameters (x = 0.025, 0.225, 0.475,
+0.725, 0.975 on 20 documents; x = 0.05, 0.35, 0.65, 0.95 on 10 give 4x(1 - x) = 0.19, 0.91; a
+least-squares fit must give them back exactly: 0.8 / 0.3 / 0.1 on the lesson's five positions,
+and a symmetric 0.9 / 0.5 / 0 on four positions of 10 documents, passed as lists that must be
+left unchanged), and the measured Liu et al. 2023 curve, whose best fit (0.760 / 0.244 / 0.136)
+is checked to three decimals; tests/test_recall.py confirms that value is the minimum by
+perturbing it. Every case requires a ``tuple`` of exact ``float`` values (``float(...)`` of a
+numpy number), in the order base, middle, end_drop.
 """
 from ..recall import fit_position_curve
 from .runner import CheckCase
@@ -18,8 +21,14 @@ EXACT_TOL = 1e-4  # the values are shown rounded to 4 decimals (stable across ma
 
 
 def rounded(value):
-    """Return the three fitted numbers rounded to 4 decimals (-0.0 shown as 0.0)."""
-    return tuple(round(float(v), 4) + 0.0 for v in value)
+    """Return the three fitted numbers, floats rounded to 4 decimals (-0.0 shown as 0.0).
+
+    Values of any other type are left as they are, so that the plain-data check names them
+    (a ``numpy.float64`` is not a ``float`` here: the prompt asks for ``float(...)``).
+    """
+    a, b, c = value
+    return tuple(round(v, 4) + 0.0 if type(v) is float else v for v in (a, b, c))
+
 
 POSITIONS = (1, 5, 10, 15, 20)
 
@@ -30,26 +39,30 @@ CASES = {
     "fit_position": (
         CheckCase(
             "由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）："
-            "0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数",
+            "0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple",
             args=(POSITIONS, (0.7746, 0.6146, 0.5226, 0.5506, 0.6986), 20),
             expect=(0.8, 0.3, 0.1),
             project=rounded,
             tol=EXACT_TOL,
+            returns=tuple,
         ),
         CheckCase(
-            "对称的曲线（10 篇，第 1/4/7/10 篇）：base 0.9、middle 0.5、end_drop 0 手算出"
-            "0.8145、0.4905、0.4905、0.8145",
-            args=((1, 4, 7, 10), (0.8145, 0.4905, 0.4905, 0.8145), 10),
+            "对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、"
+            "end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145",
+            args=([1, 4, 7, 10], [0.8145, 0.4905, 0.4905, 0.8145], 10),
             expect=(0.9, 0.5, 0.0),
             project=rounded,
             tol=EXACT_TOL,
+            returns=tuple,
         ),
         CheckCase(
-            "Lost in the Middle（原课展示的实测，GPT-3.5-Turbo，20 篇）：75.8/57.2/53.8/55.4/63.2 %",
+            "Lost in the Middle（原课展示的实测，GPT-3.5-Turbo，20 篇）：75.8/57.2/53.8/55.4/63.2 %，"
+            "以小数传入",
             args=(POSITIONS, (0.758, 0.572, 0.538, 0.554, 0.632), 20),
             expect=(0.760, 0.244, 0.136),
             project=rounded,
             tol=FIT_TOL,
+            returns=tuple,
         ),
     ),
 }

@@ -174,7 +174,12 @@ class Outcome:
 
 
 def reference_codes(objects: Iterable[Any]) -> frozenset[CodeType]:
-    """Return the code objects of functions and classes (their methods), nested code included."""
+    """Return the code objects of functions and classes (their methods), nested code included.
+
+    Methods a class did not write in a source file (a dataclass's generated ``__init__``,
+    ``__eq__`` …, whose file is ``<string>``) are left out: code objects compare equal by their
+    bytecode, and those of any two dataclasses with the same fields are the same.
+    """
     codes: set[CodeType] = set()
 
     def add(code: CodeType) -> None:
@@ -189,7 +194,7 @@ def reference_codes(objects: Iterable[Any]) -> frozenset[CodeType]:
             member = getattr(member, "__func__", member)  # staticmethod, classmethod
             member = getattr(member, "fget", member)  # property
             code = getattr(member, "__code__", None)
-            if isinstance(code, CodeType):
+            if isinstance(code, CodeType) and not code.co_filename.startswith("<"):
                 add(code)
     return frozenset(codes)
 
