@@ -342,7 +342,8 @@ class RestoreCells(OverwriteCells):
                 cell["metadata"]["nbgrader"]["grade"] = False
                 del cell["metadata"]["nbgrader"]["points"]
             earlier = [present[n] for n in order[: order.index(name)] if n in present]
-            nb.cells.insert(max(earlier) + 1 if earlier else 0, cell)
+            # a plain dict from nbgrader: later steps read it as a notebook node (cell.metadata...)
+            nb.cells.insert(max(earlier) + 1 if earlier else 0, nbformat.from_dict(cell))
         return nb, resources
 
 

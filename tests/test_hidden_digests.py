@@ -18,6 +18,7 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
 from nbgrader.utils import determine_grade
 
 from conftest import REPO, SOLUTIONS, notebooks
@@ -35,7 +36,7 @@ from ctx_course.hidden_digests import (
     strip_digests,
     take_reports,
 )
-from ctx_course.kernels import PrelaunchedExecute
+from ctx_course.kernels import KernelPool, PrelaunchedExecute
 from ctx_course.preprocessors import RestoreCells
 from ctx_reference.checks import report_digest
 from ctx_reference.checks.hidden import REPORT_PREFIX
@@ -330,13 +331,15 @@ def test_compare_digests_fails_a_check_cell_that_ran_without_the_rewrite(gradebo
 # Where the steps go
 
 
-def test_grading_run_puts_each_digest_step_after_its_anchor():
+def test_grading_run_puts_each_digest_step_after_its_anchor(tmp_path):
     """In the grading run, StripDigests follows the cell restorer and CompareDigests follows the
     (prelaunched) Execute, before any step that caps or reads the outputs."""
-    config = grading_config(REPO)
-    sanitize, autograde = config.Autograde.sanitize_preprocessors, config.Autograde.autograde_preprocessors
+    plain = grading_config(REPO)
+    sanitize, autograde = plain.Autograde.sanitize_preprocessors, plain.Autograde.autograde_preprocessors
     assert sanitize[sanitize.index(RestoreCells) + 1] is StripDigests
-    assert autograde[autograde.index(PrelaunchedExecute) + 1] is CompareDigests
+    assert autograde[autograde.index(Execute) + 1] is CompareDigests
+    pooled = grading_config(REPO, pool=KernelPool(tmp_path)).Autograde.autograde_preprocessors
+    assert pooled[pooled.index(PrelaunchedExecute) + 1] is CompareDigests
 
 
 # --------------------------------------------------------------------------------------------
