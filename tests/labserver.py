@@ -1,0 +1,144 @@
+"""Start Jupyter servers for tests: the learner's lab exactly as `make lab` does, and the instructor's.
+
+The learner's server is ``python -m ctx_course lab`` (the Makefile's command) with the options a test
+needs passed through to JupyterLab: 127.0.0.1, a free port, a known token, no browser.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from conftest import REPO
+
+START_TIMEOUT = 60  # seconds for a server to answer /api/status
+COURSE_FILES = ("nbgrader_config.py",)
+COURSE_FOLDERS = ("lessons", "solutions")
+
+
+def free_port() -> int:
+    """Return a TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def copy_course(target: Path, folders: tuple[str, ...] = COURSE_FOLDERS) -> Path:
+    """Copy the course's config and ``folders`` of the repository into ``target``; return it."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in COURSE_FILES:
+        shutil.copy2(REPO / name, target / name)
+    for name in folders:
+        shutil.copytree(REPO / name, target / name, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    return target
+
+
+@dataclass
+class Server:
+    """A running Jupyter server: its process, address and token."""
+
+    process: subprocess.Popen
+    port: int
+    token: str
+    log: Path
+    started_in: float  # seconds from launch to the first answer of /api/status
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str) -> str:
+        separator = "&" if "?" in path else "?"
+        return f"{self.base}/{path.lstrip('/')}{separator}token={self.token}"
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        """GET ``path``; return the status and body (errors included)."""
+        try:
+            with urllib.request.urlopen(self.url(path), timeout=30) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def get_json(self, path: str) -> object:
+        status, body = self.get(path)
+        assert status == 200, (path, status, body[:300])
+        return json.loads(body)
+
+    def post(self, path: str, data: dict[str, str]) -> tuple[int, bytes]:
+        """POST form ``data`` to ``path`` (with the XSRF-free token header); return status and body."""
+        body = urllib.parse.urlencode(data).encode()
+        request = urllib.request.Request(self.url(path), data=body, method="POST",
+                                         headers={"Authorization": f"token {self.token}"})
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def stop(self) -> None:
+        """Stop the server (SIGINT twice, as Ctrl-C would; then kill) and its kernels."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def _launch(argv: list[str], cwd: Path, port: int, token: str, log: Path, env: dict | None = None) -> Server:
+    handle = log.open("w")
+    start = time.monotonic()
+    process = subprocess.Popen(argv, cwd=cwd, stdout=handle, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, env=env)
+    server = Server(process, port, token, log, 0.0)
+    deadline = start + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(server.url("api/status"), timeout=2):
+                server.started_in = time.monotonic() - start
+                return server
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    server.stop()
+    raise RuntimeError(f"server did not answer within {START_TIMEOUT} s:\n{log.read_text()[-3000:]}")
+
+
+def server_options(port: int, token: str) -> list[str]:
+    """JupyterLab options of a test server: local, known port and token, no browser."""
+    options = ["--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
+               f"--IdentityProvider.token={token}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        options.append("--allow-root")  # CI runs as root; JupyterLab refuses to otherwise
+    return options
+
+
+def start_learner_lab(root: Path, log: Path) -> Server:
+    """Start the learner's lab on the course at ``root`` the way `make lab` does (`python -m ctx_course lab`)."""
+    port, token = free_port(), secrets.token_hex(16)
+    argv = [sys.executable, "-m", "ctx_course", "lab", *server_options(port, token)]
+    return _launch(argv, root, port, token, log)
+
+
+def start_formgrader(root: Path, log: Path) -> Server:
+    """Start the instructor's JupyterLab at the course root ``root``, as `make formgrader` does."""
+    port, token = free_port(), secrets.token_hex(16)
+    argv = [sys.executable, "-m", "jupyterlab", *server_options(port, token)]
+    env = dict(os.environ)  # nbgrader shells out to alembic, next to this interpreter
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return _launch(argv, root, port, token, log, env)
