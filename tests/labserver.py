@@ -25,6 +25,7 @@ from conftest import REPO
 START_TIMEOUT = 60  # seconds for a server to answer /api/status
 COURSE_FILES = ("nbgrader_config.py",)
 COURSE_FOLDERS = ("lessons", "solutions")
+SOLUTIONS_IN_WORKSPACE = "solutions"  # where the browser suite puts the model answers, inside workspace/
 
 
 def free_port() -> int:
@@ -128,17 +129,21 @@ def server_options(port: int, token: str) -> list[str]:
     return options
 
 
-def start_learner_lab(root: Path, log: Path) -> Server:
-    """Start the learner's lab on the course at ``root`` the way `make lab` does (`python -m ctx_course lab`)."""
+def start_learner_lab(root: Path, log: Path, extra: list[str] = (), env: dict[str, str] | None = None) -> Server:
+    """Start the learner's lab on the course at ``root`` the way `make lab` does (`python -m ctx_course lab`).
+
+    ``extra`` options go to JupyterLab too, as `make lab LAB_ARGS=...` would pass them; ``env``
+    adds environment variables (a test's own JupyterLab settings folder, say).
+    """
     port, token = free_port(), secrets.token_hex(16)
-    argv = [sys.executable, "-m", "ctx_course", "lab", *server_options(port, token)]
-    return _launch(argv, root, port, token, log)
+    argv = [sys.executable, "-m", "ctx_course", "lab", *server_options(port, token), *extra]
+    return _launch(argv, root, port, token, log, {**os.environ, **(env or {})})
 
 
-def start_formgrader(root: Path, log: Path) -> Server:
+def start_formgrader(root: Path, log: Path, extra: list[str] = (), env: dict[str, str] | None = None) -> Server:
     """Start the instructor's JupyterLab at the course root ``root``, as `make formgrader` does."""
     port, token = free_port(), secrets.token_hex(16)
-    argv = [sys.executable, "-m", "jupyterlab", *server_options(port, token)]
-    env = dict(os.environ)  # nbgrader shells out to alembic, next to this interpreter
+    argv = [sys.executable, "-m", "jupyterlab", *server_options(port, token), *extra]
+    env = {**os.environ, **(env or {})}  # nbgrader shells out to alembic, next to this interpreter
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     return _launch(argv, root, port, token, log, env)
