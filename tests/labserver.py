@@ -22,7 +22,7 @@ from pathlib import Path
 
 from conftest import REPO
 
-START_TIMEOUT = 60  # seconds for a server to answer /api/status
+START_TIMEOUT = 120  # seconds for a server to answer /api/status
 COURSE_FILES = ("nbgrader_config.py",)
 COURSE_FOLDERS = ("lessons", "solutions")
 SOLUTIONS_IN_WORKSPACE = "solutions"  # where the browser suite puts the model answers, inside workspace/
@@ -53,7 +53,25 @@ class Server:
     port: int
     token: str
     log: Path
-    started_in: float  # seconds from launch to the first answer of /api/status
+    launched_at: float  # time.monotonic() at launch
+    started_in: float | None = None  # seconds from launch to the first answer of /api/status
+
+    def wait_ready(self) -> None:
+        """Wait until the server answers /api/status; raise RuntimeError if it dies or takes too long."""
+        deadline = self.launched_at + START_TIMEOUT
+        while self.started_in is None:
+            try:
+                with urllib.request.urlopen(self.url("api/status"), timeout=2):
+                    self.started_in = time.monotonic() - self.launched_at  # an upper bound if waited late
+                    return
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited with {self.process.returncode}:\n{self.log.read_text()[-3000:]}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"server did not answer within {START_TIMEOUT} s:\n{self.log.read_text()[-3000:]}")
+            time.sleep(0.2)
 
     @property
     def base(self) -> str:
@@ -100,24 +118,18 @@ class Server:
                 self.process.wait()
 
 
-def _launch(argv: list[str], cwd: Path, port: int, token: str, log: Path, env: dict | None = None) -> Server:
+def _spawn(argv: list[str], cwd: Path, port: int, token: str, log: Path, env: dict | None = None) -> Server:
+    """Start a server process; do not wait for it (see ``Server.wait_ready``)."""
     handle = log.open("w")
-    start = time.monotonic()
     process = subprocess.Popen(argv, cwd=cwd, stdout=handle, stderr=subprocess.STDOUT,
                                stdin=subprocess.DEVNULL, env=env)
-    server = Server(process, port, token, log, 0.0)
-    deadline = start + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(server.url("api/status"), timeout=2):
-                server.started_in = time.monotonic() - start
-                return server
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.2)
-    server.stop()
-    raise RuntimeError(f"server did not answer within {START_TIMEOUT} s:\n{log.read_text()[-3000:]}")
+    return Server(process, port, token, log, time.monotonic())
+
+
+def _launch(argv: list[str], cwd: Path, port: int, token: str, log: Path, env: dict | None = None) -> Server:
+    server = _spawn(argv, cwd, port, token, log, env)
+    server.wait_ready()
+    return server
 
 
 def server_options(port: int, token: str) -> list[str]:
@@ -140,10 +152,17 @@ def start_learner_lab(root: Path, log: Path, extra: list[str] = (), env: dict[st
     return _launch(argv, root, port, token, log, {**os.environ, **(env or {})})
 
 
-def start_formgrader(root: Path, log: Path, extra: list[str] = (), env: dict[str, str] | None = None) -> Server:
-    """Start the instructor's JupyterLab at the course root ``root``, as `make formgrader` does."""
+def start_formgrader(root: Path, log: Path, extra: list[str] = (), env: dict[str, str] | None = None,
+                     wait: bool = True) -> Server:
+    """Start the instructor's JupyterLab at the course root ``root``, as `make formgrader` does.
+
+    With ``wait=False`` return at once; call ``wait_ready`` before using the server.
+    """
     port, token = free_port(), secrets.token_hex(16)
     argv = [sys.executable, "-m", "jupyterlab", *server_options(port, token), *extra]
     env = {**os.environ, **(env or {})}  # nbgrader shells out to alembic, next to this interpreter
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    return _launch(argv, root, port, token, log, env)
+    server = _spawn(argv, root, port, token, log, env)
+    if wait:
+        server.wait_ready()
+    return server

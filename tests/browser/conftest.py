@@ -53,8 +53,21 @@ def course(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def lab(course, tmp_path_factory):
-    """The learner's JupyterLab on the course copy, as `make lab` starts it."""
+def formgrader_launched(tmp_path_factory):
+    """The instructor's JupyterLab (as `make formgrader`) on its own copy of the course, still starting."""
+    root = copy_course(tmp_path_factory.mktemp("instructor"))
+    folder = tmp_path_factory.mktemp("formgrader")
+    server = start_formgrader(root, folder / "formgrader.log", env=_lab_environment(folder), wait=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def lab(course, formgrader_launched, tmp_path_factory):
+    """The learner's JupyterLab on the course copy, as `make lab` starts it.
+
+    The instructor's server is launched first, so that it starts while the notebooks run.
+    """
     folder = tmp_path_factory.mktemp("lab")
     server = start_learner_lab(course, folder / "lab.log", LAB_TEST_OPTIONS, _lab_environment(folder))
     print(f"\nlearner's lab answered after {server.started_in:.1f} s")
@@ -83,10 +96,7 @@ def lab_page(browser, lab):
 
 
 @pytest.fixture(scope="session")
-def formgrader(tmp_path_factory):
-    """The instructor's JupyterLab (as `make formgrader`) on its own copy of the course."""
-    root = copy_course(tmp_path_factory.mktemp("instructor"))
-    folder = tmp_path_factory.mktemp("formgrader")
-    server = start_formgrader(root, folder / "formgrader.log", env=_lab_environment(folder))
-    yield server
-    server.stop()
+def formgrader(formgrader_launched):
+    """The instructor's JupyterLab, ready."""
+    formgrader_launched.wait_ready()
+    return formgrader_launched
