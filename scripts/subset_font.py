@@ -96,11 +96,11 @@ def wanted_characters(repo: Path = REPO) -> set[str]:
 def open_source(source: str, index: int | None) -> TTFont:
     """Open the source font; in a collection, the face named SOURCE_FAMILY unless ``index`` is given."""
     if not source.lower().endswith((".ttc", ".otc")):
-        return TTFont(source)
+        return TTFont(source, recalcTimestamp=False)
     if index is not None:
-        return TTFont(source, fontNumber=index)
+        return TTFont(source, fontNumber=index, recalcTimestamp=False)
     for number in range(64):
-        font = TTFont(source, fontNumber=number)
+        font = TTFont(source, fontNumber=number, recalcTimestamp=False)
         if font["name"].getDebugName(1) == SOURCE_FAMILY:
             return font
     raise SystemExit(f"error: no face named {SOURCE_FAMILY!r} in {source}")
