@@ -150,3 +150,37 @@ def test_formgrader_lists_every_assignment(browser, formgrader):
     finally:
         page.close()
     assert [a for a in assignments if a not in listed] == []
+
+
+INSPECT_LAB_JS = """
+async (path) => {
+  const app = window.jupyterapp;
+  const panel = await app.commands.execute('docmanager:open', { path, factory: 'Notebook' });
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  const menus = [...document.querySelectorAll('.lm-MenuBar-itemLabel')].map((m) => m.innerText);
+  const commands = ['nbgrader:open-formgrader', 'nbgrader:open-assignment-list', 'nbgrader:open-course-list'];
+  return {
+    menus,
+    nbgraderCommands: commands.filter((id) => app.commands.hasCommand(id)),
+    toolbar: panel.toolbar.node.innerText,
+  };
+}
+"""
+
+
+def test_learner_lab_offers_validate_but_no_instructor_tools(lab_page, lab):
+    """In the learner's lab the Validate button validates the notebook; no Nbgrader menu or Formgrader command exists."""
+    name = NOTEBOOKS[0]
+    if not lab_page.url.startswith(lab.base):
+        lab_page.goto(lab.url(f"lab/tree/{name}"))
+        lab_page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget")
+    shown = lab_page.evaluate(INSPECT_LAB_JS, name)
+    assert "File" in shown["menus"] and "Nbgrader" not in shown["menus"]
+    assert shown["nbgraderCommands"] == []
+    assert "Validate" in shown["toolbar"]
+    lab_page.get_by_role("button", name="Validate").first.click()
+    dialog = lab_page.locator(".jp-Dialog")
+    dialog.wait_for()
+    report = dialog.inner_text()
+    assert "Validation Results" in report and "failed" in report, report  # the untouched release fails
