@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -19,35 +20,18 @@ from matplotlib.text import Text  # noqa: E402
 
 from conftest import REPO  # noqa: E402
 from ctx_reference import plots  # noqa: E402
-from ctx_reference.ledger import WindowLedger, lesson_calls  # noqa: E402
-from ctx_reference.sim import STRATEGIES, SimParams, simulate  # noqa: E402
+from plot_gallery import every_figure  # noqa: E402
 
 MAX_FONT_BYTES = 1_000_000
 NOTDEF_PROBE = "\ue000"  # a private-use code point: no font of ours maps it, so it draws as .notdef
 
-# Draws every plot function the way the notebooks call it, then prints nothing.
+# Draws every plot function the way the notebooks call it (tests/plot_gallery.py), printing nothing.
 DRAW_EVERY_PLOT = """
 import matplotlib
 matplotlib.use("Agg")
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from ctx_reference import plots
-from ctx_reference.ledger import WindowLedger, lesson_calls
-from ctx_reference.sim import STRATEGIES, SimParams, simulate
-
-runs = {s: simulate(s, SimParams()) for s in STRATEGIES}
-ledger = WindowLedger()
-for name, buckets in lesson_calls():
-    ledger.record(name, **buckets)
-none = list(runs["none"].contexts)
-for fig in [
-    plots.plot_recall_vs_length(),
-    plots.plot_recall_vs_position(),
-    plots.plot_toy_vs_lost_in_the_middle(),
-    plots.plot_context_per_turn(runs, SimParams()),
-    plots.plot_bucket_shares(list(ledger.entries), share=True, derived=True),
-    plots.plot_bucket_shares(list(ledger.entries)),
-    plots.plot_zones(none + [101_600], 100_000, labels=[str(t) for t in range(1, len(none) + 2)]),
-]:
+from plot_gallery import every_figure
+for fig in every_figure():
     FigureCanvasAgg(fig).draw()
 """
 
@@ -62,27 +46,10 @@ font_manager.fontManager._findfont_cached.cache_clear()
 """
 
 
-def _every_figure():
-    runs = {s: simulate(s, SimParams()) for s in STRATEGIES}
-    ledger = WindowLedger()
-    for name, buckets in lesson_calls():
-        ledger.record(name, **buckets)
-    none = list(runs["none"].contexts)
-    return [
-        plots.plot_recall_vs_length(),
-        plots.plot_recall_vs_position(),
-        plots.plot_toy_vs_lost_in_the_middle(),
-        plots.plot_context_per_turn(runs, SimParams()),
-        plots.plot_bucket_shares(list(ledger.entries), share=True, derived=True),
-        plots.plot_bucket_shares(list(ledger.entries)),
-        plots.plot_zones(none + [101_600], 100_000, labels=[str(t) for t in range(1, len(none) + 2)]),
-    ]
-
-
 def _drawn_characters() -> set[str]:
     """Every character of every text the plot functions draw (titles, labels, legends, ticks)."""
     chars = set()
-    for fig in _every_figure():
+    for fig in every_figure():
         FigureCanvasAgg(fig).draw()  # creates the tick labels
         for text in fig.findobj(Text):
             chars.update(text.get_text())
@@ -113,7 +80,8 @@ def _run_clean(code: str, tmp_path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MPL", "XDG_"))}
     (tmp_path / "mpl").mkdir()
     (tmp_path / "home").mkdir()
-    env.update(MPLCONFIGDIR=str(tmp_path / "mpl"), HOME=str(tmp_path / "home"), PYTHONPATH=str(REPO))
+    env.update(MPLCONFIGDIR=str(tmp_path / "mpl"), HOME=str(tmp_path / "home"),
+               PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]))
     return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
 
@@ -189,3 +157,10 @@ def test_rendered_chinese_label_differs_from_notdef_boxes():
     drawn, boxes = render(label), render(NOTDEF_PROBE * len(label))
     assert not np.array_equal(boxes, blank) and not np.array_equal(drawn, blank)
     assert not np.array_equal(drawn, boxes)
+
+
+def test_the_font_tests_draw_every_plot_function():
+    """Every public plot_* function of ctx_reference.plots is called by tests/plot_gallery.py."""
+    public = {name for name in dir(plots) if name.startswith("plot_") and callable(getattr(plots, name))}
+    gallery = (REPO / "tests" / "plot_gallery.py").read_text(encoding="utf-8")
+    assert public == set(re.findall(r"plots\.(plot_\w+)\(", gallery))
