@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,24 @@ def test_lab_writes_nothing_outside_the_workspace(course):
     server.post("assignments/validate", {"path": notebooks(LESSONS)[-1].relative_to(LESSONS).as_posix()})
     new = {p for p in _tree(root) - before if p.parts[0] != "workspace"}
     assert new == set() and not (root / "grading").exists()
+
+
+def test_cli_prepares_the_workspace_and_hands_every_other_option_to_jupyterlab(tmp_path, monkeypatch):
+    """`python -m ctx_course lab --port 8890 --no-browser --ip 127.0.0.1` copies the lessons, then passes those options on in order."""
+    from ctx_course import cli
+
+    shutil.copytree(LESSONS, tmp_path / "lessons")
+    calls = []
+    monkeypatch.setattr(cli, "exec_lab", lambda root, extra: calls.append((root, list(extra))))
+    assert cli.main(["lab", "--root", str(tmp_path), "--port", "8890", "--no-browser", "--ip", "127.0.0.1"]) == 0
+    assert calls == [(str(tmp_path), ["--port", "8890", "--no-browser", "--ip", "127.0.0.1"])]
+    assert len(notebooks(tmp_path / "workspace")) == len(notebooks(LESSONS))
+
+
+def test_other_commands_still_reject_unknown_options(capsys):
+    """An option no command knows (outside `lab`) is an error, exit status 2."""
+    from ctx_course import cli
+
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["release", "--port", "8890"])
+    assert exit_info.value.code == 2 and "unrecognized arguments: --port 8890" in capsys.readouterr().err
