@@ -1,14 +1,17 @@
 # Two commands for a newcomer: `make lab` opens the workbook, `make test` runs every check.
 # Both create the virtual environment in .venv first if it is missing or out of date.
+# `make lab LAB_ARGS="--port 8890 --no-browser"` passes options on to JupyterLab.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BROWSER_STAMP := $(VENV)/.installed-browser
+LAB_ARGS ?=
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab test lessons grade formgrader bench bench-grading clean-grading
+.PHONY: lab test test-browser lessons grade formgrader bench bench-grading clean-grading
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,12 +19,21 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[course,test]"
 	touch $(STAMP)
 
+$(BROWSER_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[course,test,browser]"
+	touch $(BROWSER_STAMP)
+
 # The learner works in workspace/ (git-ignored): copies of the lessons that are never overwritten.
+# JupyterLab runs there without nbgrader's instructor tools (see ctx_course/lab.py).
 lab: $(STAMP)
-	$(ACTIVATE) python -m ctx_course workspace && jupyter lab workspace
+	$(ACTIVATE) python -m ctx_course lab $(LAB_ARGS)
 
 test: $(STAMP)
 	$(ACTIVATE) python -m pytest
+
+# Every notebook run in JupyterLab in a headless Chromium (needs /usr/bin/chromium; see README).
+test-browser: $(BROWSER_STAMP)
+	$(ACTIVATE) python -m pytest tests/browser --browser
 
 # Regenerate the student release (lessons/) from the source notebooks (solutions/).
 lessons: $(STAMP)

@@ -1,4 +1,4 @@
-"""``python -m ctx_course``: regenerate the student release, prepare a learner's workspace, or grade a class."""
+"""``python -m ctx_course``: regenerate the student release, prepare a learner's workspace, open it in JupyterLab, or grade a class."""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +6,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from .lab import exec_lab
 from .release import ReleaseError, generate_release
 from .sandbox import SandboxUnavailable
 from .workspace import WORKSPACE, prepare_workspace
@@ -24,6 +25,14 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("release", help="regenerate lessons/ from solutions/")
     sub.add_parser("workspace", help=f"copy the lessons a learner does not have yet into {WORKSPACE}/")
+    lab = sub.add_parser(
+        "lab",
+        help=f"prepare {WORKSPACE}/ and open it in JupyterLab, without the instructor's tools",
+        description=f"Copy the lessons a learner does not have yet into {WORKSPACE}/, then start "
+        f"JupyterLab there with nbgrader's Formgrader, Assignment List and Course List turned off. "
+        "Every other option goes to JupyterLab (--port 8890, --no-browser, --ip 127.0.0.1, ...).",
+    )
+    lab.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds lessons/)")
     grade = sub.add_parser(
         "grade",
         help="autograde every submission, write feedback and grades.csv",
@@ -67,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("assignment", help="assignment id, e.g. 11-capstone")
     board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "lab":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "release":
             for assignment_id in generate_release(args.root):
@@ -77,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
             for path in copied:
                 print(f"copied {path}")
             print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new)")
+        elif args.command == "lab":
+            copied = prepare_workspace(args.root)
+            print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new); starting JupyterLab there")
+            exec_lab(args.root, extra)
         elif args.command == "grade":
             return _grade(args)
         elif args.command == "leaderboard":

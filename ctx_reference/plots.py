@@ -13,11 +13,13 @@ in a notebook: leave the figure as the last expression of a cell (or call
 these figures.
 
 Chinese text: titles and labels are Simplified Chinese. matplotlib's bundled
-DejaVu Sans has no Chinese glyphs, so every figure looks for an installed CJK
-font (``cjk_font``: Noto Sans CJK, Source Han Sans, WenQuanYi, ...) and uses it
-as the fallback of DejaVu Sans for its texts. Without one the Chinese characters
-draw as empty boxes, and the "Glyph ... missing from font" warning that matplotlib
-would print for every character at draw time is silenced (that one warning only).
+DejaVu Sans has no Chinese glyphs, so the package ships its own: a subset of
+Noto Sans CJK SC named "Workbook Sans SC" (``fonts/``, SIL Open Font License).
+``cjk_font`` registers that file by path -- no installed font and no font cache
+is needed -- and every figure uses it as the fallback of DejaVu Sans for its
+texts. A character outside the subset still draws as a box, and matplotlib then
+warns ("Glyph ... missing from font"); ``scripts/subset_font.py`` cuts the font
+again with the characters the plots use.
 
 Vocabulary:
     gid -- the id a plotted artist carries (``line.get_gid()``): ``"threshold"``,
@@ -27,9 +29,7 @@ Vocabulary:
 
 from __future__ import annotations
 
-import functools
 import operator
-import warnings
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
@@ -55,26 +55,9 @@ FIGSIZE = (8.0, 4.5)  # inches: one panel
 WIDE_FIGSIZE = (11.0, 4.5)  # inches: two panels side by side
 PERCENT = 100
 LATIN_FONT = "DejaVu Sans"  # matplotlib's bundled font, first in every family list
-CJK_FONT_FAMILIES = (
-    "Noto Sans CJK SC",
-    "Noto Sans SC",
-    "Source Han Sans SC",
-    "Source Han Sans CN",
-    "WenQuanYi Micro Hei",
-    "WenQuanYi Zen Hei",
-    "Noto Sans CJK JP",
-    "Noto Sans CJK TC",
-    "Microsoft YaHei",
-    "PingFang SC",
-    "Heiti SC",
-    "SimHei",
-    "Sarasa Gothic SC",
-    "Droid Sans Fallback",
-)
-"""Font families with Simplified Chinese glyphs, in order of preference."""
-CJK_FONT_FILE_HINTS = ("notosanscjk", "notosanssc", "sourcehansans", "wqy", "droidsansfallback")
-"""Lower-case fragments of CJK font file names, for fonts installed after matplotlib built its cache."""
-GLYPH_MISSING_WARNING = r"Glyph \d+ .* missing from font"  # matplotlib's UserWarning, as a regex
+FONT_FILE = Path(__file__).with_name("fonts") / "WorkbookSansSC-Regular.otf"
+"""The bundled Chinese font: a subset of Noto Sans CJK SC (see fonts/README.md)."""
+CJK_FONT = "Workbook Sans SC"  # its family name
 
 STRATEGY_COLORS = {"none": "#7f7f7f", "clear": "#1f77b4", "clear_notes": "#2ca02c", "compact": "#ff7f0e"}
 BUCKET_COLORS = {"system": "#8c564b", "task_state": "#9467bd", "tool_results": "#1f77b4", "history": "#ff7f0e"}
@@ -94,37 +77,24 @@ MAX_ZONE_TICKS = 20  # at most this many labelled bars in plot_zones
 # ---------------------------------------------------------------- fonts and helpers
 
 
-@functools.lru_cache(maxsize=1)
-def cjk_font() -> Optional[str]:
-    """Return the family name of an installed font with Chinese glyphs, or None if there is none.
+def cjk_font() -> str:
+    """Register the bundled Chinese font with matplotlib by file; return its family name.
 
-    Looks first among the fonts matplotlib already knows, then among the
-    system's font files (a font installed after matplotlib built its font cache
-    is added to the running font manager). The answer is cached for the session.
+    The file is added to the running font manager once (``fontManager.addfont``),
+    so figures find it whatever fonts the machine has and whatever matplotlib's
+    font cache holds.
 
     Used by every plot function of this module.
     """
-    known = {entry.name for entry in font_manager.fontManager.ttflist}
-    for family in CJK_FONT_FAMILIES:
-        if family in known:
-            return family
-    for path in sorted(font_manager.findSystemFonts()):
-        squashed = Path(path).name.lower().replace("-", "").replace("_", "")
-        if any(hint in squashed for hint in CJK_FONT_FILE_HINTS):
-            try:
-                font_manager.fontManager.addfont(path)
-                return font_manager.FontProperties(fname=path).get_name()
-            except (OSError, RuntimeError, ValueError):
-                continue
-    return None
+    path = str(FONT_FILE)
+    if not any(entry.fname == path for entry in font_manager.fontManager.ttflist):
+        font_manager.fontManager.addfont(path)
+    return CJK_FONT
 
 
 def _finish(fig: Figure) -> Figure:
-    """Give every text of ``fig`` a Chinese fallback font (or silence the missing-glyph warning)."""
+    """Give every text of ``fig`` the bundled Chinese font as the fallback of DejaVu Sans."""
     family = cjk_font()
-    if family is None:
-        warnings.filterwarnings("ignore", message=GLYPH_MISSING_WARNING, category=UserWarning)
-        return fig
     for text in fig.findobj(Text):
         text.set_fontfamily([LATIN_FONT, family])
     return fig

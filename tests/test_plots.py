@@ -4,8 +4,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import warnings  # noqa: E402
-
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
@@ -216,21 +214,10 @@ def test_figures_stay_out_of_pyplot(lesson_runs, lesson_entries):
     assert plt.get_fignums() == before
 
 
-def test_figures_draw_without_glyph_warnings_when_no_cjk_font(monkeypatch, lesson_runs, lesson_entries):
-    """Without a CJK font every figure still renders, and no 'Glyph ... missing' warning escapes."""
-    monkeypatch.setattr(plots, "cjk_font", lambda: None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for fig in _every_figure(lesson_runs, lesson_entries):
-            _draw(fig)
-    assert [str(w.message) for w in caught if "missing from font" in str(w.message)] == []
-
-
-def test_figures_use_the_cjk_font_as_fallback(monkeypatch):
-    """With a CJK font available, titles use DejaVu Sans first and that font for the Chinese glyphs."""
-    monkeypatch.setattr(plots, "cjk_font", lambda: "Some CJK Sans")
+def test_figures_use_the_bundled_font_as_fallback():
+    """Titles use DejaVu Sans first and the bundled Chinese font for the Chinese glyphs."""
     fig = plots.plot_recall_vs_length(RecallModel(), [1_000])
-    assert fig.axes[0].title.get_fontfamily() == ["DejaVu Sans", "Some CJK Sans"]
+    assert fig.axes[0].title.get_fontfamily() == ["DejaVu Sans", "Workbook Sans SC"]
 
 
 def test_plot_functions_do_not_mutate_their_input(lesson_runs):

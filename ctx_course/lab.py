@@ -1,0 +1,48 @@
+"""Start JupyterLab for a learner: in ``workspace/``, without the instructor's course tools.
+
+The repository root is an nbgrader course folder (``nbgrader_config.py``). A server started there
+would hand the learner the Formgrader with every assignment, create ``grading/gradebook.db`` in the
+learner's checkout, and complain about nbgrader's exchange in "Assignment List". The learner's server
+therefore runs with ``workspace/`` as its working folder and root (no ``nbgrader_config.py`` is
+reachable from there), and with ``learner_jupyter/`` first on ``JUPYTER_CONFIG_PATH``, a Jupyter
+configuration folder that turns the Formgrader, Assignment List and Course List off (server
+extensions and JupyterLab plugins alike) and keeps the Validate button.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from .workspace import WORKSPACE
+
+LEARNER_CONFIG = Path(__file__).with_name("learner_jupyter")
+"""Jupyter configuration folder of the learner's server (see its README.md)."""
+
+
+def lab_command(workspace: str | os.PathLike, extra_args: list[str] = ()) -> tuple[list[str], dict[str, str]]:
+    """Return the command line and environment that start the learner's JupyterLab in ``workspace``.
+
+    ``extra_args`` go to JupyterLab unchanged (``--port 8890``, ``--no-browser``, ``--ip 0.0.0.0``).
+    Example: ``lab_command("workspace", ["--no-browser"])[0][-1] == "--no-browser"``.
+    """
+    workspace = Path(workspace).resolve()
+    if not workspace.is_dir():
+        raise ValueError(f"workspace must be an existing folder (got {str(workspace)!r})")
+    argv = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={workspace}", *extra_args]
+    env = dict(os.environ)
+    inherited = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(LEARNER_CONFIG), *inherited])
+    return argv, env
+
+
+def exec_lab(root: str | os.PathLike = ".", extra_args: list[str] = ()) -> None:
+    """Replace this process with the learner's JupyterLab, working in ``root``/workspace.
+
+    The caller prepares the workspace first (``prepare_workspace``). Does not return.
+    """
+    workspace = Path(root).resolve() / WORKSPACE
+    argv, env = lab_command(workspace, list(extra_args))
+    sys.stdout.flush()
+    os.chdir(workspace)
+    os.execve(argv[0], argv, env)

@@ -1,0 +1,26 @@
+"""Every plot function of ctx_reference.plots, called as the notebooks call it (for the font tests)."""
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from ctx_reference import plots
+from ctx_reference.ledger import WindowLedger, lesson_calls
+from ctx_reference.sim import STRATEGIES, SimParams, simulate
+
+
+def every_figure() -> list[Figure]:
+    """Return one figure per way the notebooks use a plot function."""
+    runs = {s: simulate(s, SimParams()) for s in STRATEGIES}
+    ledger = WindowLedger()
+    for name, buckets in lesson_calls():
+        ledger.record(name, **buckets)
+    none = list(runs["none"].contexts)
+    return [
+        plots.plot_recall_vs_length(),
+        plots.plot_recall_vs_position(),
+        plots.plot_toy_vs_lost_in_the_middle(),
+        plots.plot_context_per_turn(runs, SimParams()),
+        plots.plot_bucket_shares(list(ledger.entries), share=True, derived=True),
+        plots.plot_bucket_shares(list(ledger.entries)),
+        plots.plot_zones(none + [101_600], 100_000, labels=[str(t) for t in range(1, len(none) + 2)]),
+    ]
