@@ -36,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     grade.add_argument("--timeout", metavar="S", type=int, help="seconds one cell may run (default: nbgrader_config.py)")
     grade.add_argument(
+        "--jobs", metavar="N", type=int, help="submissions graded at once, each in its own kernel (default: one per core)"
+    )
+    grade.add_argument(
         "--example",
         action="store_true",
         help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} --work {EXAMPLE_WORK}",
@@ -86,7 +89,7 @@ def _grade(args: argparse.Namespace) -> int:
     # nbgrader's gradebook and its restored cells (which lack an id) warn; neither is ours to fix.
     warnings.filterwarnings("ignore", category=SAWarning)
     warnings.filterwarnings("ignore", category=MissingIDFieldWarning)
-    grader = Grader(root, work=args.work, timeout=args.timeout)
+    grader = Grader(root, work=args.work, timeout=args.timeout, jobs=args.jobs)
     if students is None and (grader.work / DEFAULT_ROSTER).is_file():
         students = read_roster(grader.work / DEFAULT_ROSTER)
     if args.submissions is not None and not args.feedback_only:

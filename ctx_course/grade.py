@@ -40,6 +40,7 @@ from traitlets.config import Config
 
 from .config import assignments, load_course_config
 from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
+from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS
 from .report import export_grades
 
@@ -226,7 +227,8 @@ def find_submissions(submitted: str | os.PathLike) -> list[tuple[str, str]]:
 class Grader:
     """Grade the submissions of one course through one NbGraderAPI, reused across runs.
 
-    Example::
+    ``jobs`` submissions are autograded at once (default: one per core); with more than one,
+    each runs in a worker process of its own (see ``parallel.py``). Example::
 
         grader = Grader(".", work="grading/example")
         grader.register(read_roster("examples/class/roster.csv"))
@@ -241,8 +243,12 @@ class Grader:
         work: str | os.PathLike | None = None,
         timeout: int | None = None,
         prelaunch: bool = True,
+        jobs: int | None = None,
     ):
         self.root = Path(root).resolve()
+        # Submissions autograded at once, each in a worker process with its own kernels (parallel.py).
+        self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
+        self._settings = dict(root=self.root, work=work, timeout=timeout, prelaunch=prelaunch)
         self.work = work_folder(self.root, load_course_config(self.root, work=work))
         self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL]) if prelaunch else None
         self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
@@ -352,12 +358,20 @@ class Grader:
         phases = {}
         pairs = sorted(pairs if pairs is not None else find_submissions(self.submitted))
         known = set(assignments(self.root))
+        workers = self._workers(pairs, known) if autograde else None
         tick = time.perf_counter()
-        problems = self.prepare(sorted({aid for _, aid in pairs if aid in known})) if autograde else {}
+        try:
+            problems = self.prepare(sorted({aid for _, aid in pairs if aid in known})) if autograde else {}
+        except BaseException:
+            if workers is not None:
+                workers.close()
+            raise
         phases["prepare"] = time.perf_counter() - tick
 
         results: list[GradeResult] = []
         tick = time.perf_counter()
+        if workers is not None:  # the workers grade ahead; results come back in this loop's order
+            ahead = workers.results([(s, a) for s, a in pairs if a in known and a not in problems])
         try:
             for index, (student, aid) in enumerate(pairs, start=1):
                 if on_start is not None:
@@ -366,6 +380,8 @@ class Grader:
                     result = GradeResult(student, aid, False, reason=f"{aid!r} is not an assignment of this course")
                 elif aid in problems:
                     result = GradeResult(student, aid, False, reason=problems[aid])
+                elif workers is not None:
+                    result = next(ahead)
                 elif autograde:
                     result = self.autograde(student, aid)
                 else:
@@ -374,6 +390,8 @@ class Grader:
                 if on_result is not None:
                     on_result(index, len(pairs), result)
         finally:
+            if workers is not None:
+                workers.close()
             if self.pool is not None:
                 self.pool.close()
         phases["autograde"] = time.perf_counter() - tick
@@ -398,6 +416,15 @@ class Grader:
             not_on_roster=not_on_roster,
             phases=phases,
         )
+
+    def _workers(self, pairs, known) -> ParallelAutograde | None:
+        """Start the worker processes if more than one job and more than one submission to grade."""
+        jobs = min(self.jobs, sum(aid in known for _, aid in pairs))
+        if jobs <= 1:
+            return None
+        with self.gradebook():  # created here, once, before any worker opens it
+            pass
+        return ParallelAutograde(self._settings, jobs)
 
     def read_back(self, student: str, assignment: str) -> GradeResult:
         """Return the result already in the gradebook for a submission autograded earlier."""
@@ -511,6 +538,7 @@ def grade_class(
     submissions: str | os.PathLike | None = None,
     roster: str | os.PathLike | None = None,
     timeout: int | None = None,
+    jobs: int | None = None,
     on_start: Callable | None = None,
     on_result: Callable | None = None,
 ) -> ClassReport:
@@ -521,7 +549,7 @@ def grade_class(
     writes ``grading/example/grades.csv``.
     """
     students = read_roster(roster) if roster is not None else []
-    grader = Grader(root, work=work, timeout=timeout)
+    grader = Grader(root, work=work, timeout=timeout, jobs=jobs)
     if submissions is not None:
         grader.collect(submissions)
     grader.register(students)

@@ -1,0 +1,180 @@
+"""Autograde several submissions at once: one worker process per job, each with kernels of its own.
+
+Covers: ``default_jobs`` (how many submissions run at once unless told), and ``ParallelAutograde``,
+which starts the worker processes and hands them submissions one at a time, giving the results
+back in submission order as soon as they are known.
+
+Each worker builds its own ``Grader`` (so its own NbGraderAPI and its own ``KernelPool``): a
+kernel is launched, used for one notebook and stopped inside one worker, exactly as in a run
+with one job, and whatever ``kernels.py`` does to launch a kernel applies to every worker alike.
+
+Why processes that each write the gradebook, and not workers that only execute notebooks while
+the parent writes: nbgrader's autograde interleaves its gradebook writes with the notebook run
+(the submission's timestamp first, then every grade and comment), and splitting it would mean
+re-implementing it. SQLite serialises the writers itself: a writer waits for the lock (five
+seconds by default), each transaction lasts milliseconds, and a submission that still meets
+"database is locked" is autograded once more. Everything before (registering the roster,
+generating the assignments) and after (feedback, grades.csv) stays in the parent, one writer.
+
+Leaves out: grading across machines (see the README), and which submissions to grade.
+
+Vocabulary: a *job* is one submission being graded; a *worker* is the process grading it.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from multiprocessing.connection import Connection, wait
+from typing import Iterable, Iterator
+
+# Worker processes start from a fresh interpreter: a forked copy of the parent would inherit its
+# gradebook connection and event loop, and fork is not available everywhere.
+START_METHOD = "spawn"
+
+# What nbgrader's log says when another worker held the gradebook's lock for too long.
+DATABASE_LOCKED = "database is locked"
+LOCKED_RETRIES = 3
+
+
+def default_jobs() -> int:
+    """Return how many submissions to grade at once by default: the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_jobs(jobs) -> int:
+    """Return ``jobs`` if it is a positive whole number; otherwise raise ValueError."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive whole number (got {jobs!r})")
+    return jobs
+
+
+class ParallelAutograde:
+    """Worker processes that autograde submissions of one course, each in its own kernels.
+
+    The workers start as soon as this is created (their start-up overlaps whatever the parent
+    does next, such as generating the assignments). Example::
+
+        with ParallelAutograde(settings, jobs=2) as workers:
+            for result in workers.results([("ada", "02-remaining"), ("ben", "02-remaining")]):
+                print(result.auto_score)
+
+    ``settings`` are the keyword arguments of ``Grader`` (``root``, ``work``, ``timeout``,
+    ``prelaunch``); every worker builds its Grader from them.
+    """
+
+    def __init__(self, settings: dict, jobs: int):
+        self.settings = dict(settings)
+        self.jobs = check_jobs(jobs)
+        self._context = multiprocessing.get_context(START_METHOD)
+        self._workers: list[tuple[multiprocessing.Process, Connection]] = []
+        for _ in range(self.jobs):
+            self._workers.append(self._start())
+
+    def _start(self) -> tuple[multiprocessing.Process, Connection]:
+        parent_end, child_end = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(self.settings, child_end), daemon=True)
+        process.start()
+        child_end.close()
+        return process, parent_end
+
+    def results(self, pairs: Iterable[tuple[str, str]]) -> Iterator:
+        """Autograde every (student, assignment) pair; yield their GradeResults in the order given.
+
+        A result is yielded as soon as it and every one before it are known. A worker that dies
+        (killed, out of memory) costs only the submission it was grading: that one is reported
+        as not graded and a new worker takes its place.
+        """
+        from .grade import GradeResult
+
+        pending = list(pairs)
+        done: dict[int, object] = {}
+        busy: dict[int, int] = {}  # worker slot -> index of the pair it grades
+        following, next_up = 0, 0
+        while following < len(pending):
+            for slot in range(len(self._workers)):
+                if slot not in busy and next_up < len(pending):
+                    self._workers[slot][1].send(pending[next_up])
+                    busy[slot] = next_up
+                    next_up += 1
+            ready = wait([conn for slot, (_, conn) in enumerate(self._workers) if slot in busy]
+                         + [proc.sentinel for slot, (proc, _) in enumerate(self._workers) if slot in busy])
+            for slot in list(busy):
+                process, conn = self._workers[slot]
+                if conn in ready or process.sentinel in ready:
+                    try:
+                        done[busy[slot]] = conn.recv()
+                    except (EOFError, OSError):
+                        conn.close()
+                        process.join()
+                        student, assignment = pending[busy[slot]]
+                        done[busy[slot]] = GradeResult(
+                            student, assignment, False,
+                            reason=f"the grading process stopped (exit code {process.exitcode}) while grading it",
+                        )
+                        self._workers[slot] = self._start()
+                    del busy[slot]
+            while following in done:
+                yield done.pop(following)
+                following += 1
+
+    def close(self) -> None:
+        """Ask every worker to stop its kernels and exit; wait for them."""
+        for process, conn in self._workers:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+        for process, conn in self._workers:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
+                process.join()
+            conn.close()
+        self._workers = []
+
+    def __enter__(self) -> "ParallelAutograde":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _serve(settings: dict, conn: Connection) -> None:
+    """Worker loop: build a Grader, autograde each pair received, send back its GradeResult."""
+    import warnings
+
+    from nbformat.warnings import MissingIDFieldWarning
+    from sqlalchemy.exc import SAWarning
+
+    from .grade import Grader
+
+    warnings.filterwarnings("ignore", category=SAWarning)
+    warnings.filterwarnings("ignore", category=MissingIDFieldWarning)
+    grader = Grader(**settings, jobs=1)
+    try:
+        while True:
+            try:
+                task = conn.recv()
+            except EOFError:
+                break
+            if task is None:
+                break
+            conn.send(autograde_with_retries(grader, *task))
+    finally:
+        if grader.pool is not None:
+            grader.pool.close()
+        conn.close()
+
+
+def autograde_with_retries(grader, student: str, assignment: str):
+    """Autograde one submission; if the gradebook stayed locked by another worker, try again."""
+    for attempt in range(LOCKED_RETRIES + 1):
+        result = grader.autograde(student, assignment)
+        if result.graded or DATABASE_LOCKED not in result.log or attempt == LOCKED_RETRIES:
+            return result
+        time.sleep(0.5 * (attempt + 1))
+    return result
