@@ -21,6 +21,8 @@ from nbgrader.api import Gradebook
 from conftest import REPO
 from ctx_course.grade import Grader, Student
 
+pytestmark = pytest.mark.heavy
+
 TIMEOUT = 5  # seconds per cell
 ASSIGNMENT = "02-remaining"
 
@@ -80,10 +82,10 @@ def _builder():
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    """The three submissions built from a fresh release, graded once with a 5 s cell limit."""
+    """The five submissions built from a fresh release, graded once with a 5 s cell limit, two at once."""
     tmp = tmp_path_factory.mktemp("hostile")
     build = _builder()
-    grader = Grader(REPO, work=tmp / "work", timeout=TIMEOUT)
+    grader = Grader(REPO, work=tmp / "work", timeout=TIMEOUT, jobs=2)
     assert grader.prepare([ASSIGNMENT]) == {}
     released = tmp / "work" / "release" / ASSIGNMENT / "remaining.ipynb"
     source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
