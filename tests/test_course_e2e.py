@@ -1,4 +1,4 @@
-"""End to end through the grading run: every assignment released, submitted twice, autograded, read back."""
+"""End to end: every assignment generated, submitted twice, autograded by the grader, read back from the gradebook."""
 from __future__ import annotations
 
 import shutil
@@ -18,24 +18,27 @@ UNTOUCHED = "blank-release"
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """A temporary course: every assignment handed in by two students (the model solutions and
-    the committed release untouched), graded in one run with one job (kernels launched ahead)."""
+    """A temporary course: every assignment generated once, then handed in by two students (the
+    model solutions and the committed release untouched) and autograded, kernels launched ahead."""
     tmp = tmp_path_factory.mktemp("course")
     for aid in assignments(REPO):
         for student, folder in ((PERFECT, SOLUTIONS / aid), (UNTOUCHED, LESSONS / aid)):
             shutil.copytree(folder, tmp / "incoming" / student / aid)
     grader = Grader(REPO, work=tmp / "work", jobs=1)
     grader.collect(tmp / "incoming")
-    return grader, grader.grade()
+    assert grader.prepare(assignments(REPO)) == {}
+    try:
+        results = [grader.autograde(student, aid) for aid in assignments(REPO) for student in (PERFECT, UNTOUCHED)]
+    finally:
+        grader.pool.close()
+    return grader, results
 
 
 def test_every_autograde_run_succeeds(graded):
-    """The run grades both students on every assignment, none fails."""
-    _, report = graded
-    assert {(r.student, r.assignment) for r in report.results} == {
-        (student, aid) for aid in assignments(REPO) for student in (PERFECT, UNTOUCHED)
-    }
-    assert {(r.student, r.assignment): r.log for r in report.failed} == {}
+    """Both students are graded on every assignment; none fails."""
+    _, results = graded
+    assert len(results) == 2 * len(assignments(REPO))
+    assert {(r.student, r.assignment): r.log for r in results if not r.graded} == {}
 
 
 def test_model_answer_gets_full_autograded_marks(graded):
