@@ -358,8 +358,8 @@ class Grader:
         phases = {}
         pairs = sorted(pairs if pairs is not None else find_submissions(self.submitted))
         known = set(assignments(self.root))
-        workers = self._workers(pairs, known) if autograde else None
         tick = time.perf_counter()
+        workers = self._workers(pairs, known) if autograde else None
         try:
             problems = self.prepare(sorted({aid for _, aid in pairs if aid in known})) if autograde else {}
         except BaseException:

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from multiprocessing.connection import Connection, wait
 from typing import Iterable, Iterator
 
-# Worker processes start from a fresh interpreter: a forked copy of the parent would inherit its
-# gradebook connection and event loop, and fork is not available everywhere.
-START_METHOD = "spawn"
+# Worker processes never start as a copy of the parent (it may hold a gradebook connection and
+# an event loop): where available, a fork server that imported the grader once forks them, so
+# the import is paid once per run instead of once per worker; elsewhere each starts afresh.
+PRELOAD = ["ctx_course.grade"]
 
 # What nbgrader's log says when another worker held the gradebook's lock for too long.
 DATABASE_LOCKED = "database is locked"
@@ -69,8 +71,13 @@ class ParallelAutograde:
     def __init__(self, settings: dict, jobs: int):
         self.settings = dict(settings)
         self.jobs = check_jobs(jobs)
-        self._context = multiprocessing.get_context(START_METHOD)
+        self._context = _context()
         self._workers: list[tuple[multiprocessing.Process, Connection]] = []
+        # Starting waits for the fork server's import: let the parent go on meanwhile.
+        self._starting = threading.Thread(target=self._start_all, daemon=True)
+        self._starting.start()
+
+    def _start_all(self) -> None:
         for _ in range(self.jobs):
             self._workers.append(self._start())
 
@@ -90,6 +97,7 @@ class ParallelAutograde:
         """
         from .grade import GradeResult
 
+        self._starting.join()
         pending = list(pairs)
         done: dict[int, object] = {}
         busy: dict[int, int] = {}  # worker slot -> index of the pair it grades
@@ -123,6 +131,7 @@ class ParallelAutograde:
 
     def close(self) -> None:
         """Ask every worker to stop its kernels and exit; wait for them."""
+        self._starting.join()
         for process, conn in self._workers:
             try:
                 conn.send(None)
@@ -141,6 +150,14 @@ class ParallelAutograde:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _context():
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
 
 
 def _serve(settings: dict, conn: Connection) -> None:
