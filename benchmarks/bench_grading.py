@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -46,6 +47,12 @@ from ctx_course.release import generate_release  # noqa: E402
 
 STUDENTS = 30
 NBGRADER_STEPS = ("generate_assignment", "autograde", "generate_feedback")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and the child processes it has waited for (kernels, commands)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def build_class(release: Path, submitted: Path, students: int, assignment_ids: list[str]) -> list[Path]:
@@ -127,12 +134,18 @@ def main(argv: list[str] | None = None) -> None:
         notebooks = build_class(tmp / "release", tmp / "incoming", args.students, assignment_ids)
         load_before = os.getloadavg()[0]
 
+        cpu = {}
+        tick = cpu_seconds()
         seconds = {"floor": floor(notebooks, timeout)}
+        cpu["floor"], tick = cpu_seconds() - tick, cpu_seconds()
         one = grader_run(tmp / "incoming", tmp / "work-1", jobs=1)
+        cpu["grader, 1 job"] = cpu_seconds() - tick
         many = grader_run(tmp / "incoming", tmp / "work-n", jobs=args.jobs)
         seconds["grader, 1 job"] = one.seconds
         seconds[f"grader, {args.jobs} jobs"] = many.seconds
+        tick = cpu_seconds()
         nbgrader_seconds, nbgrader_failures = nbgrader_commands(tmp / "incoming", tmp / "nbgrader", assignment_ids)
+        cpu["nbgrader's commands"] = cpu_seconds() - tick
         seconds["nbgrader's commands"] = nbgrader_seconds
         identical = (tmp / "work-1" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes()
         load_after = os.getloadavg()[0]
@@ -142,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
     lines = [
         f"bench_grading: {args.students} students × {len(assignment_ids)} assignment(s) = {count} notebooks, "
         f"{os.cpu_count()} cores, load average {load_before:.1f} before, {load_after:.1f} after",
-        f"  {'way':<40} {'seconds':>8} {'s/notebook':>11} {'× floor':>8} {f'× {args.jobs} jobs':>9}",
+        f"  {'way':<40} {'seconds':>8} {'s/notebook':>11} {'× floor':>8} {f'× {args.jobs} jobs':>9} {'CPU s':>7} {'cores busy':>10}",
     ]
     titles = {
         "floor": "floor (nbclient, one kernel per notebook)",
@@ -151,8 +164,9 @@ def main(argv: list[str] | None = None) -> None:
         "nbgrader's commands": "nbgrader's commands (3 per assignment)",
     }
     for key, value in seconds.items():
+        used = f"{cpu[key]:7.1f} {cpu[key] / value:10.2f}" if key in cpu else f"{'–':>7} {'–':>10}"
         lines.append(
-            f"  {titles[key]:<40} {value:8.1f} {value / count:11.2f} {value / seconds['floor']:8.2f} {value / reference:9.2f}"
+            f"  {titles[key]:<40} {value:8.1f} {value / count:11.2f} {value / seconds['floor']:8.2f} {value / reference:9.2f} {used}"
         )
     for title, report in (("--jobs 1", one), (f"--jobs {args.jobs}", many)):
         phases = report.phases
@@ -166,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
         f"(autograde phase alone {one.phases['autograde'] / many.phases['autograde']:.2f}×)",
         f"  grades.csv of --jobs 1 and --jobs {args.jobs}: {'byte-identical' if identical else 'DIFFERENT'}",
         f"  nbgrader's commands: {len(assignment_ids) * len(NBGRADER_STEPS)} run, {len(nbgrader_failures)} failed",
+        "  (CPU s: this process and the processes it waited for; the N-job run's workers are not",
+        "  counted, so it shows –; cores busy = CPU s / seconds)",
         *(f"    {failure}" for failure in nbgrader_failures),
     ]
     print("\n".join(lines))

@@ -105,7 +105,7 @@ class ParallelAutograde:
         while following < len(pending):
             for slot in range(len(self._workers)):
                 if slot not in busy and next_up < len(pending):
-                    self._workers[slot][1].send(pending[next_up])
+                    self._send(slot, pending[next_up])
                     busy[slot] = next_up
                     next_up += 1
             ready = wait([conn for slot, (_, conn) in enumerate(self._workers) if slot in busy]
@@ -128,6 +128,16 @@ class ParallelAutograde:
             while following in done:
                 yield done.pop(following)
                 following += 1
+
+    def _send(self, slot: int, task: tuple[str, str]) -> None:
+        try:
+            self._workers[slot][1].send(task)
+        except OSError:  # the worker died while idle: a new one takes the task
+            process, conn = self._workers[slot]
+            conn.close()
+            process.join()
+            self._workers[slot] = self._start()
+            self._workers[slot][1].send(task)
 
     def close(self) -> None:
         """Ask every worker to stop its kernels and exit; wait for them."""

@@ -20,6 +20,7 @@ from nbgrader.api import Gradebook
 
 from conftest import REPO
 from ctx_course.grade import Grader, Student
+from ctx_course.parallel import ParallelAutograde
 
 pytestmark = pytest.mark.heavy
 
@@ -170,3 +171,16 @@ def test_student_code_runs_in_its_own_folder_in_autograde_mode(hostile):
     folder = (grader.work / "autograded" / "where" / ASSIGNMENT).resolve()
     assert f"folder: {folder}\n" in printed
     assert "mode: autograde\n" in printed
+
+
+def test_a_grading_process_that_died_is_replaced(hostile):
+    """A worker process killed while idle is replaced: the submission sent to it is graded (3/3)."""
+    grader, _, _ = hostile
+    with ParallelAutograde(grader._settings, jobs=1) as workers:
+        workers._starting.join()
+        process, _ = workers._workers[0]
+        process.kill()
+        process.join()
+        results = list(workers.results([("ok", ASSIGNMENT)]))
+    assert [(r.student, r.graded, r.auto_score) for r in results] == [("ok", True, 3)]
+    assert workers._workers == [] and not process.is_alive()
