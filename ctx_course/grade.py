@@ -1,4 +1,4 @@
-"""Grade a class in one process through nbgrader's Python API.
+"""Grade a class through nbgrader's Python API, in one process or one worker process per job.
 
 Covers: registering the students of a roster, collecting submissions into the working folder,
 making sure every submitted assignment exists in the gradebook, autograding every
@@ -7,8 +7,9 @@ costs another one its grade), writing the feedback HTML, exporting a grades CSV,
 of what happened to each submission (score, or why it could not be graded).
 
 The preprocessors that cap outputs and keep hidden tests out of the feedback are in
-``preprocessors.py``; the kernels launched ahead of their notebooks in ``kernels.py``; the lines
-printed for the instructor and the grades CSV in ``report.py``.
+``preprocessors.py``; the kernels launched ahead of their notebooks in ``kernels.py``; the worker
+processes that grade several submissions at once in ``parallel.py``; the lines printed for the
+instructor and the grades CSV in ``report.py``.
 
 Leaves out: the manual grading of free-response cells (the formgrader does it), late penalties,
 and any sandboxing. Student code runs with the grader's privileges: run this as an unprivileged
