@@ -372,7 +372,9 @@ class Grader:
         results: list[GradeResult] = []
         tick = time.perf_counter()
         if workers is not None:  # the workers grade ahead; results come back in this loop's order
-            ahead = workers.results([(s, a) for s, a in pairs if a in known and a not in problems])
+            todo = [(s, a) for s, a in pairs if a in known and a not in problems]
+            self._add_new_students(todo)
+            ahead = workers.results(todo)
         try:
             for index, (student, aid) in enumerate(pairs, start=1):
                 if on_start is not None:
@@ -426,6 +428,19 @@ class Grader:
         with self.gradebook():  # created here, once, before any worker opens it
             pass
         return ParallelAutograde(self._settings, jobs)
+
+    def _add_new_students(self, pairs) -> None:
+        """Add to the gradebook the students nbgrader would add when autograding these pairs.
+
+        nbgrader adds a student when it autogrades the first submission folder of hers that
+        holds a notebook; two workers doing that at once for the same student would collide.
+        """
+        with self.gradebook() as gb:
+            for student in sorted({s for s, a in pairs if any(self._dir("submitted", s, a).glob("*.ipynb"))}):
+                try:
+                    gb.find_student(student)
+                except MissingEntry:
+                    gb.add_student(student)
 
     def read_back(self, student: str, assignment: str) -> GradeResult:
         """Return the result already in the gradebook for a submission autograded earlier."""

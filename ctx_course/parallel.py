@@ -12,8 +12,10 @@ Why processes that each write the gradebook, and not workers that only execute n
 the parent writes: nbgrader's autograde interleaves its gradebook writes with the notebook run
 (the submission's timestamp first, then every grade and comment), and splitting it would mean
 re-implementing it. SQLite serialises the writers itself: a writer waits for the lock (five
-seconds by default), each transaction lasts milliseconds, and a submission that still meets
-"database is locked" is autograded once more. Everything before (registering the roster,
+seconds by default) and each transaction lasts milliseconds. Two races remain, and a submission
+that meets one is autograded again (what a second run would do): the lock held past the wait
+("database is locked"), and two workers adding the same new student at once, each grading one of
+her submissions (the second insert fails with an IntegrityError before anything else is written). Everything before (registering the roster,
 generating the assignments) and after (feedback, grades.csv) stays in the parent, one writer.
 
 Leaves out: grading across machines (see the README), and which submissions to grade.
@@ -34,9 +36,10 @@ from typing import Iterable, Iterator
 # the import is paid once per run instead of once per worker; elsewhere each starts afresh.
 PRELOAD = ["ctx_course.grade"]
 
-# What nbgrader's log says when another worker held the gradebook's lock for too long.
-DATABASE_LOCKED = "database is locked"
-LOCKED_RETRIES = 3
+# What nbgrader's log says when another worker held the gradebook's lock for too long, or added
+# the same new student a moment earlier.
+DATABASE_RACES = ("database is locked", "IntegrityError")
+RACE_RETRIES = 3
 
 
 def default_jobs() -> int:
@@ -198,10 +201,11 @@ def _serve(settings: dict, conn: Connection) -> None:
 
 
 def autograde_with_retries(grader, student: str, assignment: str):
-    """Autograde one submission; if the gradebook stayed locked by another worker, try again."""
-    for attempt in range(LOCKED_RETRIES + 1):
+    """Autograde one submission; if it lost a race for the gradebook to another worker, try again."""
+    for attempt in range(RACE_RETRIES + 1):
         result = grader.autograde(student, assignment)
-        if result.graded or DATABASE_LOCKED not in result.log or attempt == LOCKED_RETRIES:
+        lost_race = not result.graded and any(sign in result.log for sign in DATABASE_RACES)
+        if not lost_race or attempt == RACE_RETRIES:
             return result
         time.sleep(0.5 * (attempt + 1))
     return result
