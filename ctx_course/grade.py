@@ -371,11 +371,11 @@ class Grader:
 
         results: list[GradeResult] = []
         tick = time.perf_counter()
-        if workers is not None:  # the workers grade ahead; results come back in this loop's order
-            todo = [(s, a) for s, a in pairs if a in known and a not in problems]
-            self._add_new_students(todo)
-            ahead = workers.results(todo)
         try:
+            if workers is not None:  # the workers grade ahead; results come back in this loop's order
+                todo = [(s, a) for s, a in pairs if a in known and a not in problems]
+                self._add_new_students(todo)
+                ahead = workers.results(todo)
             for index, (student, aid) in enumerate(pairs, start=1):
                 if on_start is not None:
                     on_start(index, len(pairs), student, aid)
