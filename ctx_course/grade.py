@@ -392,15 +392,23 @@ class Grader:
                 results.append(result)
                 if on_result is not None:
                     on_result(index, len(pairs), result)
-        finally:
+        except BaseException:
             if workers is not None:
                 workers.close()
+            raise
+        finally:
             if self.pool is not None:
                 self.pool.close()
         phases["autograde"] = time.perf_counter() - tick
 
         tick = time.perf_counter()
-        self.feedback(sorted({r.assignment for r in results if r.graded}))
+        if workers is None:
+            self.feedback(sorted({r.assignment for r in results if r.graded}))
+        else:
+            try:
+                workers.feedback(sorted({r.assignment for r in results if r.graded}))
+            finally:
+                workers.close()
         feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
         phases["feedback"] = time.perf_counter() - tick
 

@@ -2,7 +2,7 @@
 
 Covers: ``default_jobs`` (how many submissions run at once unless told), and ``ParallelAutograde``,
 which starts the worker processes and hands them submissions one at a time, giving the results
-back in submission order as soon as they are known.
+back in submission order as soon as they are known, then the feedback, one assignment per task.
 
 Each worker builds its own ``Grader`` (so its own NbGraderAPI and its own ``KernelPool``): a
 kernel is launched, used for one notebook and stopped inside one worker, exactly as in a run
@@ -100,8 +100,21 @@ class ParallelAutograde:
         """
         from .grade import GradeResult
 
+        def stopped(task, exitcode):
+            return GradeResult(task[1], task[2], False,
+                               reason=f"the grading process stopped (exit code {exitcode}) while grading it")
+
+        yield from self._run([("autograde", student, assignment) for student, assignment in pairs], stopped)
+
+    def feedback(self, assignment_ids: Iterable[str]) -> None:
+        """Write the feedback of every autograded submission of each assignment, one assignment per task."""
+        for _ in self._run([("feedback", aid) for aid in assignment_ids], lambda task, exitcode: None):
+            pass
+
+    def _run(self, tasks: list[tuple], stopped) -> Iterator:
+        """Hand the tasks out one at a time; yield their answers in order (``stopped(task, exitcode)`` for a lost one)."""
         self._starting.join()
-        pending = list(pairs)
+        pending = list(tasks)
         done: dict[int, object] = {}
         busy: dict[int, int] = {}  # worker slot -> index of the pair it grades
         following, next_up = 0, 0
@@ -121,18 +134,14 @@ class ParallelAutograde:
                     except (EOFError, OSError):
                         conn.close()
                         process.join()
-                        student, assignment = pending[busy[slot]]
-                        done[busy[slot]] = GradeResult(
-                            student, assignment, False,
-                            reason=f"the grading process stopped (exit code {process.exitcode}) while grading it",
-                        )
+                        done[busy[slot]] = stopped(pending[busy[slot]], process.exitcode)
                         self._workers[slot] = self._start()
                     del busy[slot]
             while following in done:
                 yield done.pop(following)
                 following += 1
 
-    def _send(self, slot: int, task: tuple[str, str]) -> None:
+    def _send(self, slot: int, task: tuple) -> None:
         try:
             self._workers[slot][1].send(task)
         except OSError:  # the worker died while idle: a new one takes the task
@@ -193,7 +202,12 @@ def _serve(settings: dict, conn: Connection) -> None:
                 break
             if task is None:
                 break
-            conn.send(autograde_with_retries(grader, *task))
+            kind, *arguments = task
+            if kind == "autograde":
+                conn.send(autograde_with_retries(grader, *arguments))
+            else:
+                grader.feedback(arguments)
+                conn.send(None)
     finally:
         if grader.pool is not None:
             grader.pool.close()
