@@ -1,24 +1,32 @@
-"""Time grading a synthetic class against the floor: running the same notebooks with plain nbclient.
+"""Time grading one synthetic class four ways, side by side, in one run.
 
 Run with ``python benchmarks/bench_grading.py`` (30 students × every assignment of solutions/;
-``--students 6`` for a quick run). Half of the students hand in the model solutions, half the
-untouched release. Everything is written to a temporary folder; the repository's grading/ is
-not touched.
+``--students 6`` for a short run, ``--assignments 02-remaining`` for one assignment). Half of the
+students hand in the model solutions, half the untouched release. Everything is written to a
+temporary folder; the repository's grading/ is not touched.
 
-Reported: the grading run's total seconds (set-up, autograde, feedback, export) and seconds per
-notebook; the floor — the same notebooks executed once each, one after the other, with
-``nbclient`` and nothing else (a fresh kernel per notebook, as grading needs); and their ratio.
-Goal: the whole grading run within 1.5 × the floor. ``--compare`` also times a run without
-kernels launched ahead. Every grading run sandboxes its kernels (bubblewrap); ``--no-sandbox``
-also times a run without the sandbox and reports the sandbox's cost per notebook (budget:
-0.2 s). The machine's load average is printed because other processes on a small machine move
-every figure.
+The four ways, each from a fresh working folder on the same submissions:
+
+- *floor*: the notebooks executed once each, one after the other, with plain ``nbclient`` and
+  nothing else (a fresh kernel per notebook, as grading needs): no gradebook, no feedback;
+- *grader, 1 job* and *grader, N jobs*: ``python -m ctx_course grade`` as a function call
+  (set-up, autograde, feedback, grades.csv), with ``--jobs 1`` and ``--jobs N`` (default: one
+  per core); their two grades.csv files must be byte-identical, and the run says whether they are;
+- *nbgrader's commands*: what an instructor types, as subprocesses in a copy of the course:
+  ``nbgrader generate_assignment <a> --force``, ``nbgrader autograde <a> --force`` and
+  ``nbgrader generate_feedback <a> --force`` for each assignment.
+
+Printed: one row per way (seconds, seconds per notebook, ratio to the floor, ratio to the grader
+with N jobs), the grader's phases, the speed-up of N jobs over 1, and the machine's load
+average before and after (other processes on a small machine move every figure).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,13 +39,20 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ctx_course.config import assignments, load_course_config  # noqa: E402
+from ctx_course.config import CONFIG_FILE, assignments, load_course_config  # noqa: E402
 from ctx_course.grade import Grader  # noqa: E402
 from ctx_course.kernels import KERNEL_LOG_LEVEL  # noqa: E402
+from ctx_course.parallel import default_jobs  # noqa: E402
 from ctx_course.release import generate_release  # noqa: E402
 
 STUDENTS = 30
-GOAL = 1.5  # × the floor
+NBGRADER_STEPS = ("generate_assignment", "autograde", "generate_feedback")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and the child processes it has waited for (kernels, commands)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def build_class(release: Path, submitted: Path, students: int, assignment_ids: list[str]) -> list[Path]:
@@ -70,57 +85,112 @@ def floor(notebooks: list[Path], timeout: int) -> float:
     return time.perf_counter() - start
 
 
+def grader_run(incoming: Path, work: Path, jobs: int, sandbox: bool = True):
+    """Grade the class with this course's grader; return its ClassReport."""
+    grader = Grader(ROOT, work=work, jobs=jobs, sandbox=sandbox)
+    grader.collect(incoming)
+    return grader.grade()
+
+
+def nbgrader_commands(incoming: Path, course: Path, assignment_ids: list[str]) -> tuple[float, list[str]]:
+    """Grade the class with nbgrader's commands in a copy of the course; return (seconds, failed commands).
+
+    The copy holds the course's nbgrader_config.py and solutions/; the submissions go to its
+    grading/submitted/ as ``nbgrader collect`` would put them.
+    """
+    course.mkdir(parents=True)
+    shutil.copy(ROOT / CONFIG_FILE, course / CONFIG_FILE)
+    shutil.copytree(ROOT / "solutions", course / "solutions")
+    shutil.copytree(incoming, course / "grading" / "submitted")
+    failures = []
+    start = time.perf_counter()
+    for aid in assignment_ids:
+        for step in NBGRADER_STEPS:
+            done = subprocess.run(
+                [sys.executable, "-m", "nbgrader", step, aid, "--force"],
+                cwd=course, capture_output=True, text=True,
+            )
+            if done.returncode != 0:
+                failures.append(f"nbgrader {step} {aid}: " + (done.stderr.strip().splitlines() or ["?"])[-1])
+    return time.perf_counter() - start, failures
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Build the class, measure the floor and the grading run, print the report."""
+    """Build the class, time the four ways, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=STUDENTS)
+    parser.add_argument("--students", type=int, default=STUDENTS, help=f"class size (default {STUDENTS})")
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
-    parser.add_argument("--compare", action="store_true", help="also grade without kernels launched ahead")
-    parser.add_argument("--no-sandbox", action="store_true", help="also grade without the sandbox, to measure its cost")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), help="jobs of the parallel run (default: one per core)")
+    parser.add_argument("--no-sandbox", action="store_true",
+                        help="also grade with 1 job without the sandbox, to measure its cost per notebook (budget 0.2 s)")
     args = parser.parse_args(argv)
+    if args.students < 1:
+        raise SystemExit(f"--students must be at least 1 (got {args.students})")
     warnings.filterwarnings("ignore")
 
     assignment_ids = args.assignments or assignments(ROOT)
     timeout = load_course_config(ROOT).Execute.timeout
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-grading-") as tmp:
         tmp = Path(tmp)
         generate_release(ROOT, release=tmp / "release", work=tmp / "scratch")
         notebooks = build_class(tmp / "release", tmp / "incoming", args.students, assignment_ids)
-        load = os.getloadavg()[0]
+        load_before = os.getloadavg()[0]
 
-        floor_seconds = floor(notebooks, timeout)
-        reports = {}
-        runs = [(True, True)] + ([(False, True)] if args.compare else []) + ([(True, False)] if args.no_sandbox else [])
-        for prelaunch, sandbox in runs:
-            grader = Grader(ROOT, work=tmp / f"work-{prelaunch}-{sandbox}", prelaunch=prelaunch, sandbox=sandbox)
-            grader.collect(tmp / "incoming")
-            reports[prelaunch, sandbox] = grader.grade()
+        cpu = {}
+        tick = cpu_seconds()
+        seconds = {"floor": floor(notebooks, timeout)}
+        cpu["floor"], tick = cpu_seconds() - tick, cpu_seconds()
+        one = grader_run(tmp / "incoming", tmp / "work-1", jobs=1)
+        cpu["grader, 1 job"] = cpu_seconds() - tick
+        many = grader_run(tmp / "incoming", tmp / "work-n", jobs=args.jobs)
+        seconds["grader, 1 job"] = one.seconds
+        seconds[f"grader, {args.jobs} jobs"] = many.seconds
+        tick = cpu_seconds()
+        if args.no_sandbox:
+            seconds["grader, 1 job, no sandbox"] = grader_run(tmp / "incoming", tmp / "work-open", jobs=1, sandbox=False).seconds
+        nbgrader_seconds, nbgrader_failures = nbgrader_commands(tmp / "incoming", tmp / "nbgrader", assignment_ids)
+        cpu["nbgrader's commands"] = cpu_seconds() - tick
+        seconds["nbgrader's commands"] = nbgrader_seconds
+        identical = (tmp / "work-1" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes()
         load_after = os.getloadavg()[0]
 
     count = len(notebooks)
+    reference = seconds[f"grader, {args.jobs} jobs"]
     lines = [
-        f"bench_grading: {args.students} students × {len(assignment_ids)} assignments = {count} notebooks "
-        f"(load average {load:.1f} before, {load_after:.1f} after)",
-        f"  floor (nbclient, one kernel per notebook) {floor_seconds:8.1f} s  {floor_seconds / count:6.2f} s/notebook",
+        f"bench_grading: {args.students} students × {len(assignment_ids)} assignment(s) = {count} notebooks, "
+        f"{os.cpu_count()} cores, load average {load_before:.1f} before, {load_after:.1f} after",
+        f"  {'way':<40} {'seconds':>8} {'s/notebook':>11} {'× floor':>8} {f'× {args.jobs} jobs':>9} {'CPU s':>7} {'cores busy':>10}",
     ]
-    for (prelaunch, sandbox), report in reports.items():
+    titles = {
+        "floor": "floor (nbclient, one kernel per notebook)",
+        "grader, 1 job": "grader, --jobs 1",
+        f"grader, {args.jobs} jobs": f"grader, --jobs {args.jobs}",
+        "nbgrader's commands": "nbgrader's commands (3 per assignment)",
+        "grader, 1 job, no sandbox": "grader, --jobs 1 --no-sandbox",
+    }
+    for key, value in seconds.items():
+        used = f"{cpu[key]:7.1f} {cpu[key] / value:10.2f}" if key in cpu else f"{'–':>7} {'–':>10}"
+        lines.append(
+            f"  {titles[key]:<40} {value:8.1f} {value / count:11.2f} {value / seconds['floor']:8.2f} {value / reference:9.2f} {used}"
+        )
+    for title, report in (("--jobs 1", one), (f"--jobs {args.jobs}", many)):
         phases = report.phases
-        graded = len(report.results) - len(report.failed)
-        title = "kernels launched one notebook ahead" if prelaunch else "kernel started when its notebook is due"
-        title += ", sandboxed" if sandbox else ", NOT sandboxed"
-        lines += [
-            f"  grading run ({title}), graded {graded} of {len(report.results)}",
-            f"    total                                   {report.seconds:8.1f} s  {report.seconds / count:6.2f} s/notebook"
-            f"   ratio {report.seconds / floor_seconds:.2f} (goal <= {GOAL})",
-            f"    set-up (gradebook from solutions/)      {phases['prepare']:8.1f} s",
-            f"    autograde                               {phases['autograde']:8.1f} s  {phases['autograde'] / count:6.2f} s/notebook"
-            f"   ratio {phases['autograde'] / floor_seconds:.2f}",
-            f"    feedback                                {phases['feedback']:8.1f} s  {phases['feedback'] / count:6.2f} s/notebook",
-            f"    grades.csv                              {phases['export']:8.1f} s",
-        ]
-    if (True, False) in reports:
-        cost = (reports[True, True].phases["autograde"] - reports[True, False].phases["autograde"]) / count
-        lines.append(f"  sandbox cost (autograde, sandboxed − not)  {cost:+6.2f} s/notebook   (budget <= 0.2)")
+        lines.append(
+            f"  grader {title:<9} set-up {phases['prepare']:5.1f} s, autograde {phases['autograde']:6.1f} s, "
+            f"feedback {phases['feedback']:5.1f} s, grades.csv {phases['export']:4.1f} s; "
+            f"graded {len(report.results) - len(report.failed)} of {len(report.results)}"
+        )
+    lines += [
+        f"  {args.jobs} jobs over 1: {one.seconds / many.seconds:.2f}× the throughput "
+        f"(autograde phase alone {one.phases['autograde'] / many.phases['autograde']:.2f}×)",
+        f"  grades.csv of --jobs 1 and --jobs {args.jobs}: {'byte-identical' if identical else 'DIFFERENT'}",
+        *([f"  sandbox cost: {(one.seconds - seconds['grader, 1 job, no sandbox']) / count:+.2f} s per notebook"]
+          if args.no_sandbox else []),
+        f"  nbgrader's commands: {len(assignment_ids) * len(NBGRADER_STEPS)} run, {len(nbgrader_failures)} failed",
+        "  (CPU s: this process and the processes it waited for; the N-job run's workers are not",
+        "  counted, so it shows –; cores busy = CPU s / seconds)",
+        *(f"    {failure}" for failure in nbgrader_failures),
+    ]
     print("\n".join(lines))
 
 

@@ -48,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     grade.add_argument("--timeout", metavar="S", type=int, help="seconds one cell may run (default: nbgrader_config.py)")
     grade.add_argument(
+        "--jobs", metavar="N", type=int, help="submissions graded at once, each in its own kernel (default: one per core)"
+    )
+    grade.add_argument(
         "--example",
         action="store_true",
         help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} --work {EXAMPLE_WORK}",
@@ -134,6 +137,7 @@ def _grade(args: argparse.Namespace) -> int:
         sandbox=False if args.no_sandbox or args.feedback_only else None,  # --feedback-only runs no kernel
         memory_limit=args.memory_limit,
         cpu_limit=args.cpu_limit,
+        jobs=args.jobs,
     )
     if students is None and (grader.work / DEFAULT_ROSTER).is_file():
         students = read_roster(grader.work / DEFAULT_ROSTER)

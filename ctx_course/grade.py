@@ -1,4 +1,4 @@
-"""Grade a class in one process through nbgrader's Python API.
+"""Grade a class through nbgrader's Python API, in one process or one worker process per job.
 
 Covers: registering the students of a roster, collecting submissions into the working folder,
 making sure every submitted assignment exists in the gradebook, autograding every
@@ -7,8 +7,9 @@ costs another one its grade), writing the feedback HTML, exporting a grades CSV,
 of what happened to each submission (score, or why it could not be graded).
 
 The preprocessors that cap outputs and keep hidden tests out of the feedback are in
-``preprocessors.py``; the kernels launched ahead of their notebooks in ``kernels.py``; the lines
-printed for the instructor and the grades CSV in ``report.py``.
+``preprocessors.py``; the kernels launched ahead of their notebooks in ``kernels.py``; the worker
+processes that grade several submissions at once in ``parallel.py``; the lines printed for the
+instructor and the grades CSV in ``report.py``.
 
 Also: a *manifest* of what was graded (submission digest, source digest) so that a rerun skips
 the unchanged submissions, and stopping cleanly on SIGTERM/SIGINT (``stopping.py``). Every
@@ -44,6 +45,7 @@ from traitlets.config import Config
 
 from .config import assignments, load_course_config
 from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
+from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .report import export_grades
 from .sandbox import SandboxPolicy, SandboxSettings, SandboxUnavailable, parse_cpu, parse_memory, sandbox_problem
@@ -252,7 +254,8 @@ def find_submissions(submitted: str | os.PathLike) -> list[tuple[str, str]]:
 class Grader:
     """Grade the submissions of one course through one NbGraderAPI, reused across runs.
 
-    Example::
+    ``jobs`` submissions are autograded at once (default: one per core); with more than one,
+    each runs in a worker process of its own (see ``parallel.py``). Example::
 
         grader = Grader(".", work="grading/example")
         grader.register(read_roster("examples/class/roster.csv"))
@@ -270,8 +273,11 @@ class Grader:
         sandbox: bool | None = None,
         memory_limit: str | int | None = None,
         cpu_limit: int | None = None,
+        jobs: int | None = None,
     ):
         self.root = Path(root).resolve()
+        # Submissions autograded at once, each in a worker process with its own kernels (parallel.py).
+        self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
         course = load_course_config(self.root, work=work)
         self.work = work_folder(self.root, course)
         settings = SandboxSettings(config=course)
@@ -284,6 +290,9 @@ class Grader:
             if problem is not None:
                 raise SandboxUnavailable(problem)
             policy = SandboxPolicy.for_course(self.root, self.work, memory_limit=memory, cpu_limit=cpu)
+        # What every worker process builds its own Grader from (the same sandbox and limits).
+        self._settings = dict(root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
+                              sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu)
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
         self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=prelaunch)
@@ -395,8 +404,16 @@ class Grader:
         back instead of run again, unless ``force``. SIGTERM or SIGINT abandons the notebook
         running, starts no other, and still writes the feedback and the CSV (``stopped_by``).
         """
-        with StopOnSignal(on_stop=self.pool.abandon if self.pool is not None else None) as stop:
+        self._running_workers: ParallelAutograde | None = None
+        with StopOnSignal(on_stop=self._abandon) as stop:
             return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start, on_result=on_result)
+
+    def _abandon(self) -> None:
+        """Kill what grades right now: the in-process kernel and any worker process (a stop signal came)."""
+        if self.pool is not None:
+            self.pool.abandon()
+        if self._running_workers is not None:
+            self._running_workers.abandon()
 
     def _grade(self, stop: StopOnSignal, pairs, *, autograde, force, on_start, on_result) -> ClassReport:
         start = time.perf_counter()
@@ -404,26 +421,45 @@ class Grader:
         pairs = sorted(pairs if pairs is not None else find_submissions(self.submitted))
         known = set(assignments(self.root))
         tick = time.perf_counter()
-        problems = self.prepare(sorted({aid for _, aid in pairs if aid in known})) if autograde else {}
+        manifest = self._read_manifest()
+        digests = {(s, a): self._digest(s, a) for s, a in pairs if a in known} if autograde else {}
+        skipped = {}  # graded by an earlier run from the same files and sources: read back
+        for pair, digest in digests.items():
+            if not force and manifest.get("/".join(pair)) == digest and (earlier := self.read_back(*pair)).graded:
+                skipped[pair] = replace(earlier, skipped=True)
+        workers = self._workers([p for p in pairs if p not in skipped], known) if autograde else None
+        self._running_workers = workers
+        try:
+            problems = self.prepare(sorted({aid for _, aid in pairs if aid in known})) if autograde else {}
+        except BaseException:
+            if workers is not None:
+                workers.close()
+            raise
         phases["prepare"] = time.perf_counter() - tick
 
         results: list[GradeResult] = []
-        manifest = self._read_manifest()
         tick = time.perf_counter()
         try:
+            if workers is not None:  # the workers grade ahead; results come back in this loop's order
+                todo = [(s, a) for s, a in pairs if a in known and a not in problems and (s, a) not in skipped]
+                self._add_new_students(todo)
+                ahead = workers.results(todo)
             for index, (student, aid) in enumerate(pairs, start=1):
                 if on_start is not None:
                     on_start(index, len(pairs), student, aid)
-                digest = self._digest(student, aid) if autograde and aid in known else None
-                unchanged = not force and digest is not None and manifest.get(f"{student}/{aid}") == digest
+                digest = digests.get((student, aid))
                 if aid not in known:
                     result = GradeResult(student, aid, False, reason=f"{aid!r} is not an assignment of this course")
                 elif aid in problems:
                     result = GradeResult(student, aid, False, reason=problems[aid])
-                elif unchanged and (earlier := self.read_back(student, aid)).graded:
-                    result = replace(earlier, skipped=True)
+                elif (student, aid) in skipped:
+                    result = skipped[(student, aid)]
                 elif stop.signal:
                     result = GradeResult(student, aid, False, reason=f"the run was stopped by {stop.signal} before it started")
+                elif workers is not None:
+                    result = next(ahead)
+                    if stop.signal and not result.graded:
+                        result = replace(result, reason=f"abandoned: the run was stopped by {stop.signal} while it ran")
                 elif autograde:
                     result = self.autograde(student, aid)
                     if stop.signal and not result.graded:
@@ -438,13 +474,25 @@ class Grader:
                 results.append(result)
                 if on_result is not None:
                     on_result(index, len(pairs), result)
+        except BaseException:
+            if workers is not None:
+                workers.close()
+            raise
         finally:
             if self.pool is not None:
                 self.pool.close()
         phases["autograde"] = time.perf_counter() - tick
 
         tick = time.perf_counter()
-        self.feedback(sorted({r.assignment for r in results if r.graded}))
+        if workers is None or stop.signal:  # after a stop the workers are gone: write it here
+            if workers is not None:
+                workers.close()
+            self.feedback(sorted({r.assignment for r in results if r.graded}))
+        else:
+            try:
+                workers.feedback(sorted({r.assignment for r in results if r.graded}))
+            finally:
+                workers.close()
         feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
         phases["feedback"] = time.perf_counter() - tick
 
@@ -497,6 +545,28 @@ class Grader:
         partial = path.with_suffix(".tmp")
         partial.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
         partial.replace(path)
+
+    def _workers(self, pairs, known) -> ParallelAutograde | None:
+        """Start the worker processes if more than one job and more than one submission to grade."""
+        jobs = min(self.jobs, sum(aid in known for _, aid in pairs))
+        if jobs <= 1:
+            return None
+        with self.gradebook():  # created here, once, before any worker opens it
+            pass
+        return ParallelAutograde(self._settings, jobs)
+
+    def _add_new_students(self, pairs) -> None:
+        """Add to the gradebook the students nbgrader would add when autograding these pairs.
+
+        nbgrader adds a student when it autogrades the first submission folder of hers that
+        holds a notebook; two workers doing that at once for the same student would collide.
+        """
+        with self.gradebook() as gb:
+            for student in sorted({s for s, a in pairs if any(self._dir("submitted", s, a).glob("*.ipynb"))}):
+                try:
+                    gb.find_student(student)
+                except MissingEntry:
+                    gb.add_student(student)
 
     def read_back(self, student: str, assignment: str) -> GradeResult:
         """Return the result already in the gradebook for a submission autograded earlier."""
@@ -616,6 +686,7 @@ def grade_class(
     roster: str | os.PathLike | None = None,
     timeout: int | None = None,
     sandbox: bool | None = None,
+    jobs: int | None = None,
     on_start: Callable | None = None,
     on_result: Callable | None = None,
 ) -> ClassReport:
@@ -626,7 +697,7 @@ def grade_class(
     writes ``grading/example/grades.csv``.
     """
     students = read_roster(roster) if roster is not None else []
-    grader = Grader(root, work=work, timeout=timeout, sandbox=sandbox)
+    grader = Grader(root, work=work, timeout=timeout, sandbox=sandbox, jobs=jobs)
     if submissions is not None:
         grader.collect(submissions)
     grader.register(students)

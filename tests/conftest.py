@@ -1,11 +1,25 @@
-"""Shared paths and helpers of the test suite."""
+"""Shared paths and helpers of the test suite, and how it is spread over parallel workers.
+
+``python -m pytest`` runs on one worker per core (pytest-xdist, ``-n auto --dist loadfile`` in
+pyproject.toml): every file runs whole on one worker, so a module's grading run is built once
+and nbval runs a notebook's cells in order in one kernel. Files marked ``heavy`` (they grade a
+class or run many notebooks) are handed out first, so the workers finish together.
+"""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
+
+import nbgrader.api
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
 LESSONS = REPO / "lessons"
+
+# Each new gradebook asks `alembic heads` (a subprocess costing ~3 s of CPU) for the schema
+# version, which is the same for every gradebook; the suite creates several per process.
+nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
 
 
 def notebooks(folder: Path) -> list[Path]:
@@ -27,3 +41,10 @@ def pytest_ignore_collect(collection_path, config):
     if Path(collection_path) == BROWSER_SUITE and not config.getoption("--browser"):
         return True
     return None
+def pytest_configure(config):
+    config.addinivalue_line("markers", "heavy: the file grades a class or runs many notebooks (scheduled first)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Put the heavy files first (a stable sort: the order within and among them is kept)."""
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)

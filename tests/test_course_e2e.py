@@ -1,14 +1,16 @@
-"""End to end through nbgrader's Python API: release, submit, autograde, read the gradebook."""
+"""End to end: every assignment generated, submitted twice, autograded by the grader, read back from the gradebook."""
 from __future__ import annotations
 
 import shutil
 
 import pytest
 from nbgrader.api import Gradebook
-from nbgrader.apps import NbGraderAPI
 
-from conftest import REPO, SOLUTIONS, notebooks
-from ctx_course.config import assignments, load_course_config
+from conftest import LESSONS, REPO, SOLUTIONS, notebooks
+from ctx_course.config import assignments
+from ctx_course.grade import Grader
+
+pytestmark = pytest.mark.heavy
 
 PERFECT = "model-answer"
 UNTOUCHED = "blank-release"
@@ -16,32 +18,33 @@ UNTOUCHED = "blank-release"
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """A temporary course: every assignment released, then submitted by two students and graded."""
+    """A temporary course: every assignment generated once, then handed in by two students (the
+    model solutions and the committed release untouched) and autograded, kernels launched ahead."""
     tmp = tmp_path_factory.mktemp("course")
-    config = load_course_config(REPO, work=tmp / "work", release=tmp / "release")
-    api = NbGraderAPI(config=config)
-    cd = api.coursedir
-    logs = {}
     for aid in assignments(REPO):
-        result = api.generate_assignment(aid, force=True)
-        assert result["success"], result.get("log")
-        for student, folder in ((PERFECT, SOLUTIONS / aid), (UNTOUCHED, tmp / "release" / aid)):
-            shutil.copytree(folder, cd.format_path(cd.submitted_directory, student, aid))
-            logs[aid, student] = api.autograde(aid, student, force=True)
-    return config, logs
+        for student, folder in ((PERFECT, SOLUTIONS / aid), (UNTOUCHED, LESSONS / aid)):
+            shutil.copytree(folder, tmp / "incoming" / student / aid)
+    grader = Grader(REPO, work=tmp / "work", jobs=1)
+    grader.collect(tmp / "incoming")
+    assert grader.prepare(assignments(REPO)) == {}
+    try:
+        results = [grader.autograde(student, aid) for aid in assignments(REPO) for student in (PERFECT, UNTOUCHED)]
+    finally:
+        grader.pool.close()
+    return grader, results
 
 
 def test_every_autograde_run_succeeds(graded):
-    """nbgrader reports success for both students on every assignment."""
-    _, logs = graded
-    failed = {key: log.get("log", "") for key, log in logs.items() if not log["success"]}
-    assert failed == {}
+    """Both students are graded on every assignment; none fails."""
+    _, results = graded
+    assert len(results) == 2 * len(assignments(REPO))
+    assert {(r.student, r.assignment): r.log for r in results if not r.graded} == {}
 
 
 def test_model_answer_gets_full_autograded_marks(graded):
     """The model solution scores every autograded point of every assignment."""
-    config, _ = graded
-    with Gradebook(config.CourseDirectory.db_url) as gb:
+    grader, _ = graded
+    with Gradebook(grader.db_url) as gb:
         for aid in assignments(REPO):
             sub = gb.find_submission(aid, PERFECT)
             assert sub.max_code_score > 0, aid
@@ -50,8 +53,8 @@ def test_model_answer_gets_full_autograded_marks(graded):
 
 def test_untouched_release_gets_zero_autograded_points(graded):
     """The released stubs, submitted unchanged, score no autograded point."""
-    config, _ = graded
-    with Gradebook(config.CourseDirectory.db_url) as gb:
+    grader, _ = graded
+    with Gradebook(grader.db_url) as gb:
         for aid in assignments(REPO):
             sub = gb.find_submission(aid, UNTOUCHED)
             assert sub.max_code_score > 0, aid

@@ -10,6 +10,8 @@ import pytest
 from conftest import REPO
 from ctx_course.cli import main
 
+pytestmark = pytest.mark.heavy
+
 CLASS = REPO / "examples" / "class" / "submitted"
 
 
@@ -22,7 +24,8 @@ def runs(tmp_path_factory):
     shutil.copytree(CLASS / "cai" / "02-remaining", incoming / "cai" / "02-remaining")
     roster = tmp / "roster.csv"
     roster.write_text("id,first_name,last_name,email\ncai,Cai,Wen,\neve,Eve,Moreau,\n", encoding="utf-8")
-    args = ["grade", "--root", str(REPO), "--work", str(tmp / "work"), "--submissions", str(incoming), "--roster", str(roster)]
+    args = ["grade", "--root", str(REPO), "--work", str(tmp / "work"), "--submissions", str(incoming), "--roster", str(roster),
+            "--jobs", "1"]
     outputs = []
     for step in ("clean", "with-broken", "feedback-only"):
         if step == "with-broken":

@@ -23,7 +23,7 @@ from conftest import REPO
 from ctx_course.grade import Grader, read_roster
 
 # nbgrader restores deleted check cells without a cell id; nbformat warns about it.
-pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")
+pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 
 CLASS = REPO / "examples" / "class"
 TABLES = ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")
@@ -44,15 +44,17 @@ def _counts(db: Path) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The example class collected into a temporary working folder and graded, then partly re-graded."""
+    """The example class collected into a temporary working folder and graded with two jobs at once,
+    then partly re-graded with one."""
     work = tmp_path_factory.mktemp("example") / "work"
-    grader = Grader(REPO, work=work)
+    grader = Grader(REPO, work=work, jobs=2)
     grader.collect(CLASS / "submitted")
     grader.register(read_roster(CLASS / "roster.csv"))
     progress = []
     first = grader.grade(on_start=lambda *a: progress.append(a), on_result=lambda *a: progress.append(a))
     csv_first = (work / "grades.csv").read_text(encoding="utf-8")
     counts_first = _counts(work / "gradebook.db")
+    grader.jobs = 1
     second = grader.grade(RERUN)
     return {
         "grader": grader,
@@ -141,9 +143,12 @@ def test_restored_read_only_cells_are_named(graded):
 
 
 def test_progress_is_reported_before_and_after_each_submission(graded):
-    """34 callbacks for 17 submissions: (index, total, student, assignment) then (index, total, result)."""
+    """34 callbacks for 17 submissions, in submission order although two are graded at once:
+    (index, total, student, assignment) then (index, total, result) for the same submission."""
     progress = graded["progress"]
     assert len(progress) == 34
+    assert [p[:2] for p in progress] == [(i, 17) for i in range(1, 18) for _ in range(2)]
+    assert all(start[2:] == (end[2].student, end[2].assignment) for start, end in zip(progress[::2], progress[1::2]))
     assert progress[0] == (1, 17, "ada", "02-remaining")
     assert progress[1][:2] == (1, 17) and progress[1][2].student == "ada"
     assert progress[-2] == (17, 17, "fay", "02-remaining")
@@ -199,8 +204,8 @@ def test_megabytes_of_output_are_capped(graded):
 
 
 def test_second_run_changes_no_grade_and_duplicates_nothing(graded):
-    """Re-grading five submissions (each kind once) gives the same results, the same grades.csv,
-    and the same number of rows in every gradebook table."""
+    """Re-grading five submissions (each kind once, one job instead of two) gives the same results,
+    the same grades.csv, and the same number of rows in every gradebook table."""
     first = {key: (r.graded, r.auto_score, r.max_auto_score, r.manual_pending, r.reason, r.notes)
              for key, r in graded["results"].items() if key in RERUN}
     second = {(r.student, r.assignment): (r.graded, r.auto_score, r.max_auto_score, r.manual_pending, r.reason, r.notes)

@@ -22,6 +22,9 @@ from nbgrader.api import Gradebook
 
 from conftest import REPO
 from ctx_course.grade import Grader, Student
+from ctx_course.parallel import ParallelAutograde
+
+pytestmark = pytest.mark.heavy
 
 TIMEOUT = 5  # seconds per cell
 ASSIGNMENT = "02-remaining"
@@ -90,10 +93,10 @@ def _builder():
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    """The three submissions built from a fresh release, graded once with a 5 s cell limit."""
+    """The five submissions built from a fresh release, graded once with a 5 s cell limit, two at once."""
     tmp = tmp_path_factory.mktemp("hostile")
     build = _builder()
-    grader = Grader(REPO, work=tmp / "work", timeout=TIMEOUT)
+    grader = Grader(REPO, work=tmp / "work", timeout=TIMEOUT, jobs=2)
     assert grader.prepare([ASSIGNMENT]) == {}
     released = tmp / "work" / "release" / ASSIGNMENT / "remaining.ipynb"
     source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
@@ -180,3 +183,16 @@ def test_student_code_runs_in_a_scratch_copy_in_autograde_mode(hostile):
     assert folder.is_absolute() and grader.work.resolve() not in folder.parents
     assert "files: ['remaining.ipynb']\n" in printed
     assert "mode: autograde\n" in printed
+
+
+def test_a_grading_process_that_died_is_replaced(hostile):
+    """A worker process killed while idle is replaced: the submission sent to it is graded (3/3)."""
+    grader, _, _ = hostile
+    with ParallelAutograde(grader._settings, jobs=1) as workers:
+        workers._starting.join()
+        process, _ = workers._workers[0]
+        process.kill()
+        process.join()
+        results = list(workers.results([("ok", ASSIGNMENT)]))
+    assert [(r.student, r.graded, r.auto_score) for r in results] == [("ok", True, 3)]
+    assert workers._workers == [] and not process.is_alive()

@@ -338,6 +338,14 @@ def test_cli_refuses_a_zero_timeout(tmp_path, capsys):
     assert status == 2 and "timeout" in capsys.readouterr().err
 
 
+def test_cli_refuses_zero_jobs(tmp_path, capsys):
+    """--jobs 0: exit 2 naming jobs and echoing 0."""
+    (tmp_path / "in").mkdir()
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--jobs", "0"])
+    err = capsys.readouterr().err
+    assert status == 2 and "jobs" in err and "(got 0)" in err
+
+
 def test_cli_without_submissions_folder_says_so(tmp_path, capsys):
     """A working folder without submitted/: exit 2 and a hint to collect first."""
     status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w")])

@@ -7,6 +7,8 @@ from traitlets.config import Config
 
 from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 
+pytestmark = pytest.mark.heavy
+
 
 def validator(invert: bool) -> Validator:
     config = Config()
