@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("assignment", help="assignment id, e.g. 11-capstone")
     board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
+    board.add_argument("--no-sandbox", action="store_true", help="run student code without the bubblewrap sandbox (not recommended)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -171,6 +172,6 @@ def _leaderboard(args: argparse.Namespace) -> int:
         shown = row.error or ("disqualified" if row.score is None else f"{row.score:.3f}")
         print(f"{row.student}: {shown}", flush=True)
 
-    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work, on_row=on_row)
+    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work, sandbox=False if args.no_sandbox else None, on_row=on_row)
     print(f"{len(rows)} students ranked: {csv_path} and {png_path}")
     return 0

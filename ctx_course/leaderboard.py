@@ -32,7 +32,8 @@ import nbformat
 from ctx_reference.workloads import WorkloadShape
 
 from .config import load_course_config
-from .kernels import KERNEL_LOG_LEVEL, KernelPool, _shutdown
+from .grade import Grader
+from .kernels import KernelPool, _shutdown
 
 # The learner's policy in the capstone notebook.
 POLICY_NAME = "my_policy"
@@ -211,6 +212,7 @@ def write_csv(rows: Sequence[Row], path: Path) -> None:
 
 
 def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.PathLike | None = None,
+                sandbox: bool | None = None,
                 on_row: Callable[[Row], None] | None = None) -> tuple[list[Row], Path, Path]:
     """Re-score every graded notebook of ``assignment``; write the CSV and PNG; return rows and paths.
 
@@ -230,7 +232,9 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
     sources = sorted((root / "solutions" / assignment).glob("*.ipynb"))
     narrative = lesson_cell_ids(sources[0]) if sources else set()
     marker = f"LEADERBOARD-{secrets.token_hex(8)}:"
-    pool = KernelPool(work_dir, extra_arguments=[KERNEL_LOG_LEVEL])
+    # The grader's kernel pool: every notebook runs in the same sandbox, with the same limits, as
+    # when it was graded (``sandbox=False`` only with the instructor's explicit --no-sandbox).
+    pool = Grader(root, work=work, sandbox=sandbox, jobs=1).pool
     rows = []
     try:
         for student, path in found:

@@ -38,6 +38,7 @@ from ctx_course.grade import Grader, Student
 from ctx_course.sandbox import sandbox_problem
 
 pytestmark = [
+    pytest.mark.heavy,
     pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap cannot sandbox here"),
     pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning"),
 ]

@@ -25,7 +25,7 @@ from ctx_course.cli import main
 from ctx_course.grade import Grader
 from ctx_course.sandbox import sandbox_problem
 
-pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")
+pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap cannot sandbox here")
 
 ASSIGNMENT = "02-remaining"

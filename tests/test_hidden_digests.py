@@ -41,6 +41,8 @@ from ctx_course.preprocessors import RestoreCells
 from ctx_reference.checks import report_digest
 from ctx_reference.checks.hidden import REPORT_PREFIX
 
+pytestmark = pytest.mark.heavy  # grades submissions: scheduled first
+
 BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 EMPTY_LIST = "4f53cda18c2baa0c"  # digest of [] (the hidden tests of 05 and 06 expect it)
 OTHER = "0123456789abcdef"

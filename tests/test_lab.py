@@ -13,6 +13,8 @@ from conftest import LESSONS, REPO, notebooks
 from ctx_course.lab import LEARNER_CONFIG, lab_command
 from labserver import copy_course, start_learner_lab
 
+pytestmark = pytest.mark.heavy  # runs notebooks or starts a server: scheduled first
+
 NBGRADER_PLUGINS_OFF = {
     "@jupyter/nbgrader:formgrader",
     "@jupyter/nbgrader:assignment-list",
