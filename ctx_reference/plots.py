@@ -460,7 +460,7 @@ def plot_policy_scores(scores: Mapping[str, object], highlight: Optional[str] = 
                 linestyle="none", color=color, gid=f"policy:{name}")
         suffix = "（溢出）" if overflowed else ""
         ax.annotate(f"{name}{suffix}", (lost, s.total_cost), textcoords="offset points",
-                    xytext=(8, 6), fontweight="bold" if mine else "normal")
+                    xytext=(8, 6), color=color if mine else "black")  # the font has no bold face
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     ax.set_xlim(left=-1)
     ax.set_ylim(bottom=0)

@@ -5,7 +5,10 @@ from matplotlib.figure import Figure
 
 from ctx_reference import plots
 from ctx_reference.ledger import WindowLedger, lesson_calls
-from ctx_reference.sim import STRATEGIES, SimParams, simulate
+from ctx_reference.policy_score import score_builtins, score_policy
+from ctx_reference.recall import fit_position_curve
+from ctx_reference.sim import BUILTIN_POLICIES, STRATEGIES, SimParams, simulate
+from ctx_reference.workloads import visible_workloads
 
 
 def every_figure() -> list[Figure]:
@@ -15,6 +18,9 @@ def every_figure() -> list[Figure]:
     for name, buckets in lesson_calls():
         ledger.record(name, **buckets)
     none = list(runs["none"].contexts)
+    workloads = visible_workloads()
+    scores = {**score_builtins(workloads), "my_policy": score_policy(BUILTIN_POLICIES["clear_notes"], workloads, "my_policy")}
+    fit = fit_position_curve()
     return [
         plots.plot_recall_vs_length(),
         plots.plot_recall_vs_position(),
@@ -23,4 +29,7 @@ def every_figure() -> list[Figure]:
         plots.plot_bucket_shares(list(ledger.entries), share=True, derived=True),
         plots.plot_bucket_shares(list(ledger.entries)),
         plots.plot_zones(none + [101_600], 100_000, labels=[str(t) for t in range(1, len(none) + 2)]),
+        plots.plot_policy_scores(scores, highlight="my_policy"),
+        plots.plot_leaderboard(["ada", "ben", "cai"], [0.8, 1.2, None]),
+        plots.plot_position_fit(fit.base, fit.middle, fit.end_drop),
     ]
