@@ -12,7 +12,8 @@ IPython's AST transformers, input transformers (cleanup, line, token, post), eve
 (student ones are removed: a ``pre_run_cell`` callback could re-install a hook between the reset
 and the check), custom exception handler; the methods of the shell, the kernel, the display hook
 and the display publisher, on their classes and on the objects; no trace or profile function;
-threads started by the student are stopped (they could re-install a hook at any moment).
+threads started by the student are stopped (they could re-install a hook at any moment);
+an installed library's own worker threads, running library code only, are left running.
 
 Leaves out: what a process can do to its own memory by other means (ctypes, /proc/self/mem);
 the sandbox limits what that can reach, the scores are decided by the grader.
@@ -81,10 +82,34 @@ def _trusted(callback) -> bool:
     return filename.startswith(_TRUSTED_PREFIXES)
 
 
+def _library_thread(thread, frame) -> bool:
+    """Return whether a thread is an installed library's own worker, running library code only.
+
+    Such threads are started on demand after the snapshot (pyzmq starts its collector thread at
+    the first large output, e.g. a figure) and must live on: stopped, the collector leaves its
+    ``SystemExit`` pending while it waits in C, and a pending exception that is never delivered
+    keeps CPython's evaluation loop interrupting every thread, which hangs the next cell that
+    runs under a profile function (the visible checks do). A student's thread runs a plain
+    ``Thread``/``Timer`` with a target, or a class or code from a cell: it is not one of these.
+    """
+    run = getattr(type(thread).run, "__code__", None)
+    if run is None or run.co_filename == threading.__file__ or not run.co_filename.startswith(_TRUSTED_PREFIXES):
+        return False
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(_TRUSTED_PREFIXES):
+            return False
+        frame = frame.f_back
+    return True
+
+
 def _stop_threads():
+    frames = sys._current_frames()
     for thread in threading.enumerate():
-        if thread.ident not in _SNAPSHOT["threads"] and thread is not threading.current_thread() and thread.is_alive():
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
+        if thread.ident in _SNAPSHOT["threads"] or thread is threading.current_thread() or not thread.is_alive():
+            continue
+        if _library_thread(thread, frames.get(thread.ident)):
+            continue
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
 
 
 def reset(token):
