@@ -28,6 +28,7 @@ import types
 _SNAPSHOT = {}
 _TRUSTED_PREFIXES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
 _IPYTHON_BUILTINS = ("exit", "quit", "get_ipython", "display")
+_STOP_WAIT = 0.2  # seconds given to the stopped threads, all together, to end
 
 
 def _objects(shell):
@@ -102,14 +103,39 @@ def _library_thread(thread, frame) -> bool:
     return True
 
 
+class _Delivered(Exception):
+    """Raised in the guard's own thread to take CPython's pending-exception signal down."""
+
+
 def _stop_threads():
+    """Raise SystemExit in each thread started after the snapshot, except libraries' own workers.
+
+    A thread waiting in C (``Event.wait``, an idle ``ThreadPoolExecutor`` worker) gets its
+    exception only when it wakes. Until then CPython 3.11 keeps an interpreter-wide "pending
+    exception" signal up that only the receiving thread takes down, and a function called
+    under a profile function (as the visible checks call the learner's) restarts its first
+    instruction forever while that signal is up. So, after a short wait, the guard takes the
+    signal down by delivering an exception to itself; the waiting threads keep theirs, and
+    CPython raises the signal again when one of them wakes and gets it.
+    """
     frames = sys._current_frames()
+    stopped = []
     for thread in threading.enumerate():
         if thread.ident in _SNAPSHOT["threads"] or thread is threading.current_thread() or not thread.is_alive():
             continue
         if _library_thread(thread, frames.get(thread.ident)):
             continue
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
+        stopped.append(thread)
+    for thread in stopped:
+        thread.join(_STOP_WAIT / len(stopped))
+    if any(thread.is_alive() for thread in stopped):
+        try:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), ctypes.py_object(_Delivered))
+            for _ in range(1000):  # each loop turn checks for pending exceptions
+                pass
+        except _Delivered:
+            pass
 
 
 def reset(token):

@@ -9,6 +9,8 @@ from jupyter_client.manager import start_new_kernel
 from ctx_course.kernels import _GUARD_INSTALL
 
 CELL_LIMIT = 20  # seconds; every cell here takes well under one
+# The visible checks call the learner's function under a profile function, as this cell does.
+PROFILED_CALL = "import sys\ndef f():\n    return 1\nsys.setprofile(lambda *a: None)\nf()\nsys.setprofile(None)\nprint('done')"
 
 
 @pytest.fixture()
@@ -53,9 +55,7 @@ def test_a_cell_under_a_profiler_runs_after_a_figure_and_a_reset(kernel):
     _run(kernel, _GUARD_INSTALL)
     _run(kernel, "%matplotlib inline\nfrom ctx_reference import plots\ndisplay(plots.plot_recall_vs_length())")
     _reset(kernel)
-    outcome = _run(kernel, "import sys\ndef f():\n    return 1\nsys.setprofile(lambda *a: None)\nf()\n"
-                           "sys.setprofile(None)\nprint('done')")
-    assert outcome == {"finished": True, "printed": "done\n", "error": None}
+    assert _run(kernel, PROFILED_CALL) == {"finished": True, "printed": "done\n", "error": None}
 
 
 def test_a_thread_started_by_a_cell_is_still_stopped(kernel):
@@ -67,3 +67,24 @@ def test_a_thread_started_by_a_cell_is_still_stopped(kernel):
     _reset(kernel)
     outcome = _run(kernel, "t.join(5)\nprint(t.is_alive())")
     assert outcome["printed"] == "False\n"
+
+
+
+def test_a_cell_under_a_profiler_runs_after_a_waiting_thread_is_stopped(kernel):
+    """An idle worker thread a cell started (waiting in C when stopped) does not hang a profiled call."""
+    _run(kernel, _GUARD_INSTALL)
+    _run(kernel, "from concurrent.futures import ThreadPoolExecutor\npool = ThreadPoolExecutor(2)\n"
+                 "print(pool.submit(abs, -1).result())")
+    _reset(kernel)
+    assert _run(kernel, PROFILED_CALL) == {"finished": True, "printed": "done\n", "error": None}
+
+
+def test_a_waiting_thread_is_stopped_when_it_wakes(kernel):
+    """A thread waiting when the reset comes ends as it wakes, before running its next line."""
+    _run(kernel, _GUARD_INSTALL)
+    _run(kernel, "import threading\nwake, ran = threading.Event(), []\n"
+                 "def later():\n    wake.wait()\n    ran.append('ran')\n"
+                 "t = threading.Thread(target=later, daemon=True)\nt.start()")
+    _reset(kernel)
+    outcome = _run(kernel, PROFILED_CALL + "\nwake.set()\nt.join(5)\nprint(t.is_alive(), ran)")
+    assert outcome["printed"] == "done\nFalse []\n"
