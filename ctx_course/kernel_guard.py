@@ -87,11 +87,10 @@ def _library_thread(thread, frame) -> bool:
     """Return whether a thread is an installed library's own worker, running library code only.
 
     Such threads are started on demand after the snapshot (pyzmq starts its collector thread at
-    the first large output, e.g. a figure) and must live on: stopped, the collector leaves its
-    ``SystemExit`` pending while it waits in C, and a pending exception that is never delivered
-    keeps CPython's evaluation loop interrupting every thread, which hangs the next cell that
-    runs under a profile function (the visible checks do). A student's thread runs a plain
-    ``Thread``/``Timer`` with a target, or a class or code from a cell: it is not one of these.
+    the first large output, e.g. a figure) and the kernel needs them: a collector stopped when
+    it wakes leaves its socket bound, so none started after it can take over. A student's thread
+    runs a plain ``Thread``/``Timer`` with a target, or a class or code from a cell: it is not
+    one of these.
     """
     run = getattr(type(thread).run, "__code__", None)
     if run is None or run.co_filename == threading.__file__ or not run.co_filename.startswith(_TRUSTED_PREFIXES):
