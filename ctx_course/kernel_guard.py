@@ -12,7 +12,8 @@ IPython's AST transformers, input transformers (cleanup, line, token, post), eve
 (student ones are removed: a ``pre_run_cell`` callback could re-install a hook between the reset
 and the check), custom exception handler; the methods of the shell, the kernel, the display hook
 and the display publisher, on their classes and on the objects; no trace or profile function;
-threads started by the student are stopped (they could re-install a hook at any moment).
+threads started by the student are stopped (they could re-install a hook at any moment);
+an installed library's own worker threads, running library code only, are left running.
 
 Leaves out: what a process can do to its own memory by other means (ctypes, /proc/self/mem);
 the sandbox limits what that can reach, the scores are decided by the grader.
@@ -27,6 +28,7 @@ import types
 _SNAPSHOT = {}
 _TRUSTED_PREFIXES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
 _IPYTHON_BUILTINS = ("exit", "quit", "get_ipython", "display")
+_STOP_WAIT = 0.2  # seconds given to the stopped threads, all together, to end
 
 
 def _objects(shell):
@@ -81,10 +83,58 @@ def _trusted(callback) -> bool:
     return filename.startswith(_TRUSTED_PREFIXES)
 
 
+def _library_thread(thread, frame) -> bool:
+    """Return whether a thread is an installed library's own worker, running library code only.
+
+    Such threads are started on demand after the snapshot (pyzmq starts its collector thread at
+    the first large output, e.g. a figure) and the kernel needs them: a collector stopped when
+    it wakes leaves its socket bound, so none started after it can take over. A student's thread
+    runs a plain ``Thread``/``Timer`` with a target, or a class or code from a cell: it is not
+    one of these.
+    """
+    run = getattr(type(thread).run, "__code__", None)
+    if run is None or run.co_filename == threading.__file__ or not run.co_filename.startswith(_TRUSTED_PREFIXES):
+        return False
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(_TRUSTED_PREFIXES):
+            return False
+        frame = frame.f_back
+    return True
+
+
+class _Delivered(Exception):
+    """Raised in the guard's own thread to take CPython's pending-exception signal down."""
+
+
 def _stop_threads():
+    """Raise SystemExit in each thread started after the snapshot, except libraries' own workers.
+
+    A thread waiting in C (``Event.wait``, an idle ``ThreadPoolExecutor`` worker) gets its
+    exception only when it wakes. Until then CPython 3.11 keeps an interpreter-wide "pending
+    exception" signal up that only the receiving thread takes down, and a function called
+    under a profile function (as the visible checks call the learner's) restarts its first
+    instruction forever while that signal is up. So, after a short wait, the guard takes the
+    signal down by delivering an exception to itself; the waiting threads keep theirs, and
+    CPython raises the signal again when one of them wakes and gets it.
+    """
+    frames = sys._current_frames()
+    stopped = []
     for thread in threading.enumerate():
-        if thread.ident not in _SNAPSHOT["threads"] and thread is not threading.current_thread() and thread.is_alive():
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
+        if thread.ident in _SNAPSHOT["threads"] or thread is threading.current_thread() or not thread.is_alive():
+            continue
+        if _library_thread(thread, frames.get(thread.ident)):
+            continue
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
+        stopped.append(thread)
+    for thread in stopped:
+        thread.join(_STOP_WAIT / len(stopped))
+    if any(thread.is_alive() for thread in stopped):
+        try:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), ctypes.py_object(_Delivered))
+            for _ in range(1000):  # each loop turn checks for pending exceptions
+                pass
+        except _Delivered:
+            pass
 
 
 def reset(token):
