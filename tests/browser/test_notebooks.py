@@ -183,3 +183,56 @@ def test_learner_lab_offers_validate_but_no_instructor_tools(lab_page, lab):
     report = dialog.inner_text()
     lab_page.keyboard.press("Escape")
     assert "Validation Results" in report and "failed" in report, report  # the untouched release fails
+
+
+# Opens a notebook, runs every cell and leaves it open; returns the images of the cell that
+# shows sliders (ipywidgets) as their data URLs.
+RUN_AND_KEEP_JS = """
+async ([path, timeout]) => {
+  const app = window.jupyterapp;
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const panel = await app.commands.execute('docmanager:open', { path, factory: 'Notebook' });
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  const status = () => panel.sessionContext.session?.kernel?.status;
+  const start = Date.now();
+  while (status() !== 'idle') { if (Date.now() - start > timeout) throw new Error('kernel'); await sleep(100); }
+  app.shell.activateById(panel.id);
+  await app.commands.execute('notebook:run-all-cells');
+  while (status() !== 'idle' || !panel.node.querySelector('.widget-vbox img')) {
+    if (Date.now() - start > timeout) throw new Error(`no slider with a figure in ${path}`);
+    await sleep(100);
+  }
+  return true;
+}
+"""
+
+SLIDER_IMAGES_JS = """
+() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .widget-vbox img')].map((img) => img.src)
+"""
+
+
+@pytest.mark.parametrize("name", ["06-strategies/strategies.ipynb", "03-recall/recall.ipynb"])
+def test_moving_a_slider_redraws_the_figure(lab_page, lab, name):
+    """In the lab, the experiment cells of 03 and 06 show sliders; moving one redraws the figure."""
+    if not lab_page.url.startswith(lab.base):
+        lab_page.goto(lab.url(f"lab/tree/{NOTEBOOKS[0]}"))
+        lab_page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget")
+    lab_page.evaluate(RUN_AND_KEEP_JS, [f"{SOLUTIONS_IN_WORKSPACE}/{name}", RUN_TIMEOUT_MS])
+    before = lab_page.evaluate(SLIDER_IMAGES_JS)
+    assert len(before) == 1
+    handle = lab_page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .widget-vbox .noUi-handle").first
+    handle.scroll_into_view_if_needed()
+    box = handle.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    lab_page.mouse.move(x, y)
+    lab_page.mouse.down()
+    lab_page.mouse.move(x + 40, y, steps=5)
+    lab_page.mouse.up()
+    lab_page.wait_for_function(
+        "(before) => { const now = " + SLIDER_IMAGES_JS.strip() + "(); "
+        "return now.length === 1 && now[0] !== before; }",
+        arg=before[0], timeout=60_000,
+    )
+    lab_page.evaluate("async () => { const panel = window.jupyterapp.shell.currentWidget; "
+                      "await panel.sessionContext.shutdown(); panel.dispose(); }")
