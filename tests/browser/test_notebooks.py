@@ -230,7 +230,7 @@ def test_moving_a_slider_redraws_the_figure(lab_page, lab, name):
     lab_page.mouse.move(x + 40, y, steps=5)
     lab_page.mouse.up()
     lab_page.wait_for_function(
-        "(before) => { const now = " + SLIDER_IMAGES_JS.strip() + "(); "
+        "(before) => { const now = (" + SLIDER_IMAGES_JS.strip() + ")(); "
         "return now.length === 1 && now[0] !== before; }",
         arg=before[0], timeout=60_000,
     )
