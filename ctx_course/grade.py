@@ -456,12 +456,8 @@ class Grader:
                     result = skipped[(student, aid)]
                 elif stop.signal:
                     result = GradeResult(student, aid, False, reason=f"the run was stopped by {stop.signal} before it started")
-                elif workers is not None:
-                    result = next(ahead)
-                    if stop.signal and not result.graded:
-                        result = replace(result, reason=f"abandoned: the run was stopped by {stop.signal} while it ran")
                 elif autograde:
-                    result = self.autograde(student, aid)
+                    result = next(ahead) if workers is not None else self.autograde(student, aid)
                     if stop.signal and not result.graded:
                         result = replace(result, reason=f"abandoned: the run was stopped by {stop.signal} while it ran")
                 else:
