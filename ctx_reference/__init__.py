@@ -16,7 +16,6 @@ from .ledger import (
 from .recall import LOST_IN_THE_MIDDLE, RecallModel, answer_position, retrieved_recall, stuff_vs_retrieve, stuffed_recall
 from .render import PromptSpec, lint, render
 from .sessions import Record, SessionParams, SessionsResult, SessionStart, simulate_sessions
-from .sim import STRATEGIES, QuestionOutcome, SimParams, SimResult, request_cost, select_to_clear, simulate
 from .sim import (
     BUILTIN_POLICIES, STRATEGIES, Clear, Compact, ContextView, Protect, QuestionOutcome, SimParams, SimResult, Step,
     TurnRecord, Workload, lesson_workload, request_cost, select_to_clear, simulate, simulate_policy,

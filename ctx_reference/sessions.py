@@ -36,7 +36,6 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Optional
 
 from ctx_reference._validate import require_int, require_str
 from ctx_reference.tokens import estimate_tokens

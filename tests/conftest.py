@@ -11,7 +11,6 @@ import functools
 from pathlib import Path
 
 import nbgrader.api
-import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
@@ -25,7 +24,6 @@ nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_vers
 def notebooks(folder: Path) -> list[Path]:
     """Return the notebooks of a course folder (solutions/ or lessons/), in reading order."""
     return sorted(p for p in folder.glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-
 
 
 BROWSER_SUITE = Path(__file__).resolve().parent / "browser"

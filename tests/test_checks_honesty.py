@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
-from notebook_cells import BEGIN, cells, check_parts, grade_id, source
+from notebook_cells import BEGIN, cells, check_parts, source
 from traitlets.config import Config
 
 import ctx_reference

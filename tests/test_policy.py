@@ -1,7 +1,6 @@
 """Tests for the policy interface of ctx_reference.sim: workloads, views, actions, built-ins."""
 
 import math
-from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
