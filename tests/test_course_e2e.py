@@ -42,7 +42,8 @@ def test_every_autograde_run_succeeds(graded):
 
 
 def test_model_answer_gets_full_autograded_marks(graded):
-    """The model solution scores every autograded point of every assignment."""
+    """The model solution scores every autograded point of every assignment (hidden tests
+    included, their digests compared by the grader outside the kernel)."""
     grader, _ = graded
     with Gradebook(grader.db_url) as gb:
         for aid in assignments(REPO):
