@@ -22,7 +22,6 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import determine_grade
 
 from conftest import REPO, SOLUTIONS, notebooks
-from ctx_course.config import assignments
 from ctx_course.grade import Grader, grading_config
 from ctx_course.hidden_digests import (
     REPORT_CALL,
