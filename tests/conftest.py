@@ -8,6 +8,8 @@ class or run many notebooks) are handed out first, so the workers finish togethe
 from __future__ import annotations
 
 import functools
+import importlib.util
+import sys
 from pathlib import Path
 
 import nbgrader.api
@@ -19,6 +21,15 @@ LESSONS = REPO / "lessons"
 # Each new gradebook asks `alembic heads` (a subprocess costing ~3 s of CPU) for the schema
 # version, which is the same for every gradebook; the suite creates several per process.
 nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
+
+
+def class_builder():
+    """Return examples/build_class.py loaded as a module (it builds submissions from the release)."""
+    spec = importlib.util.spec_from_file_location("build_class", REPO / "examples" / "build_class.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up here
+    spec.loader.exec_module(module)
+    return module
 
 
 def notebooks(folder: Path) -> list[Path]:

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import html
-import importlib.util
 import json
 import os
 import re
 import socket
-import sys
 import threading
 import time
 from pathlib import Path
@@ -32,7 +30,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from conftest import REPO
+from conftest import REPO, class_builder
 from ctx_course.hidden_digests import strip_digests
 from ctx_course.grade import Grader, Student
 from ctx_course.sandbox import sandbox_problem
@@ -187,14 +185,6 @@ except OSError:
     }
 
 
-def _builder():
-    spec = importlib.util.spec_from_file_location("build_class", REPO / "examples" / "build_class.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
 class Listener:
     """A TCP port on the host's loopback that counts the connections it accepts."""
 
@@ -231,7 +221,7 @@ def graded(tmp_path_factory):
     """Every attack collected and graded once; grades.csv read right after the run and 2 s later."""
     tmp = tmp_path_factory.mktemp("attacks")
     work = tmp / "work"
-    build = _builder()
+    build = class_builder()
     grader = Grader(REPO, work=work, timeout=TIMEOUT, memory_limit="1G")
     assert grader.prepare([ASSIGNMENT]) == {}
     released = work / "release" / ASSIGNMENT / "remaining.ipynb"

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import csv
 import html
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from nbgrader.api import Gradebook
 
-from conftest import REPO
+from conftest import REPO, class_builder
 from ctx_course.grade import Grader, Student
 from ctx_course.parallel import ParallelAutograde
 
@@ -83,19 +81,11 @@ while True:
 '''
 
 
-def _builder():
-    spec = importlib.util.spec_from_file_location("build_class", REPO / "examples" / "build_class.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     """The five submissions built from a fresh release, graded once with a 5 s cell limit, two at once."""
     tmp = tmp_path_factory.mktemp("hostile")
-    build = _builder()
+    build = class_builder()
     grader = Grader(REPO, work=tmp / "work", timeout=TIMEOUT, jobs=2)
     assert grader.prepare([ASSIGNMENT]) == {}
     released = tmp / "work" / "release" / ASSIGNMENT / "remaining.ipynb"

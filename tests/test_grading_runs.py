@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import importlib.util
 import io
 import os
 import signal
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, class_builder
 from ctx_course.cli import main
 from ctx_course.grade import Grader
 from ctx_course.sandbox import sandbox_problem
@@ -64,20 +63,12 @@ for pid in targets:
 '''
 
 
-def _builder():
-    spec = importlib.util.spec_from_file_location("build_class", REPO / "examples" / "build_class.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def make_class(tmp_path_factory):
     """Return a function writing <folder>/<student>/02-remaining/remaining.ipynb for {student: answer code}."""
     scratch = tmp_path_factory.mktemp("release")
     assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
-    build = _builder()
+    build = class_builder()
     released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
     source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
 

@@ -9,9 +9,7 @@ patches of the checker, of hashlib and of the reports.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
-import sys
 
 import nbformat
 import pytest
@@ -21,7 +19,7 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from nbgrader.utils import determine_grade
 
-from conftest import REPO, SOLUTIONS, notebooks
+from conftest import REPO, SOLUTIONS, class_builder, notebooks
 from ctx_course.grade import Grader, grading_config
 from ctx_course.hidden_digests import (
     REPORT_CALL,
@@ -421,17 +419,9 @@ for _path in glob.glob("*.ipynb"):
 '''
 
 
-def _builder():
-    spec = importlib.util.spec_from_file_location("build_class", REPO / "examples" / "build_class.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
 def _grade(tmp, submissions, digest_steps=True):
     """Grade ``{(student, assignment): solution code}`` built from lessons/; return results and the grader."""
-    build = _builder()
+    build = class_builder()
     grader = Grader(REPO, work=tmp / "work", timeout=60)
     if not digest_steps:  # as grading ran before the digest steps existed
         for name in ("sanitize_preprocessors", "autograde_preprocessors"):
@@ -461,7 +451,7 @@ def _solution_ids(source):
 @pytest.fixture(scope="module")
 def class_02(tmp_path_factory):
     """Notebook 02 graded with the digest steps: ``almost`` plain and with each patch, ``not_plain``, the model."""
-    build = _builder()
+    build = class_builder()
     submissions = {(student, ASSIGNMENT): ALMOST + patch for student, patch in PATCHES.items()}
     submissions["not_plain", ASSIGNMENT] = NOT_PLAIN
     submissions["reader", ASSIGNMENT] = READER
