@@ -113,15 +113,8 @@ def test_non_callable_is_rejected():
         run_cases(42, EXERCISES["remaining"])
 
 
-def _capstone_policy(view):
-    """Notebook 11's model answer: over the threshold, clear unneeded results and compact to 2 turns."""
-    if view.tokens <= view.threshold:
-        return None
-    old = [r for r in view.records if r.turn <= view.turn - 2]
-    if not old:
-        return None
-    scratch = [r.turn for r in old if not r.cleared and not r.needed and not r.protected]
-    return ([ctx_reference.Clear(scratch)] if scratch else []) + [ctx_reference.Compact(2)]
+# Notebook 11's model answer, as the notebook defines it (its cells before the check, run once).
+_capstone_policy = prefix_namespace("11-capstone", "check_my_policy")["my_policy"]
 
 
 def _fit_position(positions, accuracy, n_docs):
