@@ -305,7 +305,7 @@ def _is_check_cell(cell) -> bool:
 class StripDigests(ClearHiddenTests):
     """Rewrite the hidden ``expect_digest`` calls of every check cell into report calls.
 
-    Runs in nbgrader's sanitising pass, after ``OverwriteCells`` (which puts the hidden tests
+    Runs in nbgrader's sanitising pass, after the cell restorer (``RestoreCells``, which puts the hidden tests
     back) and before the notebook is written next to the kernel. Example: in 05-trim-lines,
     ``expect_digest("尾部 0 行", trim_lines(hundred, 3, 0), "8bb703315bc2feb2")`` runs as
     ``…report_digest("尾部 0 行", trim_lines(hundred, 3, 0))``.
