@@ -345,6 +345,10 @@ class Grader:
                 problems[aid] = "could not prepare the assignment from solutions/: " + _last_error(outcome)
         return problems
 
+    def notebook_count(self, student: str, assignment: str) -> int:
+        """Return how many notebooks a submission hands in (each one runs in a kernel of its own)."""
+        return len(list(self._dir("submitted", student, assignment).glob("*.ipynb")))
+
     def autograde(self, student: str, assignment: str) -> GradeResult:
         """Autograde one submission and return its result; never raises for a broken submission."""
         start = time.perf_counter()
@@ -440,10 +444,12 @@ class Grader:
         results: list[GradeResult] = []
         tick = time.perf_counter()
         try:
+            todo = [(s, a) for s, a in pairs if a in known and a not in problems and (s, a) not in skipped]
             if workers is not None:  # the workers grade ahead; results come back in this loop's order
-                todo = [(s, a) for s, a in pairs if a in known and a not in problems and (s, a) not in skipped]
                 self._add_new_students(todo)
-                ahead = workers.results(todo)
+                ahead = workers.results([(s, a, self.notebook_count(s, a)) for s, a in todo])
+            elif autograde and self.pool is not None:  # no kernel launched ahead after the last notebook
+                self.pool.plan(sum(self.notebook_count(s, a) for s, a in todo))
             for index, (student, aid) in enumerate(pairs, start=1):
                 if on_start is not None:
                     on_start(index, len(pairs), student, aid)

@@ -55,6 +55,10 @@ class KernelPool:
     gets a fresh kernel of its own: a kernel is never reused, or one student's monkey-patching
     would reach the next student. Example: ``pool.take()`` returns a started kernel manager and
     ``pool.launch_next()`` starts the one after it.
+
+    ``plan(n)`` says that ``n`` more notebooks will run in this pool: no kernel is launched ahead
+    after the last of them (it would start, import and be shut down unused). Without a plan, a
+    kernel is always launched ahead.
     """
 
     def __init__(
@@ -74,6 +78,13 @@ class KernelPool:
         self.extra_arguments = [*extra_arguments, "--HistoryManager.hist_file=:memory:"]
         self._waiting: AsyncKernelManager | None = None
         self.current: AsyncKernelManager | None = None
+        self.remaining: int | None = None  # notebooks still to run here; None: not known
+
+    def plan(self, notebooks: int | None) -> None:
+        """Say how many more notebooks will take a kernel from this pool (None: not known)."""
+        if notebooks is not None and (isinstance(notebooks, bool) or not isinstance(notebooks, int) or notebooks < 0):
+            raise ValueError(f"notebooks must be a whole number of at least 0, or None (got {notebooks!r})")
+        self.remaining = notebooks
 
     def _launch(self) -> AsyncKernelManager:
         env = dict(os.environ, NBGRADER_EXECUTION="autograde")  # as nbgrader sets it for autograding
@@ -102,14 +113,16 @@ class KernelPool:
     def take(self) -> AsyncKernelManager:
         """Return a started kernel for one notebook (the one launched ahead, if it is alive)."""
         manager, self._waiting = self._waiting, None
+        if self.remaining:
+            self.remaining -= 1
         if manager is not None and not run_sync(manager.is_alive)():
             _shutdown(manager)
             manager = None
         return manager if manager is not None else self._launch()
 
     def launch_next(self) -> None:
-        """Start the kernel for the next notebook, unless one is already waiting (or ``ahead`` is off)."""
-        if self.ahead and self._waiting is None:
+        """Start the kernel for the next notebook, unless one is waiting, none is planned or ``ahead`` is off."""
+        if self.ahead and self._waiting is None and self.remaining != 0:
             self._waiting = self._launch()
 
     def abandon(self) -> None:

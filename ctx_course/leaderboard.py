@@ -235,6 +235,7 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
     # The grader's kernel pool: every notebook runs in the same sandbox, with the same limits, as
     # when it was graded (``sandbox=False`` only with the instructor's explicit --no-sandbox).
     pool = Grader(root, work=work, sandbox=sandbox, jobs=1).pool
+    pool.plan(len(found))
     rows = []
     try:
         for student, path in found:

@@ -64,7 +64,7 @@ class ParallelAutograde:
     does next, such as generating the assignments). Example::
 
         with ParallelAutograde(settings, jobs=2) as workers:
-            for result in workers.results([("ada", "02-remaining"), ("ben", "02-remaining")]):
+            for result in workers.results([("ada", "02-remaining", 1), ("ben", "02-remaining", 1)]):
                 print(result.auto_score)
 
     ``settings`` are the keyword arguments of ``Grader`` (``root``, ``work``, ``timeout``,
@@ -92,8 +92,8 @@ class ParallelAutograde:
         child_end.close()
         return process, parent_end
 
-    def results(self, pairs: Iterable[tuple[str, str]]) -> Iterator:
-        """Autograde every (student, assignment) pair; yield their GradeResults in the order given.
+    def results(self, submissions: Iterable[tuple[str, str, int]]) -> Iterator:
+        """Autograde every (student, assignment, notebooks) submission; yield their GradeResults in the order given.
 
         A result is yielded as soon as it and every one before it are known. A worker that dies
         (killed, out of memory) costs only the submission it was grading: that one is reported
@@ -105,7 +105,8 @@ class ParallelAutograde:
             return GradeResult(task[1], task[2], False,
                                reason=f"the grading process stopped (exit code {exitcode}) while grading it")
 
-        yield from self._run([("autograde", student, assignment) for student, assignment in pairs], stopped)
+        yield from self._run([("autograde", student, assignment, notebooks)
+                              for student, assignment, notebooks in submissions], stopped)
 
     def feedback(self, assignment_ids: Iterable[str]) -> None:
         """Write the feedback of every autograded submission of each assignment, one assignment per task."""
@@ -126,7 +127,9 @@ class ParallelAutograde:
                 next_up = len(pending)
             for slot in range(len(self._workers)):
                 if slot not in busy and next_up < len(pending) and not self._stopping:
-                    self._send(slot, pending[next_up])
+                    # Launch a kernel ahead only while every worker will get another task after this one.
+                    more = len(pending) - next_up - 1 >= len(self._workers)
+                    self._send(slot, (*pending[next_up], more))
                     busy[slot] = next_up
                     next_up += 1
             ready = wait([conn for slot, (_, conn) in enumerate(self._workers) if slot in busy]
@@ -220,9 +223,11 @@ def _serve(settings: dict, conn: Connection) -> None:
                 break
             if task is None:
                 break
-            kind, *arguments = task
+            kind, *arguments, more = task
             if kind == "autograde":
-                conn.send(autograde_with_retries(grader, *arguments))
+                student, assignment, notebooks = arguments
+                grader.pool.plan(None if more else notebooks)  # no kernel launched ahead if none will follow
+                conn.send(autograde_with_retries(grader, student, assignment))
             else:
                 grader.feedback(arguments)
                 conn.send(None)

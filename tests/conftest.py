@@ -7,20 +7,18 @@ class or run many notebooks) are handed out first, so the workers finish togethe
 """
 from __future__ import annotations
 
-import functools
 import importlib.util
 import sys
 from pathlib import Path
 
-import nbgrader.api
+from ctx_course.config import read_schema_in_process
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
 LESSONS = REPO / "lessons"
 
-# Each new gradebook asks `alembic heads` (a subprocess costing ~3 s of CPU) for the schema
-# version, which is the same for every gradebook; the suite creates several per process.
-nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
+# Gradebooks made directly by tests are stamped the way the grader stamps them (no subprocess).
+read_schema_in_process()
 
 
 def class_builder():

@@ -183,6 +183,6 @@ def test_a_grading_process_that_died_is_replaced(hostile):
         process, _ = workers._workers[0]
         process.kill()
         process.join()
-        results = list(workers.results([("ok", ASSIGNMENT)]))
+        results = list(workers.results([("ok", ASSIGNMENT, 1)]))
     assert [(r.student, r.graded, r.auto_score) for r in results] == [("ok", True, 3)]
     assert workers._workers == [] and not process.is_alive()

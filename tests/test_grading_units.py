@@ -4,15 +4,19 @@ from __future__ import annotations
 import copy
 import json
 import re
+import sqlite3
+from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
+from nbgrader.dbutil import ALEMBIC_DIR
 from nbgrader.preprocessors import Execute
 from traitlets.utils.importstring import import_item
 
 from conftest import REPO
 from ctx_course.cli import main
-from ctx_course.config import load_course_config
+from ctx_course.config import gradebook_schema_head, load_course_config
 from ctx_course.grade import (
     ClassReport,
     GradeResult,
@@ -115,6 +119,21 @@ def test_collect_from_a_missing_folder_is_refused(tmp_path):
 
 
 # ---- configuration
+
+
+def test_new_gradebooks_are_stamped_with_the_newest_schema_revision(tmp_path):
+    """The revision read in process is the one no other migration of nbgrader's builds on, and a
+    new gradebook carries it (nbgrader's own `alembic heads` subprocess gives the same)."""
+    revisions, parents = set(), set()
+    for script in Path(ALEMBIC_DIR, "versions").glob("*.py"):
+        text = script.read_text(encoding="utf-8")
+        revisions |= set(re.findall(r"^revision\s*=\s*['\"](\w+)['\"]", text, flags=re.M))
+        parents |= set(re.findall(r"^down_revision\s*=\s*['\"](\w+)['\"]", text, flags=re.M))
+    assert revisions - parents == {gradebook_schema_head()}
+    with Gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}"):
+        pass
+    with sqlite3.connect(tmp_path / "gradebook.db") as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(gradebook_schema_head(),)]
 
 
 def test_grading_config_never_writes_the_release_into_lessons(tmp_path):
@@ -421,6 +440,44 @@ def test_kernel_pool_survives_configuration_copies(tmp_path):
     pool = KernelPool(tmp_path)
     assert copy.deepcopy(pool) is pool
     assert grading_config(REPO, work=tmp_path, pool=pool).PrelaunchedExecute.pool is pool
+
+
+class _FakeKernel:
+    async def is_alive(self):
+        return True
+
+
+def _counting_pool(tmp_path, monkeypatch) -> tuple[KernelPool, list]:
+    """A pool whose launches are counted instead of starting kernels."""
+    pool, launched = KernelPool(tmp_path), []
+    monkeypatch.setattr(pool, "_launch", lambda: launched.append(_FakeKernel()) or launched[-1])
+    return pool, launched
+
+
+def test_a_kernel_pool_launches_none_ahead_after_the_planned_notebooks(tmp_path, monkeypatch):
+    """Three notebooks planned: three kernels in all, the last notebook's none launched ahead."""
+    pool, launched = _counting_pool(tmp_path, monkeypatch)
+    pool.plan(3)
+    for _ in range(3):
+        pool.take()
+        pool.launch_next()
+    assert len(launched) == 3 and pool._waiting is None
+
+
+def test_a_kernel_pool_without_a_plan_always_launches_one_ahead(tmp_path, monkeypatch):
+    """No plan (a caller that does not know what follows): one kernel waits after each take."""
+    pool, launched = _counting_pool(tmp_path, monkeypatch)
+    for _ in range(3):
+        pool.take()
+        pool.launch_next()
+    assert len(launched) == 4 and pool._waiting is launched[-1]
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "3"])
+def test_a_kernel_pool_refuses_a_bad_plan(tmp_path, bad):
+    """The plan is a whole number of notebooks (or None); anything else names the value."""
+    with pytest.raises(ValueError, match=re.escape(repr(bad))):
+        KernelPool(tmp_path).plan(bad)
 
 
 # ---- sandbox settings and command
