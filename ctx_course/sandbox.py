@@ -41,6 +41,9 @@ INSTALL_HINT = "install it (`apt install bubblewrap`) or pass --no-sandbox to gr
 SYSTEM_HIDDEN = ("/home", "/root", "/tmp", "/var/tmp", "/run", "/mnt", "/media", "/srv")
 # Packages of the course a notebook imports (bound read-only even when the course is hidden).
 COURSE_PACKAGES = ("ctx_reference",)
+# Installed packages a graded kernel never uses, hidden from it: ipykernel imports its debugger
+# at start-up whenever it can, which is about a quarter of a kernel's start-up CPU.
+UNUSED_PACKAGES = ("debugpy",)
 # Environment variables passed on to a kernel (everything else, tokens included, is dropped).
 PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
 
@@ -146,9 +149,9 @@ class SandboxPolicy:
         # The virtual environment and the Python it was made from (pyenv keeps it in a home folder).
         exposed = [str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, Path(sys.executable).resolve().parent.parent)]
         for name in COURSE_PACKAGES:
-            spec = importlib.util.find_spec(name)
-            if spec is not None and spec.submodule_search_locations:
-                exposed += [str(Path(p).resolve()) for p in spec.submodule_search_locations]
+            exposed += _package_folders(name)
+        for name in UNUSED_PACKAGES:
+            hidden += _package_folders(name)
         return cls(
             hidden=tuple(dict.fromkeys(hidden)),
             exposed=tuple(dict.fromkeys(exposed)),
@@ -215,6 +218,14 @@ def prepare_folder(folder: Path) -> None:
     target.mkdir(exist_ok=True)
     for font_list in cache.glob("fontlist-*.json") if cache.is_dir() else ():
         shutil.copyfile(font_list, target / font_list.name)
+
+
+def _package_folders(name: str) -> list[str]:
+    """Return the folders of an installed package (none if it is missing or a single module)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return [str(Path(p).resolve()) for p in spec.submodule_search_locations]
 
 
 def _inside(path: str, folders: Sequence[str]) -> bool:

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import re
 import sqlite3
+import sys
 from pathlib import Path
 
 import nbformat
@@ -522,6 +524,17 @@ def test_sandbox_command_hides_the_course_and_limits_the_kernel(tmp_path):
     assert ("--bind", str(tmp_path / "kernel")) in pairs
     assert "ulimit -v 1048576 && ulimit -t 7" in argv[argv.index("-c") + 1]
     assert argv[argv.index("/usr/bin/python3") + 1] == "-P"
+
+
+def test_sandbox_hides_the_debugger_a_graded_kernel_never_uses(tmp_path):
+    """debugpy's folder is an empty read-only folder in the sandbox, mounted after the virtual
+    environment it lies in (so ipykernel starts without loading a debugger)."""
+    [debugpy] = importlib.util.find_spec("debugpy").submodule_search_locations
+    argv = SandboxPolicy.for_course(REPO, tmp_path / "grading").command(["python3"], tmp_path / "kernel")
+    pairs = list(zip(argv, argv[1:]))
+    venv = str(Path(sys.prefix).resolve())
+    assert pairs.index(("--ro-bind", venv)) < pairs.index(("--tmpfs", str(Path(debugpy).resolve())))
+    assert ("--remount-ro", str(Path(debugpy).resolve())) in pairs
 
 
 def test_stop_on_signal_records_sigterm_instead_of_dying():
