@@ -183,10 +183,11 @@ def test_a_student_cell_cannot_kill_the_grader(tmp_path, make_class):
 
 @pytest.fixture(scope="module")
 def reruns(tmp_path_factory, make_class):
-    """Four runs over the same folder: first, again unchanged, again after one notebook changed, --force."""
+    """Four runs over the same folder: first, again unchanged, again after one notebook changed, --force
+    (one job: what is skipped is decided before any worker would start)."""
     tmp = tmp_path_factory.mktemp("reruns")
     incoming = make_class(tmp / "incoming", {"ada": MODEL, "cai": "raise NotImplementedError()"})
-    args = ["grade", "--root", str(REPO), "--work", str(tmp / "work"), "--submissions", str(incoming)]
+    args = ["grade", "--root", str(REPO), "--work", str(tmp / "work"), "--submissions", str(incoming), "--jobs", "1"]
     runs = []
     for step in ("first", "unchanged", "one-changed", "force"):
         if step == "one-changed":

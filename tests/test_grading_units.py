@@ -18,7 +18,7 @@ from traitlets.utils.importstring import import_item
 
 from conftest import REPO
 from ctx_course.cli import main
-from ctx_course.config import gradebook_schema_head, load_course_config
+from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
 from ctx_course.grade import (
     ClassReport,
     GradeResult,
@@ -136,6 +136,22 @@ def test_new_gradebooks_are_stamped_with_the_newest_schema_revision(tmp_path):
         pass
     with sqlite3.connect(tmp_path / "gradebook.db") as db:
         assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(gradebook_schema_head(),)]
+
+
+def test_gradebooks_of_one_database_share_an_engine_and_still_close(tmp_path):
+    """Two gradebooks of one file use one engine; one closed, the other and a third still write and read."""
+    share_gradebook_engines()  # what every path into nbgrader does (load_course_config)
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    first, second = Gradebook(url), Gradebook(url)
+    assert first.engine is second.engine
+    first.add_student("ada")
+    first.close()
+    second.add_student("ben")
+    second.close()
+    with Gradebook(url) as third:
+        assert sorted(s.id for s in third.students) == ["ada", "ben"]
+    with Gradebook(f"sqlite:///{tmp_path / 'other.db'}") as other:
+        assert other.engine is not third.engine and other.students == []
 
 
 def test_grading_config_never_writes_the_release_into_lessons(tmp_path):

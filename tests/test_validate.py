@@ -14,6 +14,7 @@ def validator(invert: bool) -> Validator:
     config = Config()
     config.Validator.invert = invert
     config.Execute.timeout = 120
+    config.Execute.shutdown_kernel = "immediate"  # the verdict is read before the kernel stops
     return Validator(config=config)
 
 
