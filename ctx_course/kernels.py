@@ -5,7 +5,8 @@ each one (with a ``SandboxPolicy``) inside a bubblewrap sandbox of its own and t
 grader over IPC sockets in its own folder (``SandboxedKernelManager``); ``PrelaunchedExecute``,
 nbgrader's ``Execute`` running each notebook in a kernel taken from the pool, in a scratch copy
 of the submission, and putting the kernel's hooks back (``kernel_guard.py``) before every graded
-cell; the kernels' command-line option (``KERNEL_LOG_LEVEL``); and telling, from nbgrader's log,
+cell; ``ReadyKernelClient``, which starts a notebook as soon as its kernel answers; the kernels'
+command-line option (``KERNEL_LOG_LEVEL``); and telling, from nbgrader's log,
 that a kernel could not start (``kernel_failed_to_start``), so the run can try once more.
 
 Leaves out: which notebooks run and what is done with the results (``grade.py``), time limits
@@ -21,10 +22,13 @@ import os
 import secrets
 import shutil
 import tempfile
+import time
 from pathlib import Path
+from queue import Empty
 from typing import Sequence
 
 import nbformat
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 from nbgrader.preprocessors import Execute
@@ -45,6 +49,42 @@ KERNEL_LOG_LEVEL = "--IPKernelApp.log_level=ERROR"
 
 # What nbgrader's log says when a kernel could not start (a port taken by another process, say).
 KERNEL_START_FAILURES = ("Address already in use", "Kernel died before replying to kernel_info")
+
+
+class ReadyKernelClient(AsyncKernelClient):
+    """An async kernel client whose ``wait_for_ready`` returns as soon as the kernel is ready.
+
+    Ready means: the kernel answered ``kernel_info`` and one of its IOPub messages reached this
+    client (so the outputs of the first cell will too). jupyter_client's own wait then listens
+    for 0.2 s more to drop late IOPub messages; nbclient ignores every message that answers
+    another request anyway, and those 0.2 s were idle time in every notebook graded.
+    """
+
+    async def _ready(self, timeout: float | None = None) -> None:
+        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+        while True:
+            self.kernel_info()
+            try:
+                reply = await self.shell_channel.get_msg(timeout=1)
+            except Empty:
+                reply = None
+            if reply is not None and reply["msg_type"] == "kernel_info_reply":
+                try:
+                    await self.iopub_channel.get_msg(timeout=0.2)
+                except Empty:
+                    pass  # IOPub not connected yet: ask again
+                else:
+                    self._handle_kernel_info_reply(reply)
+                    return
+            if not await self._async_is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
+
+    wait_for_ready = _ready
+
+
+CLIENT_CLASS = f"{__name__}.ReadyKernelClient"
 
 
 class KernelPool:
@@ -89,13 +129,14 @@ class KernelPool:
     def _launch(self) -> AsyncKernelManager:
         env = dict(os.environ, NBGRADER_EXECUTION="autograde")  # as nbgrader sets it for autograding
         if self.policy is None:
-            manager = AsyncKernelManager(kernel_name=self.kernel_name)
+            manager = AsyncKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS)
             run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env)
             return manager
         folder = Path(tempfile.mkdtemp(prefix="ctx-kernel-"))
         prepare_folder(folder)
         manager = SandboxedKernelManager(
             kernel_name=self.kernel_name,
+            client_class=CLIENT_CLASS,
             transport="ipc",
             ip=str(folder / "run" / "kernel"),
             connection_file=str(folder / "run" / "kernel.json"),
