@@ -24,7 +24,7 @@ from ctx_course.parallel import ParallelAutograde
 
 pytestmark = pytest.mark.heavy
 
-TIMEOUT = 5  # seconds per cell
+TIMEOUT = 3  # seconds per cell
 ASSIGNMENT = "02-remaining"
 
 LOOP = '''
@@ -83,7 +83,7 @@ while True:
 
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
-    """The five submissions built from a fresh release, graded once with a 5 s cell limit, two at once."""
+    """The five submissions built from a fresh release, graded once with a 3 s cell limit, two at once."""
     tmp = tmp_path_factory.mktemp("hostile")
     build = class_builder()
     grader = Grader(REPO, work=tmp / "work", timeout=TIMEOUT, jobs=2)
@@ -102,19 +102,19 @@ def hostile(tmp_path_factory):
 
 
 def test_a_timed_out_cell_does_not_stop_the_notebook(hostile):
-    """loop's solution cell is stopped after 5 s; `remaining` was defined before the loop, so the
+    """loop's solution cell is stopped after 3 s; `remaining` was defined before the loop, so the
     check cell after it still runs and scores 3 of 3."""
     _, _, results = hostile
     loop = results["loop"]
     assert (loop.graded, loop.auto_score, loop.max_auto_score) == (True, 3, 3)
-    assert loop.notes == ("1 cell(s) stopped after the 5 s time limit",)
+    assert loop.notes == ("1 cell(s) stopped after the 3 s time limit",)
 
 
 def test_a_hung_kernel_costs_only_its_own_submission(hostile):
     """stubborn ignores the interrupt: its submission is reported, ok is still graded 3 of 3."""
     _, report, results = hostile
     assert [r.student for r in report.failed] == ["stubborn"]
-    assert results["stubborn"].reason.startswith("a cell ran past the 5 s limit and ignored the interrupt")
+    assert results["stubborn"].reason.startswith("a cell ran past the 3 s limit and ignored the interrupt")
     assert (results["ok"].graded, results["ok"].auto_score) == (True, 3)
 
 

@@ -19,7 +19,7 @@ EXAMPLE = REPO / "examples" / "capstone"
 def board(tmp_path_factory):
     """The example capstone class (ada model, ben never clears, cai broken, dana compact 5), graded then ranked."""
     work = tmp_path_factory.mktemp("capstone")
-    grader = Grader(REPO, work=work)
+    grader = Grader(REPO, work=work, jobs=1)  # the leaderboard is under test here, not parallel grading
     grader.register(read_roster(EXAMPLE / "roster.csv"))
     grader.collect(EXAMPLE / "submitted")
     grader.grade()
