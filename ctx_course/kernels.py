@@ -63,6 +63,8 @@ class ReadyKernelClient(AsyncKernelClient):
     async def _ready(self, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
         while True:
+            if not await self._async_is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
             self.kernel_info()
             try:
                 reply = await self.shell_channel.get_msg(timeout=1)
@@ -76,8 +78,6 @@ class ReadyKernelClient(AsyncKernelClient):
                 else:
                     self._handle_kernel_info_reply(reply)
                     return
-            if not await self._async_is_alive():
-                raise RuntimeError("Kernel died before replying to kernel_info")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
 
