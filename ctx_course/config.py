@@ -66,10 +66,15 @@ def share_gradebook_engines() -> None:
     its connections back (``engine.dispose()``), and worker processes build engines of their own.
     """
     import nbgrader.api
+
+    nbgrader.api.create_engine = _shared_engine
+
+
+@functools.cache
+def _shared_engine(url: str, **options):
     import sqlalchemy
 
-    if not isinstance(nbgrader.api.create_engine, functools._lru_cache_wrapper):
-        nbgrader.api.create_engine = functools.cache(sqlalchemy.create_engine)
+    return sqlalchemy.create_engine(url, **options)
 
 
 def load_course_config(
@@ -82,8 +87,8 @@ def load_course_config(
     """Return the nbgrader Config of the course at ``root``, with optional redirections.
 
     Example: ``load_course_config(".", work=tmp)`` keeps the repository's solutions but writes the
-    gradebook and every grading folder under ``tmp``. Also puts the tools nbgrader calls on PATH
-    and has it read the gradebook's schema version in this process and share one engine per gradebook.
+    gradebook and every grading folder under ``tmp``. Also puts the tools nbgrader calls on PATH,
+    has it read the gradebook's schema version in this process and share one engine per gradebook.
     """
     put_tools_on_path()
     read_schema_in_process()

@@ -30,7 +30,7 @@ def defer() -> None:
             return
     except (ImportError, ValueError):
         return
-    stand_in = types.ModuleType(NAME, "Stand-in for rfc3987_syntax: the real module is imported on first use.")
+    stand_in = types.ModuleType(NAME, "Stand-in: the real module is imported on first use.")
     stand_in.is_valid_syntax = is_valid_syntax
     stand_in.__getattr__ = _attribute
     stand_in.deferred = True

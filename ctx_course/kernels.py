@@ -122,7 +122,8 @@ class KernelPool:
 
     def plan(self, notebooks: int | None) -> None:
         """Say how many more notebooks will take a kernel from this pool (None: not known)."""
-        if notebooks is not None and (isinstance(notebooks, bool) or not isinstance(notebooks, int) or notebooks < 0):
+        whole = isinstance(notebooks, int) and not isinstance(notebooks, bool)
+        if notebooks is not None and (not whole or notebooks < 0):
             raise ValueError(f"notebooks must be a whole number of at least 0, or None (got {notebooks!r})")
         self.remaining = notebooks
 
@@ -162,7 +163,7 @@ class KernelPool:
         return manager if manager is not None else self._launch()
 
     def launch_next(self) -> None:
-        """Start the kernel for the next notebook, unless one is waiting, none is planned or ``ahead`` is off."""
+        """Start the next notebook's kernel, unless one is waiting, none is planned or ``ahead`` is off."""
         if self.ahead and self._waiting is None and self.remaining != 0:
             self._waiting = self._launch()
 

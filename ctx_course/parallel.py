@@ -93,7 +93,7 @@ class ParallelAutograde:
         return process, parent_end
 
     def results(self, submissions: Iterable[tuple[str, str, int]]) -> Iterator:
-        """Autograde every (student, assignment, notebooks) submission; yield their GradeResults in the order given.
+        """Autograde every (student, assignment, notebooks) submission; yield the GradeResults in order.
 
         A result is yielded as soon as it and every one before it are known. A worker that dies
         (killed, out of memory) costs only the submission it was grading: that one is reported
