@@ -17,8 +17,9 @@ The four ways, each from a fresh working folder on the same submissions:
   ``nbgrader generate_feedback <a> --force`` for each assignment.
 
 Printed: one row per way (seconds, seconds per notebook, ratio to the floor, ratio to the grader
-with N jobs, the CPU seconds the machine spent and how many cores that kept busy), the grader's phases, the speed-up of N jobs over 1, and the machine's load
-average before and after (other processes on a small machine move every figure).
+with N jobs, the CPU seconds the machine spent and how many cores that kept busy), the grader's
+phases, the speed-up of N jobs over 1, and the machine's load average before and after (other
+processes on a small machine move every figure).
 """
 from __future__ import annotations
 
@@ -202,7 +203,7 @@ def main(argv: list[str] | None = None) -> None:
         *([f"  sandbox cost: {(one.seconds - seconds['grader, 1 job, no sandbox']) / count:+.2f} s per notebook"]
           if args.no_sandbox else []),
         f"  nbgrader's commands: {len(assignment_ids) * len(NBGRADER_STEPS)} run, {len(nbgrader_failures)} failed",
-        f"  (CPU s: what the whole machine was busy with during the way, kernels and workers included;",
+        "  (CPU s: what the whole machine was busy with during the way, kernels and workers included;",
         f"  cores busy = CPU s / the way's wall time, at most {os.cpu_count()}; other load on the machine counts too)",
         *(f"    {failure}" for failure in nbgrader_failures),
     ]
