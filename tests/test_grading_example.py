@@ -8,18 +8,16 @@ Free-response points (graded by hand): 01 1 + 2 + 1 = 4; 02 2 + 1 = 3; 03 2 + 2 
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import re
 import sqlite3
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, class_builder
 from ctx_course.grade import Grader, read_roster
 
 # nbgrader restores deleted check cells without a cell id; nbformat warns about it.
@@ -304,14 +302,6 @@ def _student_code(key) -> str:
 # ---- the committed example class is what examples/build_class.py makes of the current release
 
 
-def _load_builder():
-    spec = importlib.util.spec_from_file_location("build_class", REPO / "examples" / "build_class.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
 def _normalised(text: str):
     try:
         nb = json.loads(text)
@@ -325,7 +315,7 @@ def test_example_class_is_up_to_date(tmp_path):
     """Rebuilding examples/class from solutions/ reproduces the committed files
     (run `python examples/build_class.py` after changing a notebook)."""
     fresh = tmp_path / "class"
-    _load_builder().build(REPO, fresh)
+    class_builder().build(REPO, fresh)
     committed = sorted(p.relative_to(CLASS) for p in CLASS.rglob("*") if p.is_file())
     assert committed == sorted(p.relative_to(fresh) for p in fresh.rglob("*") if p.is_file())
     stale = [
