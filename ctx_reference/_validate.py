@@ -66,3 +66,17 @@ def require_str(value: object, name: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{name} must be a str (got {value!r})")
     return value
+
+
+def require_callable(value: object, name: str) -> object:
+    """Return ``value`` if it can be called (a function, a class, an object with ``__call__``).
+
+    >>> require_callable(len, "tokenizer") is len
+    True
+    >>> require_callable("len", "tokenizer")
+    Traceback (most recent call last):
+    ValueError: tokenizer must be callable (got 'len')
+    """
+    if not callable(value):
+        raise ValueError(f"{name} must be callable (got {value!r})")
+    return value

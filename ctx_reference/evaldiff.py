@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ctx_reference._validate import require_int, require_str
+from ctx_reference._validate import require_callable, require_int, require_str
 
 __all__ = [
     "Case",
@@ -189,8 +189,7 @@ def run_eval(cases: Sequence[Case], answer_fn: Callable[[str], str]) -> Result:
     Used by the eval-diff notebook.
     """
     checked = _check_cases(cases)
-    if not callable(answer_fn):
-        raise ValueError(f"answer_fn must be callable (got {answer_fn!r})")
+    require_callable(answer_fn, "answer_fn")
     return Result({case.id: grade(case, answer_fn(case.question)) for case in checked})
 
 
@@ -407,8 +406,7 @@ def pass_rates(
     Used by the eval-diff notebook.
     """
     checked = _check_cases(cases)
-    if not callable(answer_fn_factory):
-        raise ValueError(f"answer_fn_factory must be callable (got {answer_fn_factory!r})")
+    require_callable(answer_fn_factory, "answer_fn_factory")
     require_int(runs, "runs", minimum=1)
     require_int(seed, "seed", minimum=0)
     rng = random.Random(seed)

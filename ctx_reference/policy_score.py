@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Sequence
 
+from ctx_reference._validate import require_callable
 from ctx_reference.sim import BUILTIN_POLICIES, Policy, SimResult, Workload, simulate_policy
 
 
@@ -119,8 +120,7 @@ def score_policy(policy: Policy, workloads: Sequence[Workload], name: str = "min
     >>> score_policy(BUILTIN_POLICIES["clear"], [lesson_workload()], "clear").score is None
     True
     """
-    if not callable(policy):
-        raise ValueError(f"policy must be callable (got {policy!r})")
+    require_callable(policy, "policy")
     if isinstance(workloads, Workload) or not all(isinstance(w, Workload) for w in workloads):
         raise ValueError(f"workloads must be a list of Workload (got {workloads!r})")
     return PolicyScore(name, tuple(score_run(simulate_policy(policy, w), w) for w in workloads))

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ctx_reference._validate import require_int, require_str
+from ctx_reference._validate import require_callable, require_int, require_str
 from ctx_reference.tokens import estimate_tokens
 
 __all__ = [
@@ -351,10 +351,8 @@ def simulate_sessions(
         raise ValueError(f"handoff must be one of {', '.join(HANDOFFS)} (got {handoff!r})")
     if not isinstance(params, SessionParams):
         raise ValueError(f"params must be a SessionParams (got {params!r})")
-    if not callable(write_progress):
-        raise ValueError(f"write_progress must be callable (got {write_progress!r})")
-    if not callable(restore):
-        raise ValueError(f"restore must be callable (got {restore!r})")
+    require_callable(write_progress, "write_progress")
+    require_callable(restore, "restore")
 
     per_session = session_records(params)
     starts, files = [], []

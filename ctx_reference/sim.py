@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Callable, NamedTuple, Optional, Sequence
 
-from ctx_reference._validate import require_int, require_real
+from ctx_reference._validate import require_callable, require_int, require_real
 from ctx_reference.ledger import Zone, zone
 
 # ---------------------------------------------------------------------------
@@ -906,10 +906,8 @@ def simulate(strategy: str, params: SimParams = SimParams(), *,
                          f"(got {strategy!r})")
     if not isinstance(params, SimParams):
         raise ValueError(f"params must be a SimParams (got {params!r})")
-    if not callable(clear_policy):
-        raise ValueError(f"clear_policy must be callable (got {clear_policy!r})")
-    if not callable(request_cost):
-        raise ValueError(f"request_cost must be callable (got {request_cost!r})")
+    require_callable(clear_policy, "clear_policy")
+    require_callable(request_cost, "request_cost")
     return _run(None, lesson_workload(params),
                 lambda tokens, previous, rewrote: request_cost(tokens, previous, rewrote, params),
                 _strategy_decider(strategy, params, clear_policy))
@@ -928,8 +926,7 @@ def simulate_policy(policy: Policy, workload: Workload) -> SimResult:
     >>> r.peak, r.rewrites, r.facts_lost, round(r.input_equivalent)
     (59550, 15, 11, 1359425)
     """
-    if not callable(policy):
-        raise ValueError(f"policy must be callable (got {policy!r})")
+    require_callable(policy, "policy")
     if not isinstance(workload, Workload):
         raise ValueError(f"workload must be a Workload (got {workload!r})")
     write, read = workload.cache_write, workload.cache_read

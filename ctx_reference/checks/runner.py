@@ -29,6 +29,8 @@ from enum import Enum
 from types import CodeType
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from ctx_reference._validate import require_callable
+
 PASS_MARK = "✓"
 FAIL_MARK = "×"  # U+00D7: in DejaVu Sans and Noto Sans CJK SC alike (✗ is missing from the CJK fonts)
 
@@ -317,8 +319,7 @@ def _fail(case: CheckCase, why: str) -> Outcome:
 
 def run_cases(func: Callable, cases: Sequence[CheckCase], codes: frozenset[CodeType] = frozenset()) -> list[Outcome]:
     """Return one outcome per case, in order, stopping after the first case of an unfinished stub."""
-    if not callable(func):
-        raise ValueError(f"func must be callable (got {func!r})")
+    require_callable(func, "func")
     outcomes = []
     for case in cases:
         outcomes.append(run_case(func, case, codes))
