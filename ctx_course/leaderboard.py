@@ -33,7 +33,7 @@ from ctx_reference.workloads import WorkloadShape
 
 from .config import load_course_config
 from .grade import Grader
-from .kernels import KernelPool, _shutdown
+from .kernels import KernelPool, stop_kernel
 
 # The learner's policy in the capstone notebook.
 POLICY_NAME = "my_policy"
@@ -187,7 +187,7 @@ def score_notebook(student: str, path: Path, pool: KernelPool, marker: str,
     except Exception as exc:  # a dead kernel, a timeout: this student gets an error row
         return Row(student, error=f"{type(exc).__name__}: {str(exc)[:200]}")
     finally:
-        _shutdown(manager)
+        stop_kernel(manager)
     return read_row(student, nb, marker)
 
 

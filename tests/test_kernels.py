@@ -1,10 +1,14 @@
-"""The grading run's kernels: taken from a pool, and ready as soon as they answer."""
+"""The grading run's kernels: taken from a pool, ready as soon as they answer, stopped at once."""
 from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
 
 import pytest
 from jupyter_core.utils import run_sync
 
-from ctx_course.kernels import KernelPool, ReadyKernelClient, kernel_failed_to_start
+from ctx_course.kernels import KernelPool, ReadyKernelClient, kernel_failed_to_start, stop_kernel
 
 
 @pytest.fixture()
@@ -42,7 +46,7 @@ def test_a_ready_kernel_runs_the_first_cell_and_every_output_arrives(pool):
         assert "".join(texts) == "第一格 42\n"
     finally:
         client.stop_channels()
-        run_sync(manager.shutdown_kernel)(now=True)
+        stop_kernel(manager)
 
 
 def test_a_kernel_that_died_is_reported_as_one_that_failed_to_start(pool):
@@ -58,3 +62,57 @@ def test_a_kernel_that_died_is_reported_as_one_that_failed_to_start(pool):
     finally:
         client.stop_channels()
         run_sync(manager.cleanup_resources)()
+
+
+def _run(client, code: str) -> dict:
+    """Execute ``code`` and return its execute_reply content."""
+    msg_id = client.execute(code)
+    while True:
+        reply = run_sync(client._async_get_shell_msg)(timeout=30)
+        if reply["parent_header"]["msg_id"] == msg_id:
+            return reply["content"]
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process with this id still runs (a zombie counts as ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def test_stop_kernel_ends_the_kernel_and_what_it_started_and_frees_its_files(pool, tmp_path):
+    """The kernel and a process it started are gone once stop_kernel returns; so is its connection file."""
+    manager = pool.take()
+    client = _client(manager)
+    child_file = tmp_path / "child.pid"
+    try:
+        run_sync(client.wait_for_ready)(timeout=60)
+        reply = _run(client, "import subprocess\n"
+                             "child = subprocess.Popen(['sleep', '300'])\n"
+                             f"open({str(child_file)!r}, 'w').write(str(child.pid))")
+        assert reply["status"] == "ok", reply
+    finally:
+        client.stop_channels()
+    kernel_pid, child_pid = manager.provisioner.process.pid, int(child_file.read_text())
+    connection_file = Path(manager.connection_file)
+    assert _alive(kernel_pid) and _alive(child_pid) and connection_file.exists()
+    stop_kernel(manager)
+    assert not _alive(kernel_pid), "the kernel process still runs"
+    deadline = time.monotonic() + 5  # the child was killed with its process group; init reaps it
+    while _alive(child_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child_pid), "a process the kernel started still runs"
+    assert not connection_file.exists()
+    assert manager.provisioner is None or manager.provisioner.process is None
+
+
+def test_stop_kernel_on_a_kernel_that_already_died_returns_quietly(pool):
+    """A kernel killed from outside (out of memory, say) is stopped without an error, twice over."""
+    manager = pool.take()
+    manager.provisioner.process.kill()
+    manager.provisioner.process.wait()
+    stop_kernel(manager)
+    stop_kernel(manager)
+    assert not Path(manager.connection_file).exists()
