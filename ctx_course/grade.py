@@ -48,7 +48,9 @@ from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_fa
 from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .report import export_grades
-from .sandbox import SandboxPolicy, SandboxSettings, SandboxUnavailable, parse_cpu, parse_memory, sandbox_problem
+from .sandbox import (
+    SandboxPolicy, SandboxSettings, SandboxUnavailable, compile_course_packages, parse_cpu, parse_memory, sandbox_problem,
+)
 from .stopping import StopOnSignal
 
 # Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.
@@ -295,6 +297,7 @@ class Grader:
                               sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu)
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
+        compile_course_packages()  # so that no kernel compiles ctx_reference again
         self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=prelaunch)
         self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
         self.api = NbGraderAPI(config=self.config)

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ctx_course.config import read_schema_in_process
+from ctx_course.sandbox import compile_course_packages
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
@@ -19,6 +20,8 @@ LESSONS = REPO / "lessons"
 
 # Gradebooks made directly by tests are stamped the way the grader stamps them (no subprocess).
 read_schema_in_process()
+# Kernels the tests start themselves (nbval, nbgrader's validator) find ctx_reference compiled, as the grader's do.
+compile_course_packages()
 
 
 def class_builder():

@@ -4,8 +4,11 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import os
 import re
+import shutil
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -39,7 +42,8 @@ from ctx_course.preprocessors import (
     MarkHiddenTests,
     ScoreFromErrorsOnly,
 )
-from ctx_course.sandbox import SandboxPolicy, parse_cpu, parse_memory
+from ctx_course import sandbox
+from ctx_course.sandbox import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
 from ctx_course.stopping import StopOnSignal
 from ctx_course.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
 
@@ -551,6 +555,25 @@ def test_sandbox_hides_the_debugger_a_graded_kernel_never_uses(tmp_path):
     venv = str(Path(sys.prefix).resolve())
     assert pairs.index(("--ro-bind", venv)) < pairs.index(("--tmpfs", str(Path(debugpy).resolve())))
     assert ("--remount-ro", str(Path(debugpy).resolve())) in pairs
+
+
+def test_course_packages_are_compiled_so_no_kernel_compiles_them(tmp_path, monkeypatch):
+    """After compile_course_packages, a kernel that may not write bytecode (read-only package,
+    PYTHONDONTWRITEBYTECODE) loads every module of ctx_reference from bytecode, none from source."""
+    copy = tmp_path / "packages" / "ctx_reference"
+    shutil.copytree(REPO / "ctx_reference", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(sandbox, "_package_folders", lambda name: [str(copy)])
+    assert compile_course_packages() == [str(copy)]
+    modules = sorted(str(path) for path in copy.rglob("*.py"))
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(copy.parent))
+    code = "import ctx_reference, ctx_reference.checks, ctx_reference.plots, ctx_reference.widgets, ctx_reference.cli"
+    done = subprocess.run([sys.executable, "-v", "-P", "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = [line for line in done.stderr.splitlines() if str(copy) in line]
+    from_source = [line for line in loaded if line.startswith("# code object from") and line.rstrip("'").endswith(".py")]
+    from_bytecode = [line for line in loaded if line.startswith("# code object from") and ".pyc" in line]
+    assert from_source == [] and len(from_bytecode) >= 10, loaded[:20]
+    assert all(Path(importlib.util.cache_from_source(module)).is_file() for module in modules)
 
 
 def test_stop_on_signal_records_sigterm_instead_of_dying():
