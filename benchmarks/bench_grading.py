@@ -1,20 +1,26 @@
-"""Time grading one synthetic class four ways, side by side, in one run.
+"""Time grading one synthetic class several ways, side by side, in one run.
 
 Run with ``python benchmarks/bench_grading.py`` (30 students × every assignment of solutions/;
 ``--students 6`` for a short run, ``--assignments 02-remaining`` for one assignment). Half of the
 students hand in the model solutions, half the untouched release. Everything is written to a
 temporary folder; the repository's grading/ is not touched.
 
-The four ways, each from a fresh working folder on the same submissions:
+The ways, each from a fresh working folder on the same submissions:
 
 - *floor*: the notebooks executed once each, one after the other, with plain ``nbclient`` and
   nothing else (a fresh kernel per notebook, as grading needs): no gradebook, no feedback;
 - *grader, 1 job* and *grader, N jobs*: ``python -m ctx_course grade`` as a function call
   (set-up, autograde, feedback, grades.csv), with ``--jobs 1`` and ``--jobs N`` (default: one
   per core); their two grades.csv files must be byte-identical, and the run says whether they are;
+- *grader, 1 job on one core*: the same with ``--jobs 1``, this process and everything it starts
+  (kernels included) allowed on one core only (Linux): with N jobs on N cores, what the cores add;
 - *nbgrader's commands*: what an instructor types, as subprocesses in a copy of the course:
   ``nbgrader generate_assignment <a> --force``, ``nbgrader autograde <a> --force`` and
   ``nbgrader generate_feedback <a> --force`` for each assignment.
+
+One job already keeps more than one core busy (the next kernel starts while a notebook runs),
+so "N jobs over 1" is not how much more the N cores give; "N jobs on N cores over 1 job on one
+core" is.
 
 Printed: one row per way (seconds, seconds per notebook, ratio to the floor, ratio to the grader
 with N jobs, the CPU seconds the machine spent and how many cores that kept busy), the grader's
@@ -70,6 +76,16 @@ def measured(run, *args, **kwargs):
     result = run(*args, **kwargs)
     wall, after = time.perf_counter() - start, busy_seconds()
     return result, wall, (after - busy if busy is not None and after is not None else None)
+
+
+def on_one_core(run, *args, **kwargs):
+    """Call ``run`` with this process, and every process it starts meanwhile, allowed on one core only."""
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        return run(*args, **kwargs)
+    finally:
+        os.sched_setaffinity(0, allowed)
 
 
 def build_class(release: Path, submitted: Path, students: int, assignment_ids: list[str]) -> list[Path]:
@@ -133,7 +149,7 @@ def nbgrader_commands(incoming: Path, course: Path, assignment_ids: list[str]) -
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Build the class, time the four ways, print the table."""
+    """Build the class, time each way, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=STUDENTS, help=f"class size (default {STUDENTS})")
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
@@ -160,6 +176,10 @@ def main(argv: list[str] | None = None) -> None:
         seconds["grader, 1 job"], busy["grader, 1 job"] = one.seconds, (used, wall)
         many, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-n", jobs=args.jobs)
         seconds[f"grader, {args.jobs} jobs"], busy[f"grader, {args.jobs} jobs"] = many.seconds, (used, wall)
+        single = None
+        if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= args.jobs > 1:
+            single, wall, used = measured(on_one_core, grader_run, tmp / "incoming", tmp / "work-core", jobs=1)
+            seconds["grader, 1 job, one core"], busy["grader, 1 job, one core"] = single.seconds, (used, wall)
         if args.no_sandbox:
             open_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-open", jobs=1, sandbox=False)
             seconds["grader, 1 job, no sandbox"], busy["grader, 1 job, no sandbox"] = open_run.seconds, (used, wall)
@@ -182,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
         f"grader, {args.jobs} jobs": f"grader, --jobs {args.jobs}",
         "nbgrader's commands": "nbgrader's commands (3 per assignment)",
         "grader, 1 job, no sandbox": "grader, --jobs 1 --no-sandbox",
+        "grader, 1 job, one core": "grader, --jobs 1, on one core",
     }
     for key, value in seconds.items():
         core_seconds, wall = busy[key]
@@ -199,6 +220,9 @@ def main(argv: list[str] | None = None) -> None:
     lines += [
         f"  {args.jobs} jobs over 1: {one.seconds / many.seconds:.2f}× the throughput "
         f"(autograde phase alone {one.phases['autograde'] / many.phases['autograde']:.2f}×)",
+        *([f"  {args.jobs} jobs on {args.jobs} cores over 1 job on one core: {single.seconds / many.seconds:.2f}× "
+           f"the throughput (autograde phase alone {single.phases['autograde'] / many.phases['autograde']:.2f}×)"]
+          if single is not None else []),
         f"  grades.csv of --jobs 1 and --jobs {args.jobs}: {'byte-identical' if identical else 'DIFFERENT'}",
         *([f"  sandbox cost: {(one.seconds - seconds['grader, 1 job, no sandbox']) / count:+.2f} s per notebook"]
           if args.no_sandbox else []),
