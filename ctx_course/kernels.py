@@ -5,7 +5,8 @@ each one (with a ``SandboxPolicy``) inside a bubblewrap sandbox of its own and t
 grader over IPC sockets in its own folder (``SandboxedKernelManager``); ``PrelaunchedExecute``,
 nbgrader's ``Execute`` running each notebook in a kernel taken from the pool, in a scratch copy
 of the submission, and putting the kernel's hooks back (``kernel_guard.py``) before every graded
-cell; ``ReadyKernelClient``, which starts a notebook as soon as its kernel answers; the kernels'
+cell; ``ReadyKernelClient``, which starts a notebook as soon as its kernel answers;
+``stop_kernel``, which kills a kernel and waits only as long as its process takes to end; the kernels'
 command-line option (``KERNEL_LOG_LEVEL``); and telling, from nbgrader's log,
 that a kernel could not start (``kernel_failed_to_start``), so the run can try once more.
 
