@@ -560,16 +560,16 @@ def test_sandbox_hides_the_debugger_a_graded_kernel_never_uses(tmp_path):
 def test_course_packages_are_compiled_so_no_kernel_compiles_them(tmp_path, monkeypatch):
     """After compile_course_packages, a kernel that may not write bytecode (read-only package,
     PYTHONDONTWRITEBYTECODE) loads every module of ctx_reference from bytecode, none from source."""
-    copy = tmp_path / "packages" / "ctx_reference"
-    shutil.copytree(REPO / "ctx_reference", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(sandbox, "_package_folders", lambda name: [str(copy)])
-    assert compile_course_packages() == [str(copy)]
-    modules = sorted(str(path) for path in copy.rglob("*.py"))
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(copy.parent))
+    package = tmp_path / "packages" / "ctx_reference"
+    shutil.copytree(REPO / "ctx_reference", package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(sandbox, "_package_folders", lambda name: [str(package)])
+    assert compile_course_packages() == [str(package)]
+    modules = sorted(str(path) for path in package.rglob("*.py"))
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(package.parent))
     code = "import ctx_reference, ctx_reference.checks, ctx_reference.plots, ctx_reference.widgets, ctx_reference.cli"
     done = subprocess.run([sys.executable, "-v", "-P", "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
-    loaded = [line for line in done.stderr.splitlines() if str(copy) in line]
+    loaded = [line for line in done.stderr.splitlines() if str(package) in line]
     from_source = [line for line in loaded if line.startswith("# code object from") and line.rstrip("'").endswith(".py")]
     from_bytecode = [line for line in loaded if line.startswith("# code object from") and ".pyc" in line]
     assert from_source == [] and len(from_bytecode) >= 10, loaded[:20]

@@ -1,7 +1,6 @@
 """The grading run's kernels: taken from a pool, ready as soon as they answer, stopped at once."""
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
