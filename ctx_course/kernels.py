@@ -61,7 +61,7 @@ class ReadyKernelClient(AsyncKernelClient):
     another request anyway, and those 0.2 s were idle time in every notebook graded.
     """
 
-    async def _ready(self, timeout: float | None = None) -> None:
+    async def wait_for_ready(self, timeout: float | None = None) -> None:
         deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
         while True:
             if not await self._async_is_alive():
@@ -81,8 +81,6 @@ class ReadyKernelClient(AsyncKernelClient):
                     return
             if time.monotonic() > deadline:
                 raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
-
-    wait_for_ready = _ready
 
 
 CLIENT_CLASS = f"{__name__}.ReadyKernelClient"
