@@ -27,9 +27,10 @@ def graded(tmp_path_factory):
     grader = Grader(REPO, work=tmp / "work", jobs=1)
     grader.collect(tmp / "incoming")
     assert grader.prepare(assignments(REPO)) == {}
-    grader.pool.plan(2 * len(assignments(REPO)))  # one notebook per submission: none launched after the last
+    submissions = [(student, aid) for aid in assignments(REPO) for student in (PERFECT, UNTOUCHED)]
+    grader.pool.plan(sum(grader.notebook_count(student, aid) for student, aid in submissions))  # none launched after the last
     try:
-        results = [grader.autograde(student, aid) for aid in assignments(REPO) for student in (PERFECT, UNTOUCHED)]
+        results = [grader.autograde(student, aid) for student, aid in submissions]
     finally:
         grader.pool.close()
     return grader, results
