@@ -6,7 +6,8 @@ grader over IPC sockets in its own folder (``SandboxedKernelManager``); ``Prelau
 nbgrader's ``Execute`` running each notebook in a kernel taken from the pool, in a scratch copy
 of the submission, and putting the kernel's hooks back (``kernel_guard.py``) before every graded
 cell; ``ReadyKernelClient``, which starts a notebook as soon as its kernel answers;
-``stop_kernel``, which kills a kernel and waits only as long as its process takes to end; the kernels'
+``QuickStopKernelManager``, whose immediate shutdown waits only as long as the kernel's process
+takes to end, and ``stop_kernel``, which uses it and frees the kernel's folder; the kernels'
 command-line option (``KERNEL_LOG_LEVEL``); and telling, from nbgrader's log,
 that a kernel could not start (``kernel_failed_to_start``), so the run can try once more.
 
@@ -129,7 +130,7 @@ class KernelPool:
     def _launch(self) -> AsyncKernelManager:
         env = dict(os.environ, NBGRADER_EXECUTION="autograde")  # as nbgrader sets it for autograding
         if self.policy is None:
-            manager = AsyncKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS)
+            manager = QuickStopKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS)
             run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env)
             return manager
         folder = Path(tempfile.mkdtemp(prefix="ctx-kernel-"))
@@ -189,7 +190,37 @@ class KernelPool:
         return self
 
 
-class SandboxedKernelManager(AsyncKernelManager):
+class QuickStopKernelManager(AsyncKernelManager):
+    """A kernel manager whose ``shutdown_kernel(now=True)`` ends the kernel without idle waits.
+
+    A kernel stopped with ``now=True`` has nothing to save, so it is killed at once (its process
+    group, or its sandbox, which takes every process inside with it). jupyter_client would first
+    send an interrupt message the dying kernel never reads (closing its socket then lingers
+    0.1 s) and check every 0.1 s whether the process has ended: 0.1 to 0.2 s of idle time per
+    notebook. Here the process is waited for directly, which returns as soon as it ends. A
+    polite shutdown (``now=False``) and a restart are jupyter_client's own.
+    """
+
+    async def _async_shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+        if not now or restart:
+            await super()._async_shutdown_kernel(now=now, restart=restart)
+            return
+        self.shutting_down = True
+        self.stop_restarter()
+        process = getattr(self.provisioner, "process", None)
+        if process is not None:
+            try:
+                await self.provisioner.kill()
+                process.wait(timeout=10)
+                await self.provisioner.wait()  # reaps it at once, closes its pipes
+            except Exception:  # already gone
+                pass
+        await self._async_cleanup_resources()
+
+    shutdown_kernel = _async_shutdown_kernel
+
+
+class SandboxedKernelManager(QuickStopKernelManager):
     """A kernel manager whose kernel runs inside a SandboxPolicy (set ``policy`` and ``folder`` before starting)."""
 
     policy = Any(None, allow_none=True)
@@ -201,24 +232,15 @@ class SandboxedKernelManager(AsyncKernelManager):
 
 
 def stop_kernel(manager: AsyncKernelManager) -> None:
-    """Kill a kernel now, wait for its process to end, and free its sockets, files and folder.
+    """Kill a kernel of the pool now and free its sockets, files and folder.
 
-    A graded kernel has nothing to save, so it is killed at once (its process group, or its
-    sandbox, which takes every process inside with it). jupyter_client's ``shutdown_kernel(now=True)``
-    would first send an interrupt message the dead kernel never reads (closing its socket then
-    lingers 0.1 s) and check every 0.1 s whether the process has ended: 0.1 to 0.2 s of idle time
-    per notebook graded. Here the process is waited for directly, which returns as soon as it ends.
-    Safe to call on a kernel that already died or never started.
+    Safe to call on a kernel that already died or never started. With a ``QuickStopKernelManager``
+    (every kernel of a ``KernelPool``) it returns as soon as the kernel's process has ended.
     """
-    provisioner = manager.provisioner
-    process = getattr(provisioner, "process", None)
-    if process is not None:
-        try:
-            run_sync(provisioner.kill)()
-            process.wait(timeout=10)
-            run_sync(provisioner.wait)()  # reaps it at once, closes its pipes
-        except Exception:  # already gone
-            pass
+    try:
+        run_sync(manager.shutdown_kernel)(now=True)
+    except Exception:  # already gone
+        pass
     try:
         run_sync(manager.cleanup_resources)()
     except Exception:

@@ -6,7 +6,7 @@ from nbgrader.validator import Validator
 from traitlets.config import Config
 
 from conftest import LESSONS, REPO, SOLUTIONS, notebooks
-from ctx_course.kernels import CLIENT_CLASS
+from ctx_course.kernels import CLIENT_CLASS, QuickStopKernelManager
 
 pytestmark = pytest.mark.heavy
 
@@ -17,6 +17,7 @@ def validator(invert: bool) -> Validator:
     config.Execute.timeout = 120
     # How a kernel is found ready and stopped does not change a verdict: the grader's quick ways.
     config.Execute.shutdown_kernel = "immediate"
+    config.Execute.kernel_manager_class = QuickStopKernelManager
     config.AsyncKernelManager.client_class = CLIENT_CLASS
     return Validator(config=config)
 
