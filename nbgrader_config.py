@@ -34,15 +34,16 @@ c.ClearSolutions.text_stub = "在这里写下你的回答。"
 
 # Read-only check cells a student deleted are put back before grading, and so are deleted answer
 # cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
-# Hidden expect_digest calls are rewritten before the run (the kernel never sees an expected digest)
-# and compared after it, outside the kernel (see ctx_course/hidden_digests.py).
+# The kernel runs the check cells as released: the hidden tests are removed before it starts, and
+# every check cell is scored on the grader's side from what the learner's functions return
+# (see ctx_course/grading/behaviour.py).
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "ctx_course.preprocessors.RestoreCells",
-    "ctx_course.hidden_digests.StripDigests",
+    "ctx_course.preprocessors.RemoveHiddenTests",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
@@ -56,9 +57,8 @@ c.SandboxSettings.cpu_limit = 600  # CPU seconds of one notebook's kernel
 # Student output is capped and hidden tests are kept out of the feedback, for nbgrader's own
 # commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/preprocessors.py).
 c.Autograde.autograde_preprocessors = [
-    "ctx_course.preprocessors.MarkHiddenTests",
     "nbgrader.preprocessors.Execute",
-    "ctx_course.hidden_digests.CompareDigests",
+    "ctx_course.grading.behaviour.ScoreFromBehaviour",
     "ctx_course.preprocessors.ScoreFromErrorsOnly",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",

@@ -44,6 +44,7 @@ from nbgrader.preprocessors import ClearHiddenTests, Execute
 from traitlets.config import Config
 
 from .config import assignments, load_course_config
+from .grading.reference_build import ReferenceBuilds
 from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
 from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
@@ -62,7 +63,9 @@ SCRATCH_RELEASE = "release"
 # What was graded from which files (<work>/manifest.json), so that a rerun skips unchanged submissions.
 MANIFEST = "manifest.json"
 # Bumped when a change to grading itself must regrade every submission.
-GRADING_VERSION = "2"
+GRADING_VERSION = "3"
+# Where the grading run keeps the builds of ctx_reference without each notebook's exercises.
+BUILDS = "reference-builds"
 
 
 
@@ -72,6 +75,8 @@ def grading_config(
     work: str | os.PathLike | None = None,
     timeout: int | None = None,
     pool: KernelPool | None = None,
+    policy: SandboxPolicy | None = None,
+    builds: ReferenceBuilds | None = None,
 ) -> Config:
     """Return the course's nbgrader Config with the grading run's preprocessors and scratch release.
 
@@ -89,6 +94,9 @@ def grading_config(
             PrelaunchedExecute if step is Execute else step for step in AUTOGRADE_PREPROCESSORS
         ]
         config.PrelaunchedExecute.pool = pool
+    # The learner's functions are evaluated in a process of their own, in the same sandbox.
+    config.ScoreFromBehaviour.policy = policy
+    config.ScoreFromBehaviour.builds = builds
     config.Autograde.sanitize_preprocessors = list(SANITIZE_PREPROCESSORS)
     config.GenerateFeedback.preprocessors = list(FEEDBACK_PREPROCESSORS)
     # Each kernel would print a transport warning to the terminal; keep only its errors.
@@ -299,7 +307,8 @@ class Grader:
         self.cpu_limit = cpu if self.sandboxed else None
         compile_course_packages()  # so that no kernel compiles ctx_reference again
         self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=prelaunch)
-        self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
+        self.builds = ReferenceBuilds(parent=self.work / BUILDS)  # ctx_reference without each notebook's exercises, for the learner's process
+        self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool, policy=policy, builds=self.builds)
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir
         self.db_url = self.config.CourseDirectory.db_url
@@ -486,6 +495,7 @@ class Grader:
         finally:
             if self.pool is not None:
                 self.pool.close()
+            self.builds.close()
         phases["autograde"] = time.perf_counter() - tick
 
         tick = time.perf_counter()
@@ -500,6 +510,7 @@ class Grader:
                 workers.close()
         feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
         phases["feedback"] = time.perf_counter() - tick
+        shutil.rmtree(self.work / BUILDS, ignore_errors=True)  # what a killed worker could not remove
 
         tick = time.perf_counter()
         csv_path = export_grades(self.db_url, self.work / "grades.csv", results, course_id=self.course_id)

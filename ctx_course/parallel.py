@@ -234,6 +234,7 @@ def _serve(settings: dict, conn: Connection) -> None:
     finally:
         if grader.pool is not None:
             grader.pool.close()
+        grader.builds.close()
         conn.close()
 
 

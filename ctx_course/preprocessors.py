@@ -44,7 +44,7 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Integer
 
-from .hidden_digests import CompareDigests, StripDigests
+from .grading.behaviour import ScoreFromBehaviour
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
 MAX_OUTPUT_CHARS = 20_000
@@ -347,12 +347,27 @@ class RestoreCells(OverwriteCells):
         return nb, resources
 
 
+class RemoveHiddenTests(ClearHiddenTests):
+    """Remove the hidden tests from every check cell before the notebook runs (they run on the grader's side only).
+
+    nbgrader puts the hidden tests back into the check cells it restores; the kernel, which runs
+    the learner's code, gets the check cells as released, and ``ScoreFromBehaviour`` evaluates
+    them with their hidden tests outside it. Cells that are not check cells are left as they are
+    (a learner's cell that writes the markers is not an error).
+    """
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            self._remove_hidden_test_region(cell)
+        return cell, resources
+
+
 # What a grading run applies, in order (nbgrader_config.py names the same classes).
-SANITIZE_PREPROCESSORS = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, StripDigests, CheckCellMetadata]
+SANITIZE_PREPROCESSORS = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, RemoveHiddenTests, CheckCellMetadata]
 AUTOGRADE_PREPROCESSORS = [
-    MarkHiddenTests,
     Execute,
-    CompareDigests,
+    ScoreFromBehaviour,
     ScoreFromErrorsOnly,
     IgnorePattern,
     ClearMetadataPreprocessor,
