@@ -168,7 +168,7 @@ def test_grading_config_never_writes_the_release_into_lessons(tmp_path):
 
 def test_nbgrader_config_names_the_preprocessors_the_grading_run_uses(tmp_path):
     """nbgrader_config.py configures exactly the grading run's preprocessors; in process, only
-    step 2 differs: PrelaunchedExecute runs the notebooks in place of nbgrader's Execute."""
+    step 1 differs: PrelaunchedExecute runs the notebooks in place of nbgrader's Execute."""
     configured = load_course_config(REPO)
     autograde = [import_item(name) for name in configured.Autograde.autograde_preprocessors]
     feedback = [import_item(name) for name in configured.GenerateFeedback.preprocessors]
@@ -179,7 +179,7 @@ def test_nbgrader_config_names_the_preprocessors_the_grading_run_uses(tmp_path):
     steps = in_process.Autograde.autograde_preprocessors
     assert len(steps) == len(autograde)
     assert [(n, a, b) for n, (a, b) in enumerate(zip(autograde, steps)) if a is not b] == [
-        (1, Execute, PrelaunchedExecute)
+        (0, Execute, PrelaunchedExecute)
     ]
     assert in_process.GenerateFeedback.preprocessors == feedback
 
@@ -528,22 +528,32 @@ def test_bad_cpu_limits_are_refused(bad):
 
 
 def test_sandbox_command_hides_the_course_and_limits_the_kernel(tmp_path):
-    """The command unshares network and PIDs, dies with the grader, hides the course folder and
-    the grading folder, binds only the kernel's folder writable, and sets both limits."""
+    """The command unshares network and PIDs, dies with the grader, binds only the kernel's
+    folder writable, and sets both limits."""
     work = tmp_path / "grading"
     work.mkdir()
     policy = SandboxPolicy.for_course(REPO, work, memory_limit="1G", cpu_limit=7)
     argv = policy.command(["/usr/bin/python3", "-m", "ipykernel_launcher", "-f", "k.json"], tmp_path / "kernel")
     assert {"--unshare-net", "--unshare-pid", "--die-with-parent", "--clearenv"} <= set(argv)
     pairs = list(zip(argv, argv[1:]))
-    # the course folder is hidden: itself, or a hidden folder it lies in (a checkout under /tmp)
-    covering = [str(p) for p in (REPO, *REPO.parents) if ("--tmpfs", str(p)) in pairs]
-    assert covering and ("--remount-ro", covering[0]) in pairs
-    assert ("--remount-ro", "/tmp") in pairs  # and so the grading folder under it
     assert [a for a, b in pairs if a in ("--bind", "--bind-try")] == ["--bind"]
     assert ("--bind", str(tmp_path / "kernel")) in pairs
     assert "ulimit -v 1048576 && ulimit -t 7" in argv[argv.index("-c") + 1]
     assert argv[argv.index("/usr/bin/python3") + 1] == "-P"
+
+
+def test_sandbox_filesystem_is_an_allow_list(tmp_path):
+    """Only the system folders, a few files of /etc, the exposed folders and the kernel's folder
+    are mounted: not /, not the course folder, not the grading folder, not the host's /tmp."""
+    work = tmp_path / "grading"
+    work.mkdir()
+    policy = SandboxPolicy.for_course(REPO, work)
+    argv = policy.command(["python3"], tmp_path / "kernel")
+    sources = [b for a, b in zip(argv, argv[1:]) if a in ("--ro-bind", "--bind")]
+    allowed = [*sandbox.SYSTEM_ALLOWED, *policy.exposed, str(tmp_path / "kernel")]
+    assert [s for s in sources if not s.startswith("/etc/") and not any(Path(s) == Path(a) for a in allowed)] == []
+    assert "/" not in sources and str(REPO) not in sources and str(work) not in sources
+    assert ("--tmpfs", "/tmp") in list(zip(argv, argv[1:]))
 
 
 def test_sandbox_hides_the_debugger_a_graded_kernel_never_uses(tmp_path):
