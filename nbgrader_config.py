@@ -32,14 +32,16 @@ c.Execute.timeout = 60
 c.ClearSolutions.code_stub = {"python": "# 在这里写你的代码\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "在这里写下你的回答。"
 
-# Read-only check cells a student deleted are put back before grading, and so are deleted answer
-# cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
+# Every cell's nbgrader metadata is first put back as released (a duplicated cell: the last copy
+# counts). Read-only check cells a student deleted are put back before grading, and so are deleted
+# answer cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
 # The kernel runs the check cells as released: the hidden tests are removed before it starts, and
 # every check cell is scored on the grader's side from what the learner's functions return
 # (see ctx_course/grading/behaviour.py).
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
+    "ctx_course.grading.metadata.RestoreMetadata",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "ctx_course.preprocessors.RestoreCells",

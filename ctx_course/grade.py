@@ -44,6 +44,7 @@ from nbgrader.preprocessors import ClearHiddenTests, Execute
 from traitlets.config import Config
 
 from .config import assignments, load_course_config
+from .grading.metadata import release_cells, restore_metadata
 from .grading.reference_build import ReferenceBuilds
 from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
 from .parallel import ParallelAutograde, check_jobs, default_jobs
@@ -618,7 +619,10 @@ class Grader:
                 notes.append(f"{notebook.name}.ipynb missing: scored 0")
                 continue
             cells = {}
-            for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
+            submitted = [c for c in json.loads(path.read_text(encoding="utf-8")).get("cells", []) if isinstance(c, dict)]
+            # what was graded: every cell's metadata as released, the last copy of a duplicated one
+            notes += restore_metadata(submitted, release_cells(gb, notebook.name, assignment))
+            for cell in submitted:
                 grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
                 if grade_id:
                     cells[grade_id] = _source_text(cell.get("source", ""))

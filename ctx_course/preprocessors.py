@@ -45,6 +45,7 @@ from nbgrader.preprocessors import (
 from traitlets import Integer
 
 from .grading.behaviour import ScoreFromBehaviour
+from .grading.metadata import RestoreMetadata
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
 MAX_OUTPUT_CHARS = 20_000
@@ -364,7 +365,7 @@ class RemoveHiddenTests(ClearHiddenTests):
 
 
 # What a grading run applies, in order (nbgrader_config.py names the same classes).
-SANITIZE_PREPROCESSORS = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, RemoveHiddenTests, CheckCellMetadata]
+SANITIZE_PREPROCESSORS = [ClearOutput, RestoreMetadata, DeduplicateIds, OverwriteKernelspec, RestoreCells, RemoveHiddenTests, CheckCellMetadata]
 AUTOGRADE_PREPROCESSORS = [
     Execute,
     ScoreFromBehaviour,
