@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
     from .grade import Grader, read_roster
-    from .report import format_outcome, format_start, format_summary
+    from .report import format_log, format_outcome, format_start, format_summary
 
     root = Path(args.root)
     if args.example:
@@ -154,7 +154,7 @@ def _grade(args: argparse.Namespace) -> int:
     def on_result(index, total, result):
         print(format_outcome(result), flush=True)
         if args.verbose and not result.graded and result.log:
-            print(result.log.rstrip(), file=sys.stderr)
+            print(format_log(result), file=sys.stderr)
 
     report = grader.grade(autograde=not args.feedback_only, force=args.force, on_start=on_start, on_result=on_result)
     print(format_summary(report, base=Path.cwd()))
