@@ -27,13 +27,14 @@ check cells, *manual points* from the free-response cells graded in the formgrad
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import json
 import os
 import re
 import shutil
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -43,14 +44,13 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import ClearHiddenTests, Execute
 from traitlets.config import Config
 
-from .config import assignments, load_course_config
-from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
+from .config import assignments, load_course_config, work_folder
+from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, course_pool, kernel_failed_to_start
 from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
+from .records import ClassReport, GradeResult, RosterError, Student
 from .report import export_grades
-from .sandbox import (
-    SandboxPolicy, SandboxSettings, SandboxUnavailable, compile_course_packages, parse_cpu, parse_memory, sandbox_problem,
-)
+from .sandbox import sandbox_limits
 from .stopping import StopOnSignal
 
 # Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.
@@ -94,83 +94,6 @@ def grading_config(
     # Each kernel would print a transport warning to the terminal; keep only its errors.
     config.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
     return config
-
-
-def work_folder(root: Path, config: Config) -> Path:
-    """Return the folder a grading run writes to: the parent of the configured ``submitted/``."""
-    submitted = Path(config.CourseDirectory.submitted_directory)
-    if not submitted.is_absolute():
-        submitted = root / submitted
-    return submitted.parent
-
-
-# --------------------------------------------------------------------------------------------
-# Records
-
-
-@dataclass(frozen=True)
-class Student:
-    """One row of the roster."""
-
-    id: str
-    first_name: str | None = None
-    last_name: str | None = None
-    email: str | None = None
-    lms_user_id: str | None = None
-
-
-@dataclass(frozen=True)
-class GradeResult:
-    """What grading one student's submission of one assignment gave.
-
-    ``graded`` False means nbgrader could not grade it and ``reason`` says why in one line.
-    ``auto_score``/``max_auto_score`` are the points of the autograded check cells;
-    ``manual_pending`` the points of free-response cells still to grade in the formgrader.
-    ``notes`` flag what nbgrader repaired (an edited or deleted read-only cell it restored,
-    a cell stopped by the timeout).
-    """
-
-    student: str
-    assignment: str
-    graded: bool
-    auto_score: float = 0.0
-    max_auto_score: float = 0.0
-    manual_pending: float = 0.0
-    reason: str = ""
-    notes: tuple[str, ...] = ()
-    seconds: float = 0.0
-    log: str = field(default="", repr=False, compare=False)
-    skipped: bool = field(default=False, compare=False)  # unchanged since the last run: read back, not run
-
-
-@dataclass(frozen=True)
-class ClassReport:
-    """The outcome of one grading run: one result per submission, and where things were written."""
-
-    results: tuple[GradeResult, ...]
-    seconds: float
-    work: Path
-    grades_csv: Path | None = None
-    feedback: int = 0
-    not_on_roster: tuple[str, ...] = ()
-    phases: dict = field(default_factory=dict, compare=False)
-    sandboxed: bool = True
-    stopped_by: str | None = None  # "SIGTERM" or "SIGINT" when the run was asked to stop
-    stop_status: int = 0  # 128 + the signal's number, the exit status of a stopped run
-
-    @property
-    def skipped(self) -> int:
-        """How many submissions were unchanged since the last run and only read back."""
-        return sum(r.skipped for r in self.results)
-
-    @property
-    def failed(self) -> tuple[GradeResult, ...]:
-        """The submissions that could not be graded."""
-        return tuple(r for r in self.results if not r.graded)
-
-
-class RosterError(ValueError):
-    """The roster CSV cannot be read: the message names the file and the row."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,23 +205,15 @@ class Grader:
         self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
         course = load_course_config(self.root, work=work)
         self.work = work_folder(self.root, course)
-        settings = SandboxSettings(config=course)
-        self.sandboxed = settings.enabled if sandbox is None else bool(sandbox)
-        memory = parse_memory(settings.memory_limit if memory_limit is None else memory_limit)
-        cpu = parse_cpu(settings.cpu_limit if cpu_limit is None else cpu_limit)
-        policy = None
-        if self.sandboxed:
-            problem = sandbox_problem()
-            if problem is not None:
-                raise SandboxUnavailable(problem)
-            policy = SandboxPolicy.for_course(self.root, self.work, memory_limit=memory, cpu_limit=cpu)
+        self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit, cpu_limit=cpu_limit)
         # What every worker process builds its own Grader from (the same sandbox and limits).
-        self._settings = dict(root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
-                              sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu)
+        self.make_worker: Callable[[], Grader] = functools.partial(
+            Grader, root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
+            sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, jobs=1,
+        )
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
-        compile_course_packages()  # so that no kernel compiles ctx_reference again
-        self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=prelaunch)
+        self.pool = course_pool(self.root, self.work, sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, ahead=prelaunch)
         self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir
@@ -558,7 +473,7 @@ class Grader:
             return None
         with self.gradebook():  # created here, once, before any worker opens it
             pass
-        return ParallelAutograde(self._settings, jobs)
+        return ParallelAutograde(self.make_worker, jobs)
 
     def _add_new_students(self, pairs) -> None:
         """Add to the gradebook the students nbgrader would add when autograding these pairs.
@@ -681,32 +596,6 @@ class Grader:
                 return f"the kernel died while running the notebook (past the {self.cpu_limit} s CPU-time limit, or out of memory?)"
             return "the kernel died while running the notebook"
         return _last_error(outcome)
-
-
-def grade_class(
-    root: str | os.PathLike = ".",
-    *,
-    work: str | os.PathLike | None = None,
-    submissions: str | os.PathLike | None = None,
-    roster: str | os.PathLike | None = None,
-    timeout: int | None = None,
-    sandbox: bool | None = None,
-    jobs: int | None = None,
-    on_start: Callable | None = None,
-    on_result: Callable | None = None,
-) -> ClassReport:
-    """Register the roster, collect ``submissions`` into the working folder, grade every submission.
-
-    Example: ``grade_class(".", submissions="examples/class/submitted",
-    roster="examples/class/roster.csv", work="grading/example")`` grades the example class and
-    writes ``grading/example/grades.csv``.
-    """
-    students = read_roster(roster) if roster is not None else []
-    grader = Grader(root, work=work, timeout=timeout, sandbox=sandbox, jobs=jobs)
-    if submissions is not None:
-        grader.collect(submissions)
-    grader.register(students)
-    return grader.grade(on_start=on_start, on_result=on_result)
 
 
 # --------------------------------------------------------------------------------------------

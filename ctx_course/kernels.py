@@ -36,7 +36,10 @@ from jupyter_core.utils import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Any
 
-from .sandbox import SandboxPolicy, prepare_folder
+from .sandbox import (
+    DEFAULT_CPU_LIMIT, DEFAULT_MEMORY_LIMIT, SandboxPolicy, SandboxUnavailable, compile_course_packages, prepare_folder,
+    sandbox_problem,
+)
 
 # The kernel-side code that puts IPython's hooks back before each graded cell (sent as text).
 GUARD_SOURCE = Path(__file__).with_name("kernel_guard.py").read_text(encoding="utf-8")
@@ -188,6 +191,32 @@ class KernelPool:
     def __deepcopy__(self, memo):
         # traitlets deep-copies configuration values: every copy must be this same pool
         return self
+
+
+def course_pool(
+    root: str | os.PathLike,
+    work: str | os.PathLike,
+    *,
+    sandbox: bool = True,
+    memory_limit: str | int = DEFAULT_MEMORY_LIMIT,
+    cpu_limit: str | int = DEFAULT_CPU_LIMIT,
+    ahead: bool = True,
+) -> KernelPool:
+    """Return the KernelPool of a course at ``root`` graded into ``work``: every kernel sandboxed
+    (``SandboxPolicy.for_course`` with these limits) unless ``sandbox`` is False.
+
+    Raises SandboxUnavailable, before any kernel starts, when bubblewrap cannot sandbox kernels
+    here. Also writes the bytecode of the course's packages, so that no kernel compiles them again.
+    Example: ``course_pool(".", "grading", cpu_limit=60)``.
+    """
+    policy = None
+    if sandbox:
+        problem = sandbox_problem()
+        if problem is not None:
+            raise SandboxUnavailable(problem)
+        policy = SandboxPolicy.for_course(root, work, memory_limit=memory_limit, cpu_limit=cpu_limit)
+    compile_course_packages()
+    return KernelPool(work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=ahead)
 
 
 class QuickStopKernelManager(AsyncKernelManager):
