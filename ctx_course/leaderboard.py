@@ -32,8 +32,8 @@ import nbformat
 from ctx_reference.workloads import WorkloadShape
 
 from .config import load_course_config, work_folder
-from .kernels import KernelPool, course_pool, stop_kernel
-from .sandbox import sandbox_limits
+from .sandbox.kernels import KernelPool, course_pool, stop_kernel
+from .sandbox.policy import sandbox_limits
 
 # The learner's policy in the capstone notebook.
 POLICY_NAME = "my_policy"

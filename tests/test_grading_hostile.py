@@ -19,8 +19,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from conftest import REPO, class_builder
-from ctx_course.grade import Grader, Student
-from ctx_course.parallel import ParallelAutograde
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.parallel import ParallelAutograde
+from ctx_course.grading.records import Student
 
 pytestmark = pytest.mark.heavy
 

@@ -22,18 +22,8 @@ from traitlets.utils.importstring import import_item
 from conftest import REPO
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
-from ctx_course.grade import (
-    ClassReport,
-    GradeResult,
-    RosterError,
-    Student,
-    collect,
-    find_submissions,
-    grading_config,
-    read_roster,
-)
-from ctx_course.kernels import KernelPool, PrelaunchedExecute
-from ctx_course.preprocessors import (
+from ctx_course.grading.grader import collect, find_submissions, grading_config, read_roster
+from ctx_course.grading.preprocessors import (
     AUTOGRADE_PREPROCESSORS,
     FEEDBACK_PREPROCESSORS,
     HIDDEN_START,
@@ -42,10 +32,12 @@ from ctx_course.preprocessors import (
     MarkHiddenTests,
     ScoreFromErrorsOnly,
 )
-from ctx_course import sandbox
-from ctx_course.sandbox import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
-from ctx_course.stopping import StopOnSignal
-from ctx_course.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
+from ctx_course.grading.records import ClassReport, GradeResult, RosterError, Student
+from ctx_course.grading.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
+from ctx_course.grading.stopping import StopOnSignal
+from ctx_course.sandbox import policy
+from ctx_course.sandbox.kernels import KernelPool, PrelaunchedExecute
+from ctx_course.sandbox.policy import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
 
 
 def _write(path, text):
@@ -562,7 +554,7 @@ def test_course_packages_are_compiled_so_no_kernel_compiles_them(tmp_path, monke
     PYTHONDONTWRITEBYTECODE) loads every module of ctx_reference from bytecode, none from source."""
     package = tmp_path / "packages" / "ctx_reference"
     shutil.copytree(REPO / "ctx_reference", package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(sandbox, "_package_folders", lambda name: [str(package)])
+    monkeypatch.setattr(policy, "_package_folders", lambda name: [str(package)])
     assert compile_course_packages() == [str(package)]
     modules = sorted(str(path) for path in package.rglob("*.py"))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(package.parent))

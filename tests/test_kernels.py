@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from jupyter_core.utils import run_sync
 
-from ctx_course.kernels import KernelPool, ReadyKernelClient, kernel_failed_to_start, stop_kernel
+from ctx_course.sandbox.kernels import KernelPool, ReadyKernelClient, kernel_failed_to_start, stop_kernel
 
 
 @pytest.fixture()

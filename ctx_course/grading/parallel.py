@@ -7,7 +7,7 @@ back in submission order as soon as they are known, then the feedback, one assig
 Each worker builds its own ``Grader`` (so its own NbGraderAPI and its own ``KernelPool``) with the
 factory it is given (pickled by reference, so this module never imports the grader): a
 kernel is launched, used for one notebook and stopped inside one worker, exactly as in a run
-with one job, and whatever ``kernels.py`` does to launch a kernel applies to every worker alike.
+with one job, and whatever ``sandbox/kernels.py`` does to launch a kernel applies to every worker alike.
 
 Why processes that each write the gradebook, and not workers that only execute notebooks while
 the parent writes: nbgrader's autograde interleaves its gradebook writes with the notebook run
@@ -37,7 +37,7 @@ from .records import GradeResult
 # Worker processes never start as a copy of the parent (it may hold a gradebook connection and
 # an event loop): where available, a fork server that imported the grader once forks them, so
 # the import is paid once per run instead of once per worker; elsewhere each starts afresh.
-PRELOAD = ["ctx_course.grade"]
+PRELOAD = ["ctx_course.grading.grader"]
 
 # What nbgrader's log says when another worker held the gradebook's lock for too long, or added
 # the same new student a moment earlier.

@@ -9,7 +9,7 @@ starts outlives it), no capabilities, an address-space and a CPU-time limit, and
 environment.
 
 Leaves out: starting and talking to the kernel (``kernels.py``), which notebooks run
-(``grade.py``).
+(``grading/grader.py``).
 
 Vocabulary: a kernel's *folder* is a temporary folder outside the grading folder holding
 ``run/`` (its connection file and IPC sockets, shared with the grader), ``home/`` (its HOME)

@@ -12,8 +12,8 @@ quotes a hidden test, from the feedback; and the preprocessor lists a grading ru
 ``FEEDBACK_PREPROCESSORS``), the same ones ``nbgrader_config.py`` names for nbgrader's own
 commands and the formgrader.
 
-Leaves out: running the notebooks (nbgrader's ``Execute``, or ``kernels.PrelaunchedExecute``),
-scoring, and the grading run itself (``grade.py``).
+Leaves out: running the notebooks (nbgrader's ``Execute``, or ``sandbox.kernels.PrelaunchedExecute``),
+scoring, and the grading run itself (``grader.py``).
 
 Vocabulary: a *check cell* is a read-only autograded test cell; its *hidden tests* are the lines
 between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``, left out of the release and put

@@ -29,7 +29,7 @@ answered by repeating the report of one right value, whatever the other values a
 
 Leaves out: the visible checks (they run in the kernel, as in the lab), the hidden ``assert``
 lines (they still run in the kernel), and sandboxing: code running with the grader's
-privileges can still read the gradebook or ``solutions/`` (see grade.py).
+privileges can still read the gradebook or ``solutions/`` (see grader.py).
 
 Vocabulary: a *check cell* is a read-only autograded test cell; its *hidden tests* are the lines
 between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``; a *report* is one line

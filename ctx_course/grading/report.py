@@ -5,7 +5,7 @@ Covers: the line printed for each submission (``format_start`` while it is grade
 (``format_summary``), and the grades CSV exported from the gradebook (``export_grades``, its
 columns ``CSV_COLUMNS`` and the values of its ``status`` column).
 
-Leaves out: grading itself (``grade.py``) and the records it returns (``records.py``); what the learner reads
+Leaves out: grading itself (``grader.py``) and the records it returns (``records.py``); what the learner reads
 (the feedback HTML, made by nbgrader with ``preprocessors.HideHiddenTests``).
 
 Vocabulary: a *progress line* is one submission's line, ``[index/total] student assignment …``

@@ -7,13 +7,13 @@ costs another one its grade), writing the feedback HTML, exporting a grades CSV,
 of what happened to each submission (score, or why it could not be graded).
 
 The preprocessors that cap outputs and keep hidden tests out of the feedback are in
-``preprocessors.py``; the kernels launched ahead of their notebooks in ``kernels.py``; the worker
+``preprocessors.py``; the kernels launched ahead of their notebooks in ``sandbox/kernels.py``; the worker
 processes that grade several submissions at once in ``parallel.py``; the lines printed for the
 instructor and the grades CSV in ``report.py``.
 
 Also: a *manifest* of what was graded (submission digest, source digest) so that a rerun skips
 the unchanged submissions, and stopping cleanly on SIGTERM/SIGINT (``stopping.py``). Every
-kernel runs in a bubblewrap sandbox (``sandbox.py``) unless the grader is made with
+kernel runs in a bubblewrap sandbox (``sandbox/policy.py``) unless the grader is made with
 ``sandbox=False``.
 
 Leaves out: the manual grading of free-response cells (the formgrader does it), late penalties.
@@ -44,13 +44,13 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import ClearHiddenTests, Execute
 from traitlets.config import Config
 
-from .config import assignments, load_course_config, work_folder
-from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, course_pool, kernel_failed_to_start
+from ..config import assignments, load_course_config, work_folder
+from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, course_pool, kernel_failed_to_start
+from ..sandbox.policy import sandbox_limits
 from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .records import ClassReport, GradeResult, RosterError, Student
 from .report import export_grades
-from .sandbox import sandbox_limits
 from .stopping import StopOnSignal
 
 # Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.

@@ -3,7 +3,7 @@
 Covers: ``Student`` (one row of the roster), ``GradeResult`` (one submission's outcome),
 ``ClassReport`` (one run's outcome) and ``RosterError`` (a roster that cannot be read).
 
-Leaves out: how they are made (``grade.py``), printed or exported (``report.py``). This module
+Leaves out: how they are made (``grader.py``), printed or exported (``report.py``). This module
 imports nothing of the package, so every other module can use the records.
 """
 from __future__ import annotations

@@ -11,12 +11,12 @@ takes to end, and ``stop_kernel``, which uses it and frees the kernel's folder; 
 command-line option (``KERNEL_LOG_LEVEL``); and telling, from nbgrader's log,
 that a kernel could not start (``kernel_failed_to_start``), so the run can try once more.
 
-Leaves out: which notebooks run and what is done with the results (``grade.py``), time limits
-(nbgrader's ``Execute.timeout``), what the sandbox lets a kernel see (``sandbox.py``).
+Leaves out: which notebooks run and what is done with the results (``grading/grader.py``), time limits
+(nbgrader's ``Execute.timeout``), what the sandbox lets a kernel see (``policy.py``).
 
 Vocabulary: a *kernel manager* starts, watches and stops one kernel process; a kernel *launched
 ahead* was started before its notebook was due; a kernel is *fresh* when no notebook ran in it;
-a kernel's *folder* and *scratch copy* are described in ``sandbox.py``.
+a kernel's *folder* and *scratch copy* are described in ``policy.py``.
 """
 from __future__ import annotations
 
@@ -36,8 +36,13 @@ from jupyter_core.utils import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Any
 
-from .sandbox import (
-    DEFAULT_CPU_LIMIT, DEFAULT_MEMORY_LIMIT, SandboxPolicy, SandboxUnavailable, compile_course_packages, prepare_folder,
+from .policy import (
+    DEFAULT_CPU_LIMIT,
+    DEFAULT_MEMORY_LIMIT,
+    SandboxPolicy,
+    SandboxUnavailable,
+    compile_course_packages,
+    prepare_folder,
     sandbox_problem,
 )
 
