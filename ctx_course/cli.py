@@ -111,8 +111,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
-    from .grading.grader import Grader, read_roster
+    from .grading.grader import Grader
     from .grading.report import format_outcome, format_start, format_summary
+    from .grading.submissions import read_roster
 
     root = Path(args.root)
     if args.example:

@@ -22,7 +22,7 @@ from traitlets.utils.importstring import import_item
 from conftest import REPO
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
-from ctx_course.grading.grader import collect, find_submissions, grading_config, read_roster
+from ctx_course.grading.grader import grading_config
 from ctx_course.grading.preprocessors import (
     AUTOGRADE_PREPROCESSORS,
     FEEDBACK_PREPROCESSORS,
@@ -35,8 +35,10 @@ from ctx_course.grading.preprocessors import (
 from ctx_course.grading.records import ClassReport, GradeResult, RosterError, Student
 from ctx_course.grading.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
 from ctx_course.grading.stopping import StopOnSignal
+from ctx_course.grading.submissions import collect, find_submissions, read_roster
 from ctx_course.sandbox import policy
-from ctx_course.sandbox.kernels import KernelPool, PrelaunchedExecute
+from ctx_course.sandbox.execute import PrelaunchedExecute
+from ctx_course.sandbox.kernels import KernelPool
 from ctx_course.sandbox.policy import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
 
 

@@ -34,7 +34,8 @@ from ctx_course.grading.hidden_digests import (
     take_reports,
 )
 from ctx_course.grading.preprocessors import RestoreCells
-from ctx_course.sandbox.kernels import KernelPool, PrelaunchedExecute
+from ctx_course.sandbox.execute import PrelaunchedExecute
+from ctx_course.sandbox.kernels import KernelPool
 from ctx_reference.checks import report_digest
 from ctx_reference.checks.hidden import REPORT_PREFIX
 

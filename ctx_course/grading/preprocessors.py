@@ -12,7 +12,7 @@ quotes a hidden test, from the feedback; and the preprocessor lists a grading ru
 ``FEEDBACK_PREPROCESSORS``), the same ones ``nbgrader_config.py`` names for nbgrader's own
 commands and the formgrader.
 
-Leaves out: running the notebooks (nbgrader's ``Execute``, or ``sandbox.kernels.PrelaunchedExecute``),
+Leaves out: running the notebooks (nbgrader's ``Execute``, or ``sandbox.execute.PrelaunchedExecute``),
 scoring, and the grading run itself (``grader.py``).
 
 Vocabulary: a *check cell* is a read-only autograded test cell; its *hidden tests* are the lines
