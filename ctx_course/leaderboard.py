@@ -31,6 +31,7 @@ import nbformat
 
 from ctx_reference.workloads import WorkloadShape
 
+from .cells import is_answer, is_check_cell
 from .config import load_course_config, work_folder
 from .sandbox.kernels import KernelPool, course_pool, stop_kernel
 from .sandbox.policy import sandbox_limits
@@ -129,7 +130,7 @@ def lesson_cell_ids(source: Path) -> set[str]:
     """
     nb = nbformat.read(source, as_version=4)
     return {c.get("id") for c in nb.cells
-            if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("solution")}
+            if c.cell_type == "code" and not is_answer(c)}
 
 
 def _runnable(path: Path, cell: str, narrative: set[str] = frozenset()) -> nbformat.NotebookNode:
@@ -142,10 +143,9 @@ def _runnable(path: Path, cell: str, narrative: set[str] = frozenset()) -> nbfor
     preamble["id"] = "leaderboard-preamble"
     keep = [preamble]
     for c in nb.cells:
-        meta = c.metadata.get("nbgrader", {})
-        if c.cell_type != "code" or (meta.get("grade") and not meta.get("solution")):
+        if c.cell_type != "code" or is_check_cell(c):
             continue
-        if c.get("id") in narrative and not meta.get("solution"):
+        if c.get("id") in narrative and not is_answer(c):
             continue
         c.outputs = []
         keep.append(c)

@@ -20,6 +20,7 @@ from nbgrader.preprocessors import Execute
 from traitlets.utils.importstring import import_item
 
 from conftest import REPO
+from ctx_course.cells import hidden_spans
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
 from ctx_course.grading.grader import grading_config
@@ -271,6 +272,15 @@ def test_an_unterminated_hidden_region_hides_the_rest_of_the_cell():
     source = "a = 1\n### BEGIN HIDDEN TESTS\nb = 2"
     cell, _ = HideHiddenTests().preprocess_cell(_code_cell([], source), {}, 0)
     assert cell.source == "a = 1"
+
+
+@pytest.mark.parametrize("line_end", ["\r\n", "\r"])
+def test_feedback_finds_the_hidden_region_whatever_the_line_ends(line_end):
+    """With \r\n or \r line ends, lines 3–5 are removed and lines 1–2 stay, as the digest rewriter counts them."""
+    source = CHECK_SOURCE.replace("\n", line_end)
+    assert hidden_spans(source) == [(3, 5)]
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell([], source), {}, 0)
+    assert cell.source == 'check_exercise("remaining", remaining)\nassert remaining(1, 0, 0, 0, 0) == (1, False)'
 
 
 def test_cells_without_hidden_tests_are_untouched():

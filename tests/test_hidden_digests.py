@@ -20,6 +20,7 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import determine_grade
 
 from conftest import REPO, SOLUTIONS, class_builder, notebooks
+from ctx_course.cells import hidden_spans
 from ctx_course.grading.grader import Grader, grading_config
 from ctx_course.grading.hidden_digests import (
     REPORT_CALL,
@@ -28,7 +29,6 @@ from ctx_course.grading.hidden_digests import (
     StripDigests,
     expected_digests,
     failures,
-    hidden_spans,
     judge_cell,
     strip_digests,
     take_reports,

@@ -98,3 +98,12 @@ def test_nothing_in_the_sandbox_imports_grading():
     wrong = {name: sorted(t for t in graph[name] if t.startswith(f"{PACKAGE}.grading"))
              for name in sandbox}
     assert {name: targets for name, targets in wrong.items() if targets} == {}
+
+
+def test_the_records_cells_and_sandbox_policy_import_nothing_of_the_package():
+    """The modules everything else builds on (records, cells, config, stopping, the sandbox policy and the
+    in-kernel guard) import no module of ctx_course, so any module can import them without a circle."""
+    graph = import_graph()
+    leaves = ["ctx_course.grading.records", "ctx_course.cells", "ctx_course.config", "ctx_course.grading.stopping",
+              "ctx_course.sandbox.policy", "ctx_course.sandbox.kernel_guard"]
+    assert {name: sorted(graph[name]) for name in leaves} == {name: [] for name in leaves}

@@ -20,6 +20,7 @@ import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests
 
+from ..cells import source_text
 from .preprocessors import ANSI_ESCAPE
 
 # What nbgrader's log says when a kernel could not start (a port taken by another process, say).
@@ -76,7 +77,7 @@ def tamper_notes(gb: Gradebook, folder: Path, assignment: str) -> tuple[str, ...
         for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
             if grade_id:
-                cells[grade_id] = _source_text(cell.get("source", ""))
+                cells[grade_id] = source_text(cell.get("source", ""))
         edited, deleted = [], []
         check_cells = {c.name for c in notebook.grade_cells}
         answers = sorted(c.name for c in notebook.solution_cells if c.name not in cells)
@@ -144,7 +145,3 @@ def last_error(outcome: dict) -> str:
         return short(Exception(candidates[-1]), 200)
     errors = [line[len("[ERROR] "):] for line in text.splitlines() if line.startswith("[ERROR]")]
     return short(Exception(errors[0] if errors else "nbgrader reported a failure"), 200)
-
-
-def _source_text(source) -> str:
-    return "".join(source) if isinstance(source, list) else str(source)

@@ -20,6 +20,7 @@ from jupyter_core.utils import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Any
 
+from ..cells import is_graded
 from .kernels import stop_kernel
 
 # The kernel-side code that puts IPython's hooks back before each graded cell (sent as text).
@@ -79,7 +80,7 @@ class PrelaunchedExecute(Execute):
             self.km = None
 
     async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
-        graded = cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
+        graded = is_graded(cell)
         guarded = True
         if graded and getattr(self, "_guard_token", None) and self.kc is not None:
             guarded = await self._reset_kernel()
