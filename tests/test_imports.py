@@ -6,6 +6,7 @@ a function (a lazy import closes a circle as surely as one at the top) and under
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 from conftest import REPO
@@ -107,3 +108,10 @@ def test_the_records_cells_and_sandbox_policy_import_nothing_of_the_package():
     leaves = ["ctx_course.grading.records", "ctx_course.cells", "ctx_course.config", "ctx_course.grading.stopping",
               "ctx_course.sandbox.policy", "ctx_course.sandbox.kernel_guard"]
     assert {name: sorted(graph[name]) for name in leaves} == {name: [] for name in leaves}
+
+
+def test_the_wheel_lists_every_package_of_ctx_course():
+    """pyproject.toml lists every folder of ctx_course that holds an __init__.py (the wheel would lack it)."""
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    packages = {".".join(path.parent.relative_to(REPO).parts) for path in (REPO / PACKAGE).rglob("__init__.py")}
+    assert packages - listed == set()
