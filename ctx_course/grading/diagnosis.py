@@ -53,10 +53,12 @@ def diagnose(folder: Path, expected: Sequence[str], outcome: dict, *, timeout: i
             return f"{name} is not a valid notebook ({short(exc)})"
     text = outcome.get("log", "") + outcome.get("error", "")
     if "became unresponsive" in text or "CellTimeoutError" in text:
-        return f"a cell ran past the {timeout} s limit and ignored the interrupt (an endless loop that catches KeyboardInterrupt?)"
+        return (f"a cell ran past the {timeout} s limit and ignored the interrupt"
+                " (an endless loop that catches KeyboardInterrupt?)")
     if "DeadKernelError" in text or "Kernel died" in text:
         if cpu_limit is not None:
-            return f"the kernel died while running the notebook (past the {cpu_limit} s CPU-time limit, or out of memory?)"
+            return (f"the kernel died while running the notebook"
+                    f" (past the {cpu_limit} s CPU-time limit, or out of memory?)")
         return "the kernel died while running the notebook"
     return last_error(outcome)
 

@@ -34,13 +34,17 @@ def read_roster(path: str | os.PathLike) -> list[Student]:
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         if reader.fieldnames is None or ROSTER_ID not in [k.strip() for k in reader.fieldnames]:
-            raise RosterError(f"roster {str(path)!r} must have a header with an {ROSTER_ID!r} column (got {reader.fieldnames!r})")
+            raise RosterError(
+                f"roster {str(path)!r} must have a header with an {ROSTER_ID!r} column (got {reader.fieldnames!r})"
+            )
         students, seen = [], set()
         for number, row in enumerate(reader, start=2):
             row = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
             student_id = row.get(ROSTER_ID, "")
             if not valid_id(student_id):
-                raise RosterError(f"roster {str(path)!r} line {number}: id must be a plain folder name (got {student_id!r})")
+                raise RosterError(
+                    f"roster {str(path)!r} line {number}: id must be a plain folder name (got {student_id!r})"
+                )
             if student_id in seen:
                 raise RosterError(f"roster {str(path)!r} line {number}: id {student_id!r} appears twice")
             seen.add(student_id)

@@ -86,7 +86,8 @@ class PrelaunchedExecute(Execute):
             guarded = await self._reset_kernel()
         cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
         if not guarded:
-            cell.outputs.append(nbformat.v4.new_output("error", traceback=[f"{GUARD_FAILED['ename']}: {GUARD_FAILED['evalue']}"], **GUARD_FAILED))
+            traceback = [f"{GUARD_FAILED['ename']}: {GUARD_FAILED['evalue']}"]
+            cell.outputs.append(nbformat.v4.new_output("error", traceback=traceback, **GUARD_FAILED))
         return cell
 
     # nbconvert calls the synchronous wrapper, which nbclient made of its own coroutine.
@@ -101,7 +102,8 @@ class PrelaunchedExecute(Execute):
         except Exception:
             return False
         answer = (reply or {}).get("content", {}).get("user_expressions", {}).get("guard", {})
-        return answer.get("status") == "ok" and answer.get("data", {}).get("text/plain") == repr(f"ok:{self._guard_token}")
+        expected = repr(f"ok:{self._guard_token}")
+        return answer.get("status") == "ok" and answer.get("data", {}).get("text/plain") == expected
 
 
 # Run at the start of every notebook: load kernel_guard.py as the module _ctx_guard and snapshot the kernel.
