@@ -44,8 +44,8 @@ c.Autograde.sanitize_preprocessors = [
     "ctx_course.grading.metadata.RestoreMetadata",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "ctx_course.preprocessors.RestoreCells",
-    "ctx_course.preprocessors.RemoveHiddenTests",
+    "ctx_course.grading.preprocessors.RestoreCells",
+    "ctx_course.grading.preprocessors.RemoveHiddenTests",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
@@ -57,22 +57,22 @@ c.SandboxSettings.memory_limit = "2G"  # address space of one kernel
 c.SandboxSettings.cpu_limit = 600  # CPU seconds of one notebook's kernel
 
 # Student output is capped and hidden tests are kept out of the feedback, for nbgrader's own
-# commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/preprocessors.py).
+# commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/grading/preprocessors.py).
 c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.Execute",
     "ctx_course.grading.behaviour.ScoreFromBehaviour",
-    "ctx_course.preprocessors.ScoreFromErrorsOnly",
+    "ctx_course.grading.preprocessors.ScoreFromErrorsOnly",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "ctx_course.preprocessors.CapOutput",
+    "ctx_course.grading.preprocessors.CapOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "ctx_course.preprocessors.HideHiddenTests",
+    "ctx_course.grading.preprocessors.HideHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 # Kernels report errors only, instead of a transport warning per notebook.

@@ -30,7 +30,6 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -53,20 +52,11 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Any as AnyTrait
 from traitlets import Integer
 
+from ..sandbox import answerer as wire
 from .reference_build import ReferenceBuilds, graded_exercises, withheld_objects
 
-_ANSWERER_PATH = Path(__file__).resolve().parent.parent / "sandbox" / "answerer.py"
-ANSWERER_SOURCE = _ANSWERER_PATH.read_text(encoding="utf-8")
-
-
-def _load_answerer():
-    spec = importlib.util.spec_from_file_location("ctx_course_answerer", _ANSWERER_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-wire = _load_answerer()
+# The learner's side runs this file's text (the sandbox does not show ctx_course).
+ANSWERER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 CHECK_FILE = "<check cell {}>"
