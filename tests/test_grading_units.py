@@ -113,6 +113,34 @@ def test_collect_replaces_an_earlier_copy(tmp_path):
     assert sorted(p.name for p in (submitted / "ada" / "02-remaining").iterdir()) == ["remaining.ipynb"]
 
 
+def test_collect_follows_no_link_to_a_folder(tmp_path):
+    """An assignment folder that is a link into solutions/ is not collected: only the real one is."""
+    incoming, submitted = tmp_path / "in", tmp_path / "work" / "submitted"
+    _write(incoming / "ada" / "02-remaining" / "remaining.ipynb", "mine")
+    (incoming / "mallory").mkdir()
+    (incoming / "mallory" / "02-remaining").symlink_to(REPO / "solutions" / "02-remaining")
+    assert collect(incoming, submitted) == [("ada", "02-remaining")]
+    assert not (submitted / "mallory").exists()
+
+
+def test_a_student_folder_with_a_glob_character_is_refused_by_name(tmp_path):
+    """A student folder kim[2] (nbgrader's patterns would select kim2's files) raises ValueError naming it."""
+    _write(tmp_path / "in" / "kim2" / "02-remaining" / "remaining.ipynb", "kim2's")
+    _write(tmp_path / "in" / "kim[2]" / "02-remaining" / "remaining.ipynb", "kim[2]'s")
+    with pytest.raises(ValueError, match=re.escape("(got 'kim[2]')")):
+        collect(tmp_path / "in", tmp_path / "work" / "submitted")
+    assert not (tmp_path / "work" / "submitted").exists()
+
+
+def test_cli_refuses_a_glob_student_id_in_one_error_line(tmp_path, capsys):
+    """The command stops with status 2 and one error line naming kim[2], before grading anything."""
+    _write(tmp_path / "in" / "kim[2]" / "02-remaining" / "remaining.ipynb", "{}")
+    assert main(["grade", "--root", str(REPO), "--submissions", str(tmp_path / "in"), "--work", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "'kim[2]'" in err
+    assert not (tmp_path / "w" / "grades.csv").exists()
+
+
 def test_collect_from_a_missing_folder_is_refused(tmp_path):
     """A submissions folder that does not exist raises ValueError naming it."""
     with pytest.raises(ValueError, match="nowhere"):
@@ -302,6 +330,15 @@ def test_progress_line_of_a_graded_submission():
     """Score 3 of 3, 3 manual points pending, 1.2 s: one line with all three."""
     line = format_result(3, 15, _result(manual_pending=3.0, seconds=1.24))
     assert line == "[3/15] ada      02-remaining     … 3/3 autograded, 3 to grade by hand  (1.2 s)"
+
+
+def test_progress_line_prints_a_quoted_submission_as_inert_text():
+    """A reason and a note quoting \\r and ESC sequences print without any control character."""
+    result = GradeResult("eve", "02-remaining", False, reason="bad \r\x1b[2K[9/9] ok")
+    graded = GradeResult("eve", "02-remaining", True, 3, 3, notes=("id \x1b[31mred\x07",))
+    for line in (format_outcome(result), format_outcome(graded)):
+        assert all(ch.isprintable() for ch in line)
+    assert format_outcome(result) == "NOT GRADED: bad   [2K[9/9] ok"
 
 
 def test_progress_line_of_a_failed_submission_gives_the_reason():
