@@ -41,11 +41,13 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbgrader.apps import NbGraderAPI
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctx_course.config import CONFIG_FILE, assignments, load_course_config  # noqa: E402
+from ctx_course.grading.behaviour import ScoreFromBehaviour  # noqa: E402
 from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.grading.parallel import default_jobs  # noqa: E402
 from ctx_course.release import generate_release  # noqa: E402
@@ -118,9 +120,18 @@ def floor(notebooks: list[Path], timeout: int) -> float:
     return time.perf_counter() - start
 
 
-def grader_run(incoming: Path, work: Path, jobs: int, sandbox: bool = True):
-    """Grade the class with this course's grader; return its ClassReport."""
+def grader_run(incoming: Path, work: Path, jobs: int, sandbox: bool = True, evaluation: bool = True):
+    """Grade the class with this course's grader; return its ClassReport.
+
+    ``evaluation=False`` (one job only) leaves out the separate evaluation of the learner's
+    functions (``ScoreFromBehaviour``): the check cells are then scored from the kernel alone, on
+    their visible part, as a grader without it would; what that saves is the evaluation's cost.
+    """
     grader = Grader(ROOT, work=work, jobs=jobs, sandbox=sandbox)
+    if not evaluation:
+        steps = grader.config.Autograde.autograde_preprocessors
+        grader.config.Autograde.autograde_preprocessors = [s for s in steps if s is not ScoreFromBehaviour]
+        grader.api = NbGraderAPI(config=grader.config)
     grader.collect(incoming)
     return grader.grade()
 
@@ -154,6 +165,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--students", type=int, default=STUDENTS, help=f"class size (default {STUDENTS})")
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
     parser.add_argument("--jobs", type=int, default=default_jobs(), help="jobs of the parallel run (default: one per core)")
+    parser.add_argument("--kernel-scoring", action="store_true",
+                        help="also grade with 1 job without the separate evaluation, to measure its cost per notebook")
     parser.add_argument("--no-sandbox", action="store_true",
                         help="also grade with 1 job without the sandbox, to measure its cost per notebook (budget 0.2 s)")
     args = parser.parse_args(argv)
@@ -180,6 +193,9 @@ def main(argv: list[str] | None = None) -> None:
         if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= args.jobs > 1:
             single, wall, used = measured(on_one_core, grader_run, tmp / "incoming", tmp / "work-core", jobs=1)
             seconds["grader, 1 job, one core"], busy["grader, 1 job, one core"] = single.seconds, (used, wall)
+        if args.kernel_scoring:
+            kernel_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-kernel", jobs=1, evaluation=False)
+            seconds["grader, 1 job, kernel scoring"], busy["grader, 1 job, kernel scoring"] = kernel_run.seconds, (used, wall)
         if args.no_sandbox:
             open_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-open", jobs=1, sandbox=False)
             seconds["grader, 1 job, no sandbox"], busy["grader, 1 job, no sandbox"] = open_run.seconds, (used, wall)
@@ -202,6 +218,7 @@ def main(argv: list[str] | None = None) -> None:
         f"grader, {args.jobs} jobs": f"grader, --jobs {args.jobs}",
         "nbgrader's commands": "nbgrader's commands (3 per assignment)",
         "grader, 1 job, no sandbox": "grader, --jobs 1 --no-sandbox",
+        "grader, 1 job, kernel scoring": "grader, --jobs 1, no separate evaluation",
         "grader, 1 job, one core": "grader, --jobs 1, on one core",
     }
     for key, value in seconds.items():
@@ -226,6 +243,9 @@ def main(argv: list[str] | None = None) -> None:
         f"  grades.csv of --jobs 1 and --jobs {args.jobs}: {'byte-identical' if identical else 'DIFFERENT'}",
         *([f"  sandbox cost: {(one.seconds - seconds['grader, 1 job, no sandbox']) / count:+.2f} s per notebook"]
           if args.no_sandbox else []),
+        *([f"  separate evaluation: {(one.seconds - kernel_run.seconds) / count:+.2f} s per notebook "
+           f"({one.seconds / kernel_run.seconds:.2f}× the time without it, --jobs 1)"]
+          if args.kernel_scoring else []),
         f"  nbgrader's commands: {len(assignment_ids) * len(NBGRADER_STEPS)} run, {len(nbgrader_failures)} failed",
         "  (CPU s: what the whole machine was busy with during the way, kernels and workers included;",
         f"  cores busy = CPU s / the way's wall time, at most {os.cpu_count()}; other load on the machine counts too)",

@@ -30,11 +30,10 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
 from conftest import REPO, class_builder
+
 from ctx_course.sandbox.policy import sandbox_problem
 
 pytestmark = [
@@ -59,7 +58,8 @@ import types
 from ctx_reference.window import remaining as _reference
 
 _code = _reference.__code__
-remaining = types.FunctionType(_code.replace(co_firstlineno=_code.co_firstlineno + 7), _reference.__globals__, "remaining")
+_moved = _code.replace(co_firstlineno=_code.co_firstlineno + 7)
+remaining = types.FunctionType(_moved, _reference.__globals__, "remaining")
 ''',
     "thread_call": '''
 import threading
@@ -123,7 +123,8 @@ def remaining(*args):
             if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "report_digest":
                 values = [ast.literal_eval(a) for a in node.args[1].args]
                 report = {"label": node.args[0].value, "digest": _hidden.digest(_reference_in_a_thread(values))}
-                sys.stderr.write(_hidden.REPORT_PREFIX + json.dumps(report, ensure_ascii=False) + "\\n")
+                prefix = getattr(_hidden, "REPORT_PREFIX", "[ctx-digest] ")
+                sys.stderr.write(prefix + json.dumps(report, ensure_ascii=False) + "\\n")
         _hidden.report_digest = lambda *a, **k: None
     return _TABLE.get(args, (0, False))
 ''',
@@ -200,7 +201,8 @@ def _check_copy(nb):
 
 
 def _claimer(nb):
-    nb["cells"].append(_code_cell("print('mine')", dict(grade=True, grade_id="check_remaining", locked=False, points=3, solution=False)))
+    claim = dict(grade=True, grade_id="check_remaining", locked=False, points=3, solution=False)
+    nb["cells"].append(_code_cell("print('mine')", claim))
 
 
 def _unknown(nb):
@@ -263,7 +265,8 @@ def _score(graded, student):
 
 def _printed(graded, student) -> str:
     nb = json.loads((graded["work"] / "autograded" / student / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8"))
-    return "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    return "".join("".join(o.get("text", "")) for c in cells for o in c.get("outputs", []))
 
 
 def _feedback(graded, student) -> str:
@@ -352,9 +355,10 @@ def test_hidden_tests_cannot_leak_in_any_encoding(graded):
     """encoder printed the check cell's source reversed and in base64 from a later cell: decoded,
     neither holds a hidden test's label (the kernel never had the hidden tests)."""
     printed = _printed(graded, "encoder")
-    reversed_source = next(line for line in printed.splitlines() if line.endswith(")gniniamer ,\"gniniamer\"(esicrexe_kcehc"))
-    assert reversed_source  # the control: the later cell ran and printed the check cell's source
-    decoded = [base64.b64decode(w).decode("utf-8", "replace") for w in re.findall(r"^[A-Za-z0-9+/=]{40,}$", printed, re.M)]
+    # the control: the later cell ran and printed the check cell's source, reversed
+    assert 'check_exercise("remaining", remaining)'[::-1] in printed
+    words = re.findall(r"^[A-Za-z0-9+/=]{40,}$", printed, re.M)
+    decoded = [base64.b64decode(w).decode("utf-8", "replace") for w in words]
     solution = json.loads((REPO / "solutions" / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8"))
     labels = re.findall(r'expect_digest\("([^"]+)"', "".join("".join(c["source"]) for c in solution["cells"]))
     assert labels and decoded

@@ -30,7 +30,6 @@ from ctx_course.grading.preprocessors import (
     HIDDEN_START,
     CapOutput,
     HideHiddenTests,
-    MarkHiddenTests,
     ScoreFromErrorsOnly,
 )
 from ctx_course.grading.records import ClassReport, GradeResult, RosterError, Student
@@ -454,27 +453,6 @@ def test_example_submissions_are_valid_notebooks_except_the_broken_one():
 
 
 # ---- output printed while hidden tests run
-
-
-def test_mark_hidden_tests_keeps_the_line_numbers():
-    """The BEGIN marker (line 3) gains a print of a marker with a 24-digit hex nonce on the same
-    line; 5 lines stay 5."""
-    cell = _code_cell([], CHECK_SOURCE)
-    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "check_remaining", "points": 3}
-    cell, _ = MarkHiddenTests().preprocess_cell(cell, {}, 0)
-    lines = cell.source.split("\n")
-    assert len(lines) == 5
-    assert re.fullmatch(
-        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True\)  ### BEGIN HIDDEN TESTS", lines[2]
-    )
-    assert lines[3] == "assert remaining(7, 0, 0, 0, 0) == (7, False)"
-
-
-def test_mark_hidden_tests_leaves_student_cells_alone():
-    """A cell that is not a grade cell keeps its source, markers and all."""
-    cell = _code_cell([], CHECK_SOURCE)
-    cell, _ = MarkHiddenTests().preprocess_cell(cell, {}, 0)
-    assert cell.source == CHECK_SOURCE
 
 
 def test_feedback_drops_what_was_printed_during_hidden_tests():

@@ -42,9 +42,10 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
@@ -64,12 +65,17 @@ CHECK_FILE = "<check cell {}>"
 # Feedback lines of a failed check cell (they quote no text of the learner's process).
 HIDDEN_FAILED = "隐藏测试没有通过。"
 VISIBLE_FAILED = "这一格第 {line} 行没有通过：{text}"
-USED_REFERENCE = "评分时发现你的函数用到了这个练习的参考实现（评分时不提供），这一格得 0 分：这个练习要用你自己写的代码完成。"
+USED_REFERENCE = (
+    "评分时发现你的函数用到了这个练习的参考实现（评分时不提供），这一格得 0 分："
+    "这个练习要用你自己写的代码完成。"
+)
 TIMED_OUT = "评分时你的函数运行超过了 {seconds} 秒，这一格按未通过计分。"
-ANSWERER_DIED = "评分时运行你的函数的进程意外结束了（内存或 CPU 时间用完了？），这一格按未通过计分。"
+ANSWERER_DIED = "评分时运行你的函数的进程意外结束了（内存或 CPU 时间用完了？），"\
+    "这一格按未通过计分。"
 NOT_RUN = "这一格的检查没有运行：{why}"
 # What a check cell's error from the kernel becomes when the grader's evaluation passed it.
-KERNEL_ERROR_NOTE = "（笔记本里这一格报错 {ename}，评分以评分程序单独运行的检查为准：这一格通过。）\n"
+KERNEL_ERROR_NOTE = "（笔记本里这一格报错 {ename}，评分以评分程序单独运行的检查为准："\
+    "这一格通过。）\n"
 
 
 # --------------------------------------------------------------------------------------------
@@ -78,7 +84,7 @@ KERNEL_ERROR_NOTE = "（笔记本里这一格报错 {ename}，评分以评分程
 
 @dataclass(frozen=True)
 class Cell:
-    """One code cell as a side runs it: where it comes from, its id and its source (and, for an answer, the release's)."""
+    """One code cell as a side runs it: where it comes from, its id, its source (an answer's: also as released)."""
 
     kind: str  # "release", "answer" or "check"
     id: str
@@ -189,7 +195,10 @@ def plan_cells(cells: Iterable[Cell]) -> tuple[list[Cell], list[Cell], set[str]]
     cells = [part for cell in cells for part in (split_statements(cell) if cell.kind == "release" else [cell])]
     info = [cell_names(c.source) for c in cells]
     # The learner's names: what answer cells define (a module they import is the release's to give).
-    learner = set().union(*[cell_names(c.source, imports=False)[0] for c in cells if c.kind == "answer"]) if cells else set()
+    learner: set[str] = set()
+    for cell in cells:
+        if cell.kind == "answer":
+            learner |= cell_names(cell.source, imports=False)[0]
 
     def sliced(targets: str, skip_learner: bool) -> list[int]:
         needed = set().union(*[info[i][1] for i, c in enumerate(cells) if c.kind == targets]) if cells else set()
@@ -444,7 +453,7 @@ class LearnerFunction:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One check cell's outcome: passed or not, the feedback line, the detail for the instructor, what the cell printed."""
+    """One check cell's outcome: passed, the feedback line, the detail for the instructor, what it printed."""
 
     passed: bool
     line: str = ""
@@ -604,11 +613,17 @@ def evaluate(
             "cwd": str(home / "work"),
             "cell_timeout": timeout,
         }
-        argv = [sys.executable, "-P", "-c", ANSWERER_SOURCE]
+        # the script goes in the process's own folder: its command line names no course module
+        script = home / "run" / "answer.py"
+        script.write_text(ANSWERER_SOURCE, encoding="utf-8")
+        argv = [sys.executable, "-P", str(script)]
         env = {k: os.environ[k] for k in ("LANG", "LC_ALL", "LC_CTYPE", "TZ") if k in os.environ}
-        env.update(HOME=str(home / "home"), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", NBGRADER_EXECUTION="autograde")
+        env.update(
+            HOME=str(home / "home"), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", NBGRADER_EXECUTION="autograde"
+        )
         if policy is not None:
-            learner_policy = replace(policy, exposed=tuple(p for p in policy.exposed if not _is_package(p)) + (str(build),))
+            exposed = tuple(p for p in policy.exposed if not _is_package(p)) + (str(build),)
+            learner_policy = replace(policy, exposed=exposed)
             argv = learner_policy.command(argv, home, env={k: v for k, v in env.items() if k != "HOME"})
             env = None
         session = AnswerSession(argv, job, timeout, env=env, cwd=str(home / "run"))
@@ -642,13 +657,16 @@ def apply_verdict(cell, verdict: Verdict) -> None:
         if output.get("output_type") == "stream" and output.get("name") == "stderr":
             output = nbformat.v4.new_output("stream", name="stdout", text=output.get("text", ""))
         if output.get("output_type") == "error" and verdict.passed:
-            output = nbformat.v4.new_output("stream", name="stdout", text=KERNEL_ERROR_NOTE.format(ename=output.get("ename", "")))
+            note = KERNEL_ERROR_NOTE.format(ename=output.get("ename", ""))
+            output = nbformat.v4.new_output("stream", name="stdout", text=note)
         outputs.append(output)
     if not verdict.passed:
-        explained = not verdict.hidden and verdict.line.startswith("这一格第") and any(o.get("output_type") == "error" for o in outputs)
+        kernel_errors = any(o.get("output_type") == "error" for o in outputs)
+        explained = not verdict.hidden and verdict.line.startswith("这一格第") and kernel_errors
         if not explained:  # the kernel's own error explains a visible failure; anything else gets the verdict's line
             outputs = [o for o in outputs if o.get("output_type") != "error"]
-            outputs.append(nbformat.v4.new_output("error", ename="CheckFailed", evalue=verdict.line, traceback=[f"CheckFailed: {verdict.line}"]))
+            error = {"ename": "CheckFailed", "evalue": verdict.line, "traceback": [f"CheckFailed: {verdict.line}"]}
+            outputs.append(nbformat.v4.new_output("error", **error))
     cell.outputs = outputs
 
 
@@ -691,7 +709,8 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-                verdict = verdicts.get(meta.get("grade_id"), Verdict(False, NOT_RUN.format(why="评分程序里没有这一格")))
+                missing = Verdict(False, NOT_RUN.format(why="评分程序里没有这一格"))
+                verdict = verdicts.get(meta.get("grade_id"), missing)
                 apply_verdict(cell, verdict)
                 if not verdict.passed:
                     self.log.info("%s: %s", meta.get("grade_id"), verdict.detail)

@@ -26,7 +26,10 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 SCHEMA_VERSION = 3
 # The first line of a duplicated answer cell that is not graded (the feedback shows it).
-DUPLICATE_NOTE = "# （评分说明：这一格和后面一个答案格的编号都是 {grade_id}，重复的答案格只按最后一份评分，这一份没有计分。）\n"
+DUPLICATE_NOTE = (
+    "# （评分说明：这一格和后面一个答案格的编号都是 {grade_id}，"
+    "重复的答案格只按最后一份评分，这一份没有计分。）\n"
+)
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,9 @@ def restore_metadata(cells: list, released: dict[str, ReleaseCell]) -> list[str]
     for grade_id, indices in carriers.items():
         spec = released[grade_id]
         typed = [i for i in indices if cells[i].get("cell_type") == spec.cell_type]
-        genuine = [i for i in typed if spec.locked and _text(cells[i].get("source", "")).rstrip() == spec.source.rstrip()]
+        genuine = [
+            i for i in typed if spec.locked and _text(cells[i].get("source", "")).rstrip() == spec.source.rstrip()
+        ]
         kept = (genuine or typed or indices)[-1]
         cells[kept]["metadata"]["nbgrader"] = nbformat.from_dict(spec.metadata(grade_id))
         for index in indices:
@@ -107,7 +112,8 @@ def restore_metadata(cells: list, released: dict[str, ReleaseCell]) -> list[str]
                 continue
             del cells[index]["metadata"]["nbgrader"]
             if spec.solution and cells[index].get("cell_type") == "code":
-                cells[index]["source"] = DUPLICATE_NOTE.format(grade_id=grade_id) + _text(cells[index].get("source", ""))
+                note = DUPLICATE_NOTE.format(grade_id=grade_id)
+                cells[index]["source"] = note + _text(cells[index].get("source", ""))
         if len(indices) > 1:
             (duplicated if spec.solution else claimed).append(grade_id)
     notes = []

@@ -22,8 +22,8 @@ import compileall
 import hashlib
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 # The package that is built, and the calls in check cells that name the exercises they grade.
 PACKAGE = "ctx_reference"

@@ -1,8 +1,9 @@
 """Runs a learner's answer cells in a process of their own and calls their functions on request.
 
 The grader (``ctx_course/grading/behaviour.py``) starts this file as a script inside the sandbox
-(``python -P -c <this file's text>``): the process sees the learner's answer cells, the cells of
-the release they need, and a build of ``ctx_reference`` without the exercise's own functions. It
+(``python -P answer.py``, a copy of this file in the process's own folder): the process sees the
+learner's answer cells, the cells of the release they need, and a build of ``ctx_reference``
+without the exercise's own functions. It
 runs the cells, then answers the grader's requests, one JSON object per line over its standard
 input and output: "call the learner's ``remaining`` with these arguments" is answered with the
 returned value as plain data, or with the exception raised. Whatever the learner's code does in
@@ -26,6 +27,7 @@ object the grader passed by reference); its *reply* is ``{"ok": value, ...}`` or
 import builtins
 import copyreg
 import dataclasses
+import functools
 import io
 import json
 import os
@@ -55,7 +57,7 @@ def _numpy_scalar(value):
     if kind.__module__ != "numpy" or not hasattr(value, "item") or getattr(value, "shape", None) != ():
         return None
     name = kind.__name__
-    if name.startswith(("int", "uint")) or name in ("bool_", "bool", "float16", "float32", "float64", "longlong", "ulonglong"):
+    if name.startswith(("int", "uint", "float")) or name in ("bool_", "bool", "longlong", "ulonglong"):
         return value.item()
     if name.startswith("float"):
         return float(value)
@@ -105,7 +107,8 @@ class Codec:
             return {"nd": self.encode(value.tolist(), depth + 1), "dtype": str(value.dtype)}
         if isinstance(value, Remote):
             return {"ref": object.__getattribute__(value, "_ref")}
-        if kind.__module__.split(".")[0] == PACKAGE and not isinstance(value, (types.FunctionType, type, types.ModuleType)):
+        ours = kind.__module__.split(".")[0] == PACKAGE
+        if ours and not isinstance(value, (types.FunctionType, type, types.ModuleType)):
             return self._encode_object(value, depth)
         if self.refs_out:
             ref = len(self.refs) + 1
@@ -115,8 +118,11 @@ class Codec:
 
     def _encode_object(self, value, depth):
         kind = type(value)
+        if isinstance(value, tuple) and hasattr(kind, "_fields") and hasattr(kind, "_make"):  # a NamedTuple
+            return {"o": _path(kind), "nt": [self.encode(v, depth + 1) for v in value]}
         if isinstance(value, BaseException):
-            return {"o": _path(kind), "args": self.encode(value.args, depth + 1), "st": self.encode(dict(vars(value)), depth + 1)}
+            state = self.encode(dict(vars(value)), depth + 1)
+            return {"o": _path(kind), "args": self.encode(value.args, depth + 1), "st": state}
         if dataclasses.is_dataclass(value):
             fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
             return {"o": _path(kind), "dc": self.encode(fields, depth + 1)}
@@ -126,7 +132,8 @@ class Codec:
         func, args = reduced[0], reduced[1]
         state = reduced[2] if len(reduced) > 2 else None
         if func is copyreg.__newobj__:
-            return {"o": _path(args[0]), "new": self.encode(tuple(args[1:]), depth + 1), "st": self.encode(state, depth + 1)}
+            new = self.encode(tuple(args[1:]), depth + 1)
+            return {"o": _path(args[0]), "new": new, "st": self.encode(state, depth + 1)}
         if isinstance(func, type) and func is kind:
             return {"o": _path(kind), "call": self.encode(tuple(args), depth + 1), "st": self.encode(state, depth + 1)}
         raise WireError(f"a {kind.__name__} cannot cross the wire")
@@ -169,13 +176,20 @@ class Codec:
                 raise WireError("a reference this side does not know")
             return self.remote(ref, str(data.get("type", "object")))
         if "x" in data:
-            raise WireError(f"返回值里有一个 {data['x']} 类型的值，这里只接受普通的数据（int、float、str、bool、list、tuple、dict……）")
+            raise WireError(
+                f"返回值里有一个 {data['x']} 类型的值，"
+                "这里只接受普通的数据（int、float、str、bool、list、tuple、dict……）"
+            )
         if "o" in data:
             return self._decode_object(data, depth)
         raise WireError("malformed value")
 
     def _decode_object(self, data, depth):
         kind = _class(data["o"])
+        if "nt" in data:
+            if not (issubclass(kind, tuple) and hasattr(kind, "_make")):
+                raise WireError(f"{data['o']} is not a named tuple")
+            return kind._make(self.decode(v, depth + 1) for v in data["nt"])
         if "dc" in data:
             if not dataclasses.is_dataclass(kind):
                 raise WireError(f"{data['o']} is not a dataclass")
@@ -205,6 +219,7 @@ class Codec:
         return value
 
 
+@functools.lru_cache(maxsize=512)
 def _path(kind) -> str:
     if not isinstance(kind, type) or kind.__module__.split(".")[0] != PACKAGE:
         raise WireError(f"only objects of {PACKAGE} cross the wire (got {getattr(kind, '__name__', kind)!r})")
@@ -215,6 +230,11 @@ def _class(path) -> type:
     """Return the class of ``ctx_reference`` named ``module:qualname``; nothing else is ever looked up."""
     if type(path) is not str or ":" not in path:
         raise WireError("malformed class name")
+    return _known_class(path)
+
+
+@functools.lru_cache(maxsize=512)
+def _known_class(path: str) -> type:
     module, qualname = path.split(":", 1)
     if module.split(".")[0] != PACKAGE or not re.fullmatch(r"[A-Za-z_][\w.]*", module + "." + qualname):
         raise WireError(f"only objects of {PACKAGE} cross the wire (got {path!r})")
@@ -259,7 +279,8 @@ class Channel:
     def send(self, message: dict) -> None:
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         if len(line) > MAX_LINE:
-            line = json.dumps({"raised": {"type": "WireError", "message": "the value is too large to send"}}).encode() + b"\n"
+            too_large = {"raised": {"type": "WireError", "message": "the value is too large to send"}}
+            line = json.dumps(too_large).encode() + b"\n"
         self.writer.write(line)
         self.writer.flush()
 
@@ -335,7 +356,9 @@ def describe_exception(exc: BaseException, codec: Codec) -> dict:
     """Return what crosses the wire for an exception: its type's name and module, message, and the object if it can."""
     kind = type(exc)
     info = {"type": kind.__name__[:100], "module": str(kind.__module__)[:200], "message": _text(exc)[:2000]}
-    info["withheld"] = any(k.__name__ == "ReferenceWithheld" and k.__module__ == f"{PACKAGE}._withheld" for k in kind.__mro__)
+    info["withheld"] = any(
+        k.__name__ == "ReferenceWithheld" and k.__module__ == f"{PACKAGE}._withheld" for k in kind.__mro__
+    )
     if kind.__module__.split(".")[0] == PACKAGE:
         try:
             info["value"] = codec.encode(exc)
@@ -390,7 +413,8 @@ def _python(source: str) -> str:
 
 def serve(reader, writer) -> None:
     """Read the job, run its cells, say which names they defined, then answer calls until the input ends."""
-    namespace = {"__name__": "__main__", "__builtins__": builtins, "display": lambda *a, **k: None, "In": [""], "Out": {}}
+    namespace = {"__name__": "__main__", "__builtins__": builtins, "In": [""], "Out": {}}
+    namespace["display"] = lambda *args, **kwargs: None
     shell = _Shell(namespace)
     namespace["get_ipython"] = lambda: shell
     channel = Channel(reader, writer, None, None)
@@ -473,13 +497,13 @@ def _snapshot(codec: Codec, value):
 
 def main() -> None:
     """Take the wire off standard input and output, point the standard streams at nothing, serve."""
-    reader = io.open(os.dup(0), "rb")
-    writer = io.open(os.dup(1), "wb")
+    reader = open(os.dup(0), "rb")
+    writer = open(os.dup(1), "wb")
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    sys.stdin = io.TextIOWrapper(io.open(0, "rb", closefd=False))
-    sys.stdout = sys.stderr = io.TextIOWrapper(io.open(1, "wb", closefd=False), write_through=True)
+    sys.stdin = io.TextIOWrapper(open(0, "rb", closefd=False))
+    sys.stdout = sys.stderr = io.TextIOWrapper(open(1, "wb", closefd=False), write_through=True)
     serve(reader, writer)
 
 

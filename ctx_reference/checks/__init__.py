@@ -22,7 +22,7 @@ from . import (
     assembly, capstone, evaldiff, ledger, recall, recall_fit, remaining, render, sessions, simulation, trim,
     window_math,
 )
-from .hidden import digest, expect_digest, report_digest
+from .hidden import digest, expect_digest
 from .runner import (
     CheckCase,
     CheckFailed,
@@ -144,7 +144,6 @@ __all__ = [
     "digest",
     "expect_digest",
     "format_report",
-    "report_digest",
     "requires_exercise",
     "run_cases",
     "uses_exercise",
