@@ -47,6 +47,7 @@ c.Autograde.sanitize_preprocessors = [
     "ctx_course.grading.preprocessors.RestoreCells",
     "ctx_course.grading.preprocessors.RemoveHiddenTests",
     "nbgrader.preprocessors.CheckCellMetadata",
+    "ctx_course.grading.behaviour.StartEvaluation",
 ]
 
 # `python -m ctx_course grade` runs every student's kernel in a bubblewrap sandbox (no network,

@@ -194,8 +194,10 @@ def main(argv: list[str] | None = None) -> None:
             single, wall, used = measured(on_one_core, grader_run, tmp / "incoming", tmp / "work-core", jobs=1)
             seconds["grader, 1 job, one core"], busy["grader, 1 job, one core"] = single.seconds, (used, wall)
         if args.kernel_scoring:
-            kernel_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-kernel", jobs=1, evaluation=False)
-            seconds["grader, 1 job, kernel scoring"], busy["grader, 1 job, kernel scoring"] = kernel_run.seconds, (used, wall)
+            kernel_run, wall, used = measured(
+                grader_run, tmp / "incoming", tmp / "work-kernel", jobs=1, evaluation=False)
+            seconds["grader, 1 job, kernel scoring"] = kernel_run.seconds
+            busy["grader, 1 job, kernel scoring"] = (used, wall)
         if args.no_sandbox:
             open_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-open", jobs=1, sandbox=False)
             seconds["grader, 1 job, no sandbox"], busy["grader, 1 job, no sandbox"] = open_run.seconds, (used, wall)

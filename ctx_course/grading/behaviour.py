@@ -40,9 +40,9 @@ import subprocess
 import symtable
 import sys
 import tempfile
+import threading
 import time
-import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -482,8 +482,7 @@ def judge(cells: list[Cell], session: AnswerSession, learner: set[str]) -> dict[
     namespace["get_ipython"] = lambda: _Quiet
     verdicts: dict[str, Verdict] = {}
     sink = io.StringIO()
-    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with _printing_to(sink):
         for cell in cells:
             sink.seek(0)
             sink.truncate()
@@ -514,6 +513,47 @@ def judge(cells: list[Cell], session: AnswerSession, learner: set[str]) -> dict[
             verdict = _check(cell, namespace, session)
             verdicts[cell.id] = replace(verdict, printed=sink.getvalue()[-20_000:])
     return verdicts
+
+
+class _Routed(io.TextIOBase):
+    """A standard stream whose writes from a thread with a sink go to that sink, the others where they went."""
+
+    def __init__(self, default):
+        self.default = default
+
+    def write(self, text):
+        sink = getattr(_SINKS, "sink", None)
+        return (sink if sink is not None else self.default).write(text)
+
+    def flush(self):
+        sink = getattr(_SINKS, "sink", None)
+        (sink if sink is not None else self.default).flush()
+
+    def __getattr__(self, name):
+        return getattr(self.default, name)
+
+
+_SINKS = threading.local()
+_ROUTING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _printing_to(sink):
+    """Send what this thread prints (stdout and stderr, warnings included) to ``sink``; other threads unaffected.
+
+    The grader's side runs check cells in a thread beside the notebook's kernel run: what they
+    print must not reach the instructor's console.
+    """
+    with _ROUTING:
+        if not isinstance(sys.stdout, _Routed):
+            sys.stdout = _Routed(sys.stdout)
+        if not isinstance(sys.stderr, _Routed):
+            sys.stderr = _Routed(sys.stderr)
+    _SINKS.sink = sink
+    try:
+        yield
+    finally:
+        _SINKS.sink = None
 
 
 def _check(cell: Cell, namespace: dict, session: AnswerSession) -> Verdict:
@@ -687,25 +727,10 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        release = self._release(info)
-        with Gradebook(info["db_url"]) as gb:
-            try:
-                notebook = gb.find_notebook(info["notebook"], info["assignment"])
-            except MissingEntry:
-                return nb, resources
-            answers = {c.name for c in notebook.solution_cells}
-            graded = [c.name for c in notebook.grade_cells if c.cell_type == "code" and c.name not in answers]
-            sources = {c.name: c.source for c in notebook.source_cells}
-        checks = {name: sources.get(name) or "" for name in graded}
-        cells = notebook_cells(release, checks, learner_answers(nb))
-        withheld = withheld_objects(graded_exercises(checks.values()))
-        builds = self.builds if self.builds is not None else ReferenceBuilds()
-        timeout = self.timeout or int(getattr(self.config.Execute, "timeout", 60) or 60)
-        try:
-            verdicts = evaluate(cells, build=builds.path(withheld), timeout=timeout, policy=self.policy)
-        finally:
-            if self.builds is None:
-                builds.close()
+        pending = _PENDING.pop(_key(info), None)
+        verdicts = pending.result() if pending is not None else self.evaluation(nb, info)()
+        if verdicts is None:  # the notebook is not in the gradebook
+            return nb, resources
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
@@ -716,6 +741,33 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
                     self.log.info("%s: %s", meta.get("grade_id"), verdict.detail)
         resources["ctx_verdicts"] = verdicts
         return nb, resources
+
+    def evaluation(self, nb, info) -> Callable[[], dict[str, Verdict] | None]:
+        """Return the evaluation of a (sanitised) notebook as a function to call, in this thread or another."""
+        release = self._release(info)
+        with Gradebook(info["db_url"]) as gb:
+            try:
+                notebook = gb.find_notebook(info["notebook"], info["assignment"])
+            except MissingEntry:
+                return lambda: None
+            answers = {c.name for c in notebook.solution_cells}
+            graded = [c.name for c in notebook.grade_cells if c.cell_type == "code" and c.name not in answers]
+            sources = {c.name: c.source for c in notebook.source_cells}
+        checks = {name: sources.get(name) or "" for name in graded}
+        cells = notebook_cells(release, checks, learner_answers(nb))
+        withheld = withheld_objects(graded_exercises(checks.values()))
+        timeout = self.timeout or int(getattr(self.config.Execute, "timeout", 60) or 60)
+        shared, policy = self.builds, self.policy
+
+        def run() -> dict[str, Verdict]:
+            builds = shared if shared is not None else ReferenceBuilds()
+            try:
+                return evaluate(cells, build=builds.path(withheld), timeout=timeout, policy=policy)
+            finally:
+                if shared is None:
+                    builds.close()
+
+        return run
 
     def _release(self, info) -> dict:
         """Return the release notebook of the notebook being graded (JSON), or an empty one."""
@@ -729,3 +781,48 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
             return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {"cells": []}
+
+
+class _Pending:
+    """An evaluation running in a thread of its own; ``result()`` waits for it (and re-raises what it raised)."""
+
+    def __init__(self, run: Callable[[], Any]):
+        self._outcome: tuple = (None, None)
+        self._thread = threading.Thread(target=self._run, args=(run,), name="ctx-evaluation", daemon=True)
+        self._thread.start()
+
+    def _run(self, run) -> None:
+        try:
+            self._outcome = (run(), None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the thread that waits
+            self._outcome = (None, exc)
+
+    def result(self):
+        self._thread.join()
+        value, error = self._outcome
+        if error is not None:
+            raise error
+        return value
+
+
+# Evaluations started while sanitising, by (gradebook, student, assignment, notebook), taken after Execute.
+_PENDING: dict[tuple, _Pending] = {}
+
+
+def _key(info: dict) -> tuple:
+    return (info.get("db_url"), info.get("student"), info.get("assignment"), info.get("notebook"))
+
+
+class StartEvaluation(ScoreFromBehaviour):
+    """The last sanitising step: start the notebook's evaluation beside the kernel's run.
+
+    The evaluation needs nothing the kernel computes (the answer cells come from the sanitised
+    notebook, the check cells from the gradebook), so it runs in a thread of the grader while the
+    notebook runs in its kernel; ``ScoreFromBehaviour`` waits for it after ``Execute``. Configured
+    like ``ScoreFromBehaviour`` (``c.ScoreFromBehaviour.policy`` and the rest apply to both).
+    """
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        _PENDING[_key(info)] = _Pending(self.evaluation(nb, info))
+        return nb, resources

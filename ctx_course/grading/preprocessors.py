@@ -45,8 +45,8 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Integer
 
-from ..cells import hidden_spans, is_check_cell, is_graded, source_lines
-from .behaviour import ScoreFromBehaviour
+from ..cells import hidden_spans, is_check_cell, source_lines
+from .behaviour import ScoreFromBehaviour, StartEvaluation
 from .metadata import RestoreMetadata
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
@@ -328,7 +328,10 @@ class RemoveHiddenTests(ClearHiddenTests):
 
 
 # What a grading run applies, in order (nbgrader_config.py names the same classes).
-SANITIZE_PREPROCESSORS = [ClearOutput, RestoreMetadata, DeduplicateIds, OverwriteKernelspec, RestoreCells, RemoveHiddenTests, CheckCellMetadata]
+SANITIZE_PREPROCESSORS = [
+    ClearOutput, RestoreMetadata, DeduplicateIds, OverwriteKernelspec, RestoreCells, RemoveHiddenTests,
+    CheckCellMetadata, StartEvaluation,
+]
 AUTOGRADE_PREPROCESSORS = [
     Execute,
     ScoreFromBehaviour,

@@ -22,6 +22,7 @@ import compileall
 import hashlib
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -169,10 +170,15 @@ class ReferenceBuilds:
         self.source = Path(source)
         self.folder: Path | None = None
         self._built: dict[tuple, Path] = {}
+        self._lock = threading.Lock()  # evaluations run in threads beside the kernels
 
     def path(self, withheld: Iterable[tuple[str, str]]) -> Path:
         """Return the folder holding a build without ``withheld`` (built on first use)."""
         key = tuple(sorted(withheld))
+        with self._lock:
+            return self._path(key)
+
+    def _path(self, key: tuple) -> Path:
         if key not in self._built:
             if self.folder is None:
                 if self.parent is not None:
