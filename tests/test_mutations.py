@@ -258,11 +258,6 @@ def fit_returns_the_linear_coefficients(positions, accuracy, n_docs):
 
 
 @mutant(*F)
-def fit_returns_numpy_floats(positions, accuracy, n_docs):
-    return tuple(_fit(positions, accuracy, n_docs))
-
-
-@mutant(*F)
 def fit_returns_a_list(positions, accuracy, n_docs):
     return [float(v) for v in _fit(positions, accuracy, n_docs)]
 

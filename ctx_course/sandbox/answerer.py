@@ -465,6 +465,8 @@ def serve(reader, writer) -> None:
             pass
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+    if any("IPython" in cell["source"] for cell in job.get("cells", [])):
+        _lend_shell(shell)
     ready = {}
     for name in job.get("names", []):
         if name in namespace:
@@ -482,6 +484,16 @@ def serve(reader, writer) -> None:
         if message is None:
             return
         channel.send(handle(message))
+
+
+def _lend_shell(shell) -> None:
+    """Make IPython's own ``get_ipython`` (imported by an answer cell) return this process's shell."""
+    try:
+        import IPython
+        import IPython.core.getipython
+    except Exception:
+        return
+    IPython.get_ipython = IPython.core.getipython.get_ipython = lambda: shell
 
 
 def _interrupt(signum, frame):
