@@ -16,7 +16,7 @@ ACTIVATE := . $(BIN)/activate &&
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[course,test]"
+	$(BIN)/python -m pip install --quiet -e ".[course,test,tokenizers]"
 	touch $(STAMP)
 
 $(BROWSER_STAMP): $(STAMP)

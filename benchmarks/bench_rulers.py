@@ -1,0 +1,105 @@
+"""Cost of each ruler: microseconds per thousand characters counted, and what loading a real one costs.
+
+Run with ``python benchmarks/bench_rulers.py`` (the real rulers need the ``tokenizers`` extra;
+without it they are listed as unavailable). Counts the workbook's sample texts of every kind and
+the lesson's six calls (``ctx_reference.calibrate``) with each ruler, best of several repeats
+(wall time, ``time.perf_counter``), and prints the cost per thousand characters; then the time
+to load each real ruler (read and verify the data file, build the encoding) in a fresh
+interpreter, and the size its packages take on disk. Nothing here is asserted: the figures are
+quoted in notebook 09 with the machine they were measured on.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import subprocess
+import sys
+import time
+
+from ctx_reference.calibrate import FIT_TEXTS, HELD_OUT_TEXTS, KINDS, LinearEstimate, lesson_bucket_texts
+from ctx_reference.rulers import RULER_SPECS, real_rulers
+from ctx_reference.tokens import FakeTokenizer, estimate_tokens
+
+REPEATS = 7  # best-of-N
+ROUNDS = 20  # passes over the texts per timed run
+LOAD_REPEATS = 3  # fresh interpreters per real ruler
+
+
+class Estimate:
+    """The workbook's estimate (estimate_tokens) as a ruler."""
+
+    def count(self, text: str) -> int:
+        return estimate_tokens(text)
+
+
+def texts() -> list[str]:
+    """Return every sample text and every bucket text of the lesson's calls."""
+    found = [t for kind in KINDS for t in FIT_TEXTS[kind] + HELD_OUT_TEXTS[kind]]
+    return found + [t for group in lesson_bucket_texts().values() for t in group]
+
+
+def best_of(repeats: int, run) -> float:
+    """Return the shortest wall time, in seconds, of ``repeats`` calls of ``run()``."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def load_seconds(name: str) -> float:
+    """Return the best wall time of loading the real ruler ``name`` in a fresh interpreter (imports included)."""
+    code = (
+        "import time; t = time.perf_counter(); "
+        "from ctx_reference.rulers import RULER_SPECS, load_ruler; "
+        f"load_ruler(next(s for s in RULER_SPECS if s.name == {name!r})); "
+        "print(time.perf_counter() - t)"
+    )
+    runs = [float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+            for _ in range(LOAD_REPEATS)]
+    return min(runs)
+
+
+def installed_mb(distribution: str) -> float:
+    """Return the size on disk of an installed distribution's files, in MB."""
+    dist = importlib.metadata.distribution(distribution)
+    total = 0
+    for file in dist.files or ():
+        path = dist.locate_file(file)
+        if os.path.isfile(path):
+            total += os.path.getsize(path)
+    return total / 1e6
+
+
+def main() -> None:
+    """Print the report."""
+    sample = texts()
+    chars = sum(len(t) for t in sample)
+    reals, notes = real_rulers()
+    rulers = {"FakeTokenizer": FakeTokenizer(), "estimate_tokens": Estimate(),
+              "LinearEstimate": LinearEstimate(0.28, 0.8), **reals}
+    print(f"bench_rulers: {len(sample)} texts, {chars:,} characters, best of {REPEATS} x {ROUNDS} passes")
+    cpu = " ".join(filter(None, [platform.machine(), platform.processor()]))
+    print(f"  machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average {os.getloadavg()[0]:.1f} before")
+    fake_cost = None
+    for name, ruler in rulers.items():
+        seconds = best_of(REPEATS, lambda r=ruler: [r.count(t) for _ in range(ROUNDS) for t in sample])
+        per_kchar = seconds / (ROUNDS * chars) * 1000 * 1e6
+        fake_cost = fake_cost or per_kchar
+        print(f"  {name:<16} {per_kchar:9.2f} µs per 1,000 characters  ({per_kchar / fake_cost:6.0f} × FakeTokenizer)")
+    for note in notes:
+        print(f"  unavailable: {note}")
+    for spec in RULER_SPECS:
+        if spec.name in reals:
+            deps = [spec.distribution, "tiktoken"]
+            size = sum(installed_mb(d) for d in deps)
+            print(f"  load {spec.name:<11} {load_seconds(spec.name):6.2f} s in a fresh interpreter; "
+                  f"{' + '.join(deps)} take {size:.1f} MB on disk")
+
+
+if __name__ == "__main__":
+    main()
