@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctx_reference._validate import require_int, require_real, require_str
-from ctx_reference.ledger import BUCKETS, lesson_calls
-from ctx_reference.tokens import ASCII_LIMIT, Tokenizer
+from ctx_reference.ledger import BUCKETS, LongHaul, lesson_calls, long_haul_calls
+from ctx_reference.tokens import ASCII_LIMIT, FakeTokenizer, Tokenizer
 
 __all__ = [
     "KINDS",
@@ -57,6 +57,7 @@ __all__ = [
     "held_out_receipts",
     "receipt_error_by_kind",
     "fit_rates",
+    "chinese_long_haul_calls",
 ]
 
 #: The kinds of text, in the order tables show them.
@@ -406,3 +407,27 @@ def fit_rates(receipts: Sequence[Receipt]) -> tuple[float, float]:
         )
     (per_ascii, per_non_ascii), *_ = np.linalg.lstsq(features, tokens, rcond=None)
     return round(float(per_ascii), 12) + 0.0, round(float(per_non_ascii), 12) + 0.0
+
+
+def chinese_long_haul_calls(sources: int = 11, haul: LongHaul = LongHaul()) -> list[tuple[str, dict[str, str]]]:
+    """Return `long_haul_calls` written in Chinese: each bucket is Chinese prose of as many characters as
+    `FakeTokenizer` counts tokens in the original, so the workbook's estimate (one token per Chinese
+    character) counts exactly the lesson's sizes: 5,065 tokens at source 5, over 8,000 at source 11.
+
+    The prose is the workbook's Chinese sample texts, repeated and cut to length.
+
+    >>> from ctx_reference.tokens import estimate_tokens
+    >>> sum(estimate_tokens(text) for text in chinese_long_haul_calls(5)[-1][1].values())
+    5065
+
+    Used by notebook 09-context-ledger (section "对账：校准估算").
+    """
+    prose = "".join(FIT_TEXTS["zh_prose"] + HELD_OUT_TEXTS["zh_prose"])
+    fake = FakeTokenizer()
+
+    def chinese(text: str) -> str:
+        size = fake.count(text)
+        return (prose * (size // len(prose) + 1))[:size]
+
+    return [(name, {bucket: chinese(text) for bucket, text in buckets.items()})
+            for name, buckets in long_haul_calls(sources, haul)]
