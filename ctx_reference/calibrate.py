@@ -409,7 +409,7 @@ def fit_rates(receipts: Sequence[Receipt]) -> tuple[float, float]:
     return round(float(per_ascii), 12) + 0.0, round(float(per_non_ascii), 12) + 0.0
 
 
-def chinese_long_haul_calls(sources: int = 11, haul: LongHaul = LongHaul()) -> list[tuple[str, dict[str, str]]]:
+def chinese_long_haul_calls(sources: int = 11, haul: LongHaul | None = None) -> list[tuple[str, dict[str, str]]]:
     """Return `long_haul_calls` written in Chinese: each bucket is Chinese prose of as many characters as
     `FakeTokenizer` counts tokens in the original, so the workbook's estimate (one token per Chinese
     character) counts exactly the lesson's sizes: 5,065 tokens at source 5, over 8,000 at source 11.
@@ -430,4 +430,4 @@ def chinese_long_haul_calls(sources: int = 11, haul: LongHaul = LongHaul()) -> l
         return (prose * (size // len(prose) + 1))[:size]
 
     return [(name, {bucket: chinese(text) for bucket, text in buckets.items()})
-            for name, buckets in long_haul_calls(sources, haul)]
+            for name, buckets in long_haul_calls(sources, LongHaul() if haul is None else haul)]

@@ -542,8 +542,8 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
     ``errors[real][estimate][kind]`` is (estimate - real) / real, e.g.
     ``{"o200k_base": {"FakeTokenizer": {"zh_prose": -0.69, ...}, ...}, "Qwen": {...}}``;
     every panel shows the same estimates and kinds. ``kind_labels`` names the kinds on the x
-    axis (default: the keys). Bars below 0 undercount: the ledger's alarm would ring late. Bar
-    containers carry gids ``"error:<real>:<estimate>"``.
+    axis (default: the keys). Bars below 0 undercount: the ledger's alarm would ring late. The
+    bars carry gids ``"error:<real>:<estimate>"``.
 
     Used by the context-ledger notebook (section "对账：校准估算").
     """
@@ -564,7 +564,7 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
     fig = Figure(figsize=(WIDE_FIGSIZE[0], WIDE_FIGSIZE[1] * len(errors)), layout="constrained")
     width = 0.8 / len(estimates)
     axes = fig.subplots(len(errors), 1, sharex=True, squeeze=False)[:, 0]
-    for ax, (real, by_estimate) in zip(axes, errors.items()):
+    for ax, (real, by_estimate) in zip(axes, errors.items(), strict=True):
         for i, (estimate, by_kind) in enumerate(by_estimate.items()):
             offsets = [k + (i - (len(estimates) - 1) / 2) * width for k in range(len(kinds))]
             ax.bar(offsets, [PERCENT * by_kind[kind] for kind in kinds], width,

@@ -81,7 +81,8 @@ O200K_PATTERN = "|".join([
 ])
 # Qwen's pre-tokenizer (the Qwen tokenizer's published PAT_STR).
 QWEN_PATTERN = (
-    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
+    r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
 )
 QWEN_SPECIAL_START = 151_643  # id of <|endoftext|>, the first of Qwen's special tokens
 QWEN_EXTRA_TOKENS = 205  # <|extra_0|> ... <|extra_204|>

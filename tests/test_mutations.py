@@ -831,6 +831,103 @@ def measure_fixed_limit(buckets, tokenizer, limit):
     return LedgerEntry(tokens=entry.tokens, total=entry.total, zone=zone(entry.total, 8_000), limit=8_000)
 
 
+# ---- 09 fit_rates ----------------------------------------------------------------------------
+F = ("09-context-ledger", "fit_rates")
+
+
+def _features(receipts, ascii_of=lambda ch: ord(ch) < 128):
+    rows = [[sum(1 for ch in r.text if ascii_of(ch)), sum(1 for ch in r.text if not ascii_of(ch))] for r in receipts]
+    return np.array(rows, dtype=float).reshape(-1, 2), np.array([r.prompt_tokens for r in receipts], dtype=float)
+
+
+def _fit(receipts, *, ascii_of=lambda ch: ord(ch) < 128, check=True, name_it=True):
+    x, y = _features(receipts, ascii_of)
+    if check and (len(y) == 0 or np.linalg.matrix_rank(x) < 2):
+        raise ValueError("receipts cannot tell the rates apart" if name_it else "cannot fit")
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return float(a), float(b)
+
+
+@mutant(*F)
+def fit_rates_with_an_intercept(receipts):
+    x, y = _features(receipts)
+    if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
+        raise ValueError("receipts cannot tell the rates apart")
+    (a, b, _), *_ = np.linalg.lstsq(np.column_stack([x, np.ones(len(y))]), y, rcond=None)
+    return float(a), float(b)
+
+
+@mutant(*F)
+def fit_rates_ratio_of_sums_per_script(receipts):
+    x, y = _features(receipts)
+    if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
+        raise ValueError("receipts cannot tell the rates apart")
+    ascii_only, other_only = x[:, 1] == 0, x[:, 0] == 0  # mixed receipts are ignored
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(y[ascii_only].sum() / x[ascii_only, 0].sum()), float(y[other_only].sum() / x[other_only, 1].sum())
+
+
+@mutant(*F)
+def fit_rates_swapped(receipts):
+    a, b = _fit(receipts)
+    return b, a
+
+
+@mutant(*F)
+def fit_rates_returns_numpy_floats(receipts):
+    a, b = _fit(receipts)
+    return np.float64(a), np.float64(b)
+
+
+@mutant(*F)
+def fit_rates_returns_a_list(receipts):
+    return list(_fit(receipts))
+
+
+@mutant(*F)
+def fit_rates_counts_letters_only_as_ascii(receipts):
+    return _fit(receipts, ascii_of=lambda ch: ch.isascii() and ch.isalpha())
+
+
+@mutant(*F)
+def fit_rates_counts_utf8_bytes(receipts):
+    rows = [[sum(1 for ch in r.text if ord(ch) < 128), sum(len(ch.encode()) for ch in r.text if ord(ch) >= 128)]
+            for r in receipts]
+    x = np.array(rows, dtype=float).reshape(-1, 2)
+    y = np.array([r.prompt_tokens for r in receipts], dtype=float)
+    if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
+        raise ValueError("receipts cannot tell the rates apart")
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return float(a), float(b)
+
+
+@mutant(*F)
+def fit_rates_characters_per_token(receipts):
+    x, y = _features(receipts)
+    if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
+        raise ValueError("receipts cannot tell the rates apart")
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return float(1 / a), float(1 / b)
+
+
+@mutant(*F)
+def fit_rates_without_the_rank_check(receipts):
+    x, y = _features(receipts)
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return float(a), float(b)
+
+
+@mutant(*F)
+def fit_rates_error_without_names(receipts):
+    return _fit(receipts, name_it=False)
+
+
+@mutant(*F)
+def fit_rates_rounds_to_two_decimals(receipts):
+    a, b = _fit(receipts)
+    return round(a, 2), round(b, 2)
+
+
 # ---- 10 write_progress -----------------------------------------------------------------------
 WP = ("10-sessions", "write_progress")
 PRIORITY = ("next", "failed", "decision", "done")

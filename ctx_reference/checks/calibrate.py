@@ -8,8 +8,10 @@ Cases, worked by hand: three receipts made from 0.25 and 1.5 (40 ASCII character
 10 Chinese -> 15, both together -> 25) that the fit must give back exactly; receipts of one
 script each, where least squares per rate is sum(chars * tokens) / sum(chars ** 2): ASCII
 8 -> 2 and 8 -> 4 give 48 / 128 = 0.375, Chinese 10 -> 7 gives 0.7 (a non-ASCII letter, é, counts
-as non-ASCII); receipts that cannot tell the two rates apart (only ASCII; two texts in the same
-proportion) and no receipts at all raise ValueError naming ``receipts``. Results are compared
+as non-ASCII); a mixed receipt that no pair of rates fits exactly (40 ASCII -> 10, 10 Chinese -> 10,
+both -> 30: the normal equations 3200a + 400b = 1600 and 400a + 200b = 400 give 1/3 and 4/3);
+receipts that cannot tell the two rates apart (only ASCII; two texts in the same proportion) and
+no receipts at all raise ValueError naming ``receipts``. Results are compared
 rounded to 4 decimals (the order of the arithmetic may differ); both must be ``float`` exactly.
 """
 from ..calibrate import Receipt, fit_rates
@@ -43,6 +45,15 @@ CASES = {
             "10 个非 ASCII 字符（含 é）→ 7，是 0.7",
             args=([Receipt("abcdefgh", 2), Receipt('{"k": 1}', 4), Receipt("上下文的账本é要对齐", 7)],),
             expect=(0.375, 0.7),
+            project=rounded,
+            tol=EXACT_TOL,
+            returns=tuple,
+        ),
+        CheckCase(
+            "混合的回执也要算进去：40 个 ASCII → 10、10 个汉字 → 10、两段合起来 → 30，三张回执没法同时对上；"
+            "正规方程 3200a + 400b = 1600、400a + 200b = 400，解出 (1/3, 4/3)",
+            args=([Receipt("a" * 40, 10), Receipt("账" * 10, 10), Receipt("a" * 40 + "账" * 10, 30)],),
+            expect=(0.3333, 1.3333),
             project=rounded,
             tol=EXACT_TOL,
             returns=tuple,
