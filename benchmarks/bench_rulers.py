@@ -5,8 +5,8 @@ without it they are listed as unavailable). Counts the workbook's sample texts o
 the lesson's six calls (``ctx_reference.calibrate``) with each ruler, best of several repeats
 (wall time, ``time.perf_counter``), and prints the cost per thousand characters; then the time
 to load each real ruler (read and verify the data file, build the encoding) in a fresh
-interpreter, and the size its packages take on disk. Nothing here is asserted: the figures are
-quoted in notebook 09 with the machine they were measured on.
+interpreter, and the size its package and everything it requires take on disk. Nothing here is
+asserted: the figures are quoted in notebook 09 with the machine they were measured on.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -63,14 +64,32 @@ def load_seconds(name: str) -> float:
     return min(runs)
 
 
-def installed_mb(distribution: str) -> float:
-    """Return the size on disk of an installed distribution's files, in MB."""
-    dist = importlib.metadata.distribution(distribution)
+def requirements(distribution: str) -> set[str]:
+    """Return ``distribution`` and every installed distribution it requires, directly or not (extras left out)."""
+    found: set[str] = set()
+    todo = [distribution]
+    while todo:
+        name = re.split(r"[<>=!~ \[;(]", todo.pop(), maxsplit=1)[0].lower().replace("_", "-")
+        if name in found:
+            continue
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        found.add(name)
+        todo += [r for r in dist.requires or () if "extra ==" not in r]
+    return found
+
+
+def installed_mb(distributions: set[str]) -> float:
+    """Return the size on disk of the installed distributions' files, in MB."""
     total = 0
-    for file in dist.files or ():
-        path = dist.locate_file(file)
-        if os.path.isfile(path):
-            total += os.path.getsize(path)
+    for name in distributions:
+        dist = importlib.metadata.distribution(name)
+        for file in dist.files or ():
+            path = dist.locate_file(file)
+            if os.path.isfile(path):
+                total += os.path.getsize(path)
     return total / 1e6
 
 
@@ -95,10 +114,13 @@ def main() -> None:
         print(f"  unavailable: {note}")
     for spec in RULER_SPECS:
         if spec.name in reals:
-            deps = [spec.distribution, "tiktoken"]
-            size = sum(installed_mb(d) for d in deps)
+            needs = requirements(spec.distribution)
             print(f"  load {spec.name:<11} {load_seconds(spec.name):6.2f} s in a fresh interpreter; "
-                  f"{' + '.join(deps)} take {size:.1f} MB on disk")
+                  f"{spec.distribution} and the {len(needs) - 1} packages it requires take {installed_mb(needs):.1f} MB")
+    if reals:
+        needs = requirements("tiktoken")
+        print(f"  tiktoken and the {len(needs) - 1} packages it requires take {installed_mb(needs):.1f} MB "
+              "(some of them, like requests, come with JupyterLab anyway)")
 
 
 if __name__ == "__main__":
