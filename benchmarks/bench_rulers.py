@@ -115,8 +115,9 @@ def main() -> None:
     for spec in RULER_SPECS:
         if spec.name in reals:
             needs = requirements(spec.distribution)
+            size = installed_mb(needs)
             print(f"  load {spec.name:<11} {load_seconds(spec.name):6.2f} s in a fresh interpreter; "
-                  f"{spec.distribution} and the {len(needs) - 1} packages it requires take {installed_mb(needs):.1f} MB")
+                  f"{spec.distribution} and the {len(needs) - 1} packages it requires take {size:.1f} MB")
     if reals:
         needs = requirements("tiktoken")
         print(f"  tiktoken and the {len(needs) - 1} packages it requires take {installed_mb(needs):.1f} MB "
