@@ -50,6 +50,7 @@ formgrader: $(STAMP)
 bench: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_sim.py
 	$(ACTIVATE) python benchmarks/bench_policy.py
+	$(ACTIVATE) python benchmarks/bench_rulers.py
 
 bench-grading: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_grading.py
