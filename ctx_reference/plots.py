@@ -532,7 +532,8 @@ def plot_position_fit(base: float, middle: float, end_drop: float,
 # ---------------------------------------------------------------- reconciling the estimate
 
 
-ESTIMATE_COLORS = ("#7f7f7f", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd")  # one per estimate, in order
+ESTIMATE_COLORS = {"FakeTokenizer": "#7f7f7f", "EstimateTokenizer": "#1f77b4"}  # the same in every figure
+OTHER_ESTIMATE_COLORS = ("#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")  # the other estimates, in order
 
 
 def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]],
@@ -543,7 +544,8 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
     ``{"o200k_base": {"FakeTokenizer": {"zh_prose": -0.69, ...}, ...}, "Qwen": {...}}``;
     every panel shows the same estimates and kinds. ``kind_labels`` names the kinds on the x
     axis (default: the keys). Bars below 0 undercount: the ledger's alarm would ring late. The
-    bars carry gids ``"error:<real>:<estimate>"``.
+    bars carry gids ``"error:<real>:<estimate>"``; FakeTokenizer and EstimateTokenizer keep their
+    colours (`ESTIMATE_COLORS`) from figure to figure.
 
     Used by the context-ledger notebook (section "对账：校准估算").
     """
@@ -564,11 +566,13 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
     fig = Figure(figsize=(WIDE_FIGSIZE[0], WIDE_FIGSIZE[1] * len(errors)), layout="constrained")
     width = 0.8 / len(estimates)
     axes = fig.subplots(len(errors), 1, sharex=True, squeeze=False)[:, 0]
+    others = iter(OTHER_ESTIMATE_COLORS * len(estimates))
+    colors = {e: ESTIMATE_COLORS[e] if e in ESTIMATE_COLORS else next(others) for e in estimates}
     for ax, (real, by_estimate) in zip(axes, errors.items(), strict=True):
         for i, (estimate, by_kind) in enumerate(by_estimate.items()):
             offsets = [k + (i - (len(estimates) - 1) / 2) * width for k in range(len(kinds))]
             ax.bar(offsets, [PERCENT * by_kind[kind] for kind in kinds], width,
-                   color=ESTIMATE_COLORS[i % len(ESTIMATE_COLORS)], label=estimate, gid=f"error:{real}:{estimate}")
+                   color=colors[estimate], label=estimate, gid=f"error:{real}:{estimate}")
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_ylabel("相对误差（%）")
         ax.set_title(f"以 {real} 的实际 token 数为准：低于 0 是少算")

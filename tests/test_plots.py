@@ -212,6 +212,15 @@ def test_estimate_errors_one_panel_per_real_ruler_bars_in_percent():
     assert "o200k_base" in fig.axes[0].get_title()
 
 
+def test_estimate_errors_keep_the_colour_of_a_named_estimate():
+    """EstimateTokenizer is drawn in the same colour whether it comes first or second."""
+    first = plots.plot_estimate_errors({"Qwen": {"EstimateTokenizer": {"中文": 0.5}, "拟合后": {"中文": 0.06}}})
+    second = plots.plot_estimate_errors({"Qwen": {"FakeTokenizer": {"中文": -0.6}, "EstimateTokenizer": {"中文": 0.5}}})
+    colour = {to_hex(c[0].get_facecolor()) for fig in (first, second) for c in fig.axes[0].containers
+              if c.get_label() == "EstimateTokenizer"}
+    assert colour == {plots.ESTIMATE_COLORS["EstimateTokenizer"]}
+
+
 def test_estimate_errors_names_kinds_with_labels():
     """kind_labels replaces the kind keys on the x axis."""
     fig = plots.plot_estimate_errors({"o200k_base": {"FakeTokenizer": {"zh_prose": -0.69}}}, {"zh_prose": "中文"})
