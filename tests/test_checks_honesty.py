@@ -184,7 +184,6 @@ HIDDEN_EXPECTED = {
     ("11-capstone", "隐藏任务 5（问得又多又急）：不溢出、不丢事实"): SAFE_RUN,
     ("11-capstone", "隐藏任务：都安全，而且每个都比 clear_notes 便宜"): True,
     ("11-capstone", "隐藏任务：都安全，而且每个都比 compact 便宜"): True,
-    ("11-capstone", "隐藏任务：总分低于 1"): True,
 }
 
 
