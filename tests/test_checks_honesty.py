@@ -63,7 +63,7 @@ HIDDEN_EXPECTED = {
     ("03-recall", "答案正在中间"): 0.35,  # 0.5 × (1 − 0.3)
     ("03-recall", "极长的上下文"): 8e-06,  # 1 / (1 + 2500 ** 1.5) ≈ 7.99994e-06
     ("03-recall", "小语料全塞 25 篇"): 0.67,
-    ("03-recall", "小语料检索 4 篇"): 0.553,
+    ("03-recall", "小语料检索 8 篇"): 0.553,
     # fit_position: points computed from known parameters give them back (x = (p − 0.5) / N)
     ("03-recall", "15 篇、6 个点：还原 0.7/0.4/0.2"): (0.7, 0.4, 0.2),
     # x = 0.125, 0.375, 0.875: 0.6 × (1 − 0.2 × 0.4375 + 0.1 × 0.125) = 0.555, 0.6 × 0.85 = 0.51, 0.6
@@ -191,7 +191,6 @@ HIDDEN_EXPECTED = {
     ("11-capstone", "隐藏任务 5（问得又多又急）：不溢出、不丢事实"): SAFE_RUN,
     ("11-capstone", "隐藏任务：都安全，而且每个都比 clear_notes 便宜"): True,
     ("11-capstone", "隐藏任务：都安全，而且每个都比 compact 便宜"): True,
-    ("11-capstone", "隐藏任务：总分低于 1"): True,
 }
 
 
