@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,10 @@ NBGRADER_PLUGINS_OFF = {
 }
 
 
+TRANSLATION = "@jupyterlab/translation-extension:plugin"
+NOTIFICATION = "@jupyterlab/apputils-extension:notification"
+
+
 def _tree(root: Path) -> set[Path]:
     return {p.relative_to(root) for p in root.rglob("*")}
 
@@ -33,7 +38,10 @@ def course(tmp_path_factory):
     """A copy of the course (config, lessons, solutions) whose learner's lab is running."""
     root = copy_course(tmp_path_factory.mktemp("course"))
     before = _tree(root)
-    server = start_learner_lab(root, tmp_path_factory.mktemp("log") / "lab.log")
+    log = tmp_path_factory.mktemp("log")
+    # The learner's own JupyterLab settings (what Settings writes) go to a folder of the test's.
+    env = {"JUPYTERLAB_SETTINGS_DIR": str(log / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(log / "workspaces")}
+    server = start_learner_lab(root, log / "lab.log", env=env)
     yield root, server, before
     server.stop()
 
@@ -124,3 +132,39 @@ def test_other_commands_still_reject_unknown_options(capsys):
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["release", "--port", "8890"])
     assert exit_info.value.code == 2 and "unrecognized arguments: --port 8890" in capsys.readouterr().err
+
+
+def test_course_extra_installs_the_chinese_language_pack():
+    """The `course` extra (what `make lab` installs) asks for JupyterLab's Simplified Chinese language pack."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = [re.split(r"[<>=!~ \[]", r, maxsplit=1)[0].lower() for r in project["optional-dependencies"]["course"]]
+    assert "jupyterlab-language-pack-zh-cn" in names
+
+
+def test_lab_defaults_to_simplified_chinese_and_serves_its_translations(course):
+    """The lab's default language is zh_CN and the server has the zh_CN translations of JupyterLab itself."""
+    _, server, _ = course
+    schema = server.get_json(f"lab/api/settings/{TRANSLATION}")["schema"]
+    assert schema["properties"]["locale"]["default"] == "zh_CN"
+    languages = server.get_json("lab/api/translations/")["data"]
+    assert "zh_CN" in languages
+    strings = server.get_json("lab/api/translations/zh_CN")["data"]["jupyterlab"]
+    assert strings["menu\x04File"] == ["文件"]
+
+
+def test_jupyter_news_and_update_checks_are_off(course):
+    """The lab never asks about Jupyter news nor fetches it or update checks from the network by default."""
+    _, server, _ = course
+    properties = server.get_json(f"lab/api/settings/{NOTIFICATION}")["schema"]["properties"]
+    assert properties["fetchNews"]["default"] == "false"
+    assert properties["checkForUpdates"]["default"] is False
+
+
+def test_learner_can_switch_the_language_back_in_settings(course):
+    """Chinese is a default, not a lock: a language the learner picks in Settings is saved and read back."""
+    _, server, _ = course
+    status, body = server.put_json(f"lab/api/settings/{TRANSLATION}", {"raw": json.dumps({"locale": "en"})})
+    assert status == 204, body[:300]
+    saved = server.get_json(f"lab/api/settings/{TRANSLATION}")
+    assert saved["settings"]["locale"] == "en" and saved["schema"]["properties"]["locale"]["default"] == "zh_CN"
+    server.put_json(f"lab/api/settings/{TRANSLATION}", {"raw": "{}"})
