@@ -1,4 +1,5 @@
-"""``python -m ctx_course``: regenerate the student release, prepare a learner's workspace, open it in JupyterLab, bring release corrections into it, or grade a class."""
+"""``python -m ctx_course``: regenerate the student release, prepare a learner's workspace, open it in JupyterLab,
+bring corrections of the release into it, or grade a class."""
 from __future__ import annotations
 
 import argparse
@@ -118,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             done = update_workspace(args.root)
             for updated in done:
                 _print_lines(format_updated(updated))
-            print(f"{WORKSPACE}/ 里的笔记本都是最新的了（这次更新了 {sum(u.report.changed for u in done)} 本）")
+            changed = sum(updated.report.changed for updated in done)
+            print(f"{WORKSPACE}/ 里的笔记本都是最新的了（这次更新了 {changed} 本）")
         elif args.command == "grade":
             return _grade(args)
         elif args.command == "leaderboard":

@@ -168,3 +168,80 @@ def test_learner_can_switch_the_language_back_in_settings(course):
     saved = server.get_json(f"lab/api/settings/{TRANSLATION}")
     assert saved["settings"]["locale"] == "en" and saved["schema"]["properties"]["locale"]["default"] == "zh_CN"
     server.put_json(f"lab/api/settings/{TRANSLATION}", {"raw": "{}"})
+
+
+def _correct(path: Path, cell_id: str, extra: str) -> None:
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["id"] == cell_id:
+            cell["source"] = "".join(cell["source"]) + extra
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.fixture
+def started(tmp_path, monkeypatch):
+    """A course whose learner started (a workspace with an answer), and `make lab` that does not start a server."""
+    from ctx_course import cli
+
+    shutil.copytree(LESSONS, tmp_path / "lessons")
+    monkeypatch.setattr(cli, "exec_lab", lambda root, extra: None)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["lab"]) == 0
+    _correct(tmp_path / "workspace" / "02-remaining" / "remaining.ipynb", "remaining", "\n# 我的答案")
+    return tmp_path
+
+
+def test_lab_lists_each_changed_notebook_on_its_own_line_with_the_update_command(started, capsys):
+    """No notice for an unchanged release; after two notebooks are corrected, `make lab` names each on a line and the command."""
+    from ctx_course import cli
+
+    capsys.readouterr()
+    assert cli.main(["lab"]) == 0
+    assert "课程有更新" not in capsys.readouterr().out
+    changed = ["02-remaining/remaining.ipynb", "06-strategies/strategies.ipynb"]
+    for name in changed:
+        _correct(started / "lessons" / name, "cell-01", "\n更正")
+    capsys.readouterr()
+    assert cli.main(["lab"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "课程有更新：下面 2 本笔记本在你复制之后改过了。"
+    assert lines[1:3] == [f"  {name}" for name in changed]
+    assert "make update" in lines[3] and "starting JupyterLab" in lines[4]
+
+
+def test_update_command_keeps_the_answer_and_brings_the_correction(started, capsys):
+    """`python -m ctx_course update` takes the corrected narrative cell, keeps the answer, and names the backup."""
+    from ctx_course import cli
+
+    mine = started / "workspace" / "02-remaining" / "remaining.ipynb"
+    _correct(started / "lessons" / "02-remaining" / "remaining.ipynb", "cell-01", "\n更正")
+    capsys.readouterr()
+    assert cli.main(["update"]) == 0
+    out = capsys.readouterr().out
+    cells = {cell["id"]: "".join(cell["source"]) for cell in json.loads(mine.read_text(encoding="utf-8"))["cells"]}
+    assert cells["cell-01"].endswith("\n更正") and cells["remaining"].endswith("\n# 我的答案")
+    assert out.startswith("02-remaining/remaining.ipynb：换成新版 1 格，新增 0 格，去掉 0 格；"
+                          "原样保留你的答案 3 格")
+    assert "旧文件备份在 workspace/backups/" in out
+
+
+def test_update_command_on_a_broken_notebook_prints_one_error_and_changes_nothing(started, capsys):
+    """A broken workspace notebook: exit status 2, one `error:` line naming it on stderr, no file changed."""
+    from ctx_course import cli
+
+    _correct(started / "lessons" / "02-remaining" / "remaining.ipynb", "cell-01", "\n更正")
+    mine = started / "workspace" / "02-remaining" / "remaining.ipynb"
+    mine.write_text("not a notebook", encoding="utf-8")
+    before = {p: p.read_bytes() for p in (started / "workspace").rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert cli.main(["update"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: workspace/02-remaining/remaining.ipynb 不是能读的笔记本")
+    assert {p: p.read_bytes() for p in (started / "workspace").rglob("*") if p.is_file()} == before
+
+
+def test_make_update_runs_the_update_command():
+    """`make update` runs `python -m ctx_course update`."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^update: .*\n\t(.*)$", makefile, flags=re.M).group(1)
+    assert "python -m ctx_course update" in recipe

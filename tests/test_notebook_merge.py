@@ -1,4 +1,4 @@
-"""Merging a new release into a learner's notebook brings every untouched cell up to date and loses nothing the learner wrote."""
+"""Merging a new release into a learner's notebook updates every untouched cell and loses nothing the learner wrote."""
 from __future__ import annotations
 
 import copy
@@ -53,7 +53,8 @@ def test_untouched_cells_take_the_new_release_and_the_answer_stays():
     learner = copy.deepcopy(v1)
     _cell(learner, "f").source = "def f():\n    return 42"
     v2 = copy.deepcopy(v1)
-    for key, text in [("intro", "# 新标题"), ("demo", "demo(2)"), ("check_f", "check_exercise('f', f, strict=True)")]:
+    corrections = [("intro", "# 新标题"), ("demo", "demo(2)"), ("check_f", "check_exercise('f', f, strict=True)")]
+    for key, text in corrections:
         _cell(v2, key).source = text
     merged, report = merge_notebook(learner, v2, release_record(v1))
     assert _sources(merged) == {"intro": "# 新标题", "demo": "demo(2)", "f": "def f():\n    return 42",
@@ -63,7 +64,7 @@ def test_untouched_cells_take_the_new_release_and_the_answer_stays():
 
 
 def test_an_untouched_answer_stub_is_kept_and_reported_behind():
-    """An answer cell stays as the learner has it even when untouched and changed in the release; it is listed as behind."""
+    """An answer cell stays as it is even when untouched and changed in the release; it is listed as behind."""
     v1 = _release_v1()
     v2 = copy.deepcopy(v1)
     _cell(v2, "f").source = "def f(x):\n    raise NotImplementedError()"
@@ -73,7 +74,7 @@ def test_an_untouched_answer_stub_is_kept_and_reported_behind():
 
 
 def test_an_edited_cell_is_kept_even_when_the_release_changed_it():
-    """A narrative cell the learner edited keeps the learner's text; the release's change to it is reported, not applied."""
+    """A narrative cell the learner edited keeps their text; the release's change to it is reported, not applied."""
     v1 = _release_v1()
     learner = copy.deepcopy(v1)
     _cell(learner, "outro").source = "结尾 + 我的笔记"
@@ -85,7 +86,7 @@ def test_an_edited_cell_is_kept_even_when_the_release_changed_it():
 
 
 def test_updated_code_cells_lose_their_outputs_and_unchanged_ones_keep_them():
-    """A demo cell replaced by its new version has no outputs and no execution count; an unchanged run cell keeps its output."""
+    """A demo cell replaced by its new version has no outputs or run count; an unchanged run cell keeps its output."""
     v1 = _release_v1()
     learner = copy.deepcopy(v1)
     for key in ("demo", "check_f"):
@@ -100,7 +101,7 @@ def test_updated_code_cells_lose_their_outputs_and_unchanged_ones_keep_them():
 
 
 def test_cells_added_and_removed_by_the_release():
-    """A new release cell appears at its place; an untouched cell the release dropped goes; an edited one it dropped stays."""
+    """A new release cell appears in its place; an untouched cell the release dropped goes; an edited one stays."""
     v1 = _release_v1()
     v1.cells.insert(4, new_markdown_cell("旧提示", id="hint"))
     learner = copy.deepcopy(v1)
@@ -138,7 +139,7 @@ def test_a_cell_the_learner_deleted_stays_deleted():
 
 
 def test_without_a_record_differing_cells_are_kept_and_missing_cells_are_added():
-    """With no record, a cell that differs from the new release is kept as the learner's, and release cells missing are added."""
+    """With no record, a cell that differs from the new release is kept, and missing release cells are added."""
     v1 = _release_v1()
     learner = copy.deepcopy(v1)
     learner.cells = [c for c in learner.cells if cell_key(c) != "outro"]
@@ -150,7 +151,7 @@ def test_without_a_record_differing_cells_are_kept_and_missing_cells_are_added()
 
 
 def test_a_pasted_copy_of_an_answer_cell_is_kept_as_the_learners_own():
-    """A pasted answer cell (same grade_id, new id or none) survives next to the original; the first holder of a key is the one matched."""
+    """A pasted answer cell (same grade_id, no id) survives beside the original; the first one is matched."""
     v1 = _release_v1()
     learner = copy.deepcopy(v1)
     pasted = copy.deepcopy(_cell(learner, "f"))
@@ -184,25 +185,27 @@ CHANGE = st.sampled_from(["same", "change", "remove"])
 @given(edits=st.lists(EDIT, min_size=5, max_size=5), changes=st.lists(CHANGE, min_size=5, max_size=5),
        inserted=st.lists(st.integers(0, 5), max_size=3))
 def test_nothing_the_learner_wrote_is_lost(edits, changes, inserted):
-    """For any edits, deletions and insertions by the learner and any release change, every cell the learner wrote survives."""
+    """For any edits, deletions and insertions by the learner and any release change, every cell they wrote survives."""
     v1 = _release_v1()
     learner = copy.deepcopy(v1)
-    for cell, edit in zip(list(learner.cells), edits):
+    for cell, edit in zip(list(learner.cells), edits, strict=True):
         if edit == "edit":
             cell.source += "\n# 我改的"
         elif edit == "delete":
             learner.cells.remove(cell)
     for number, position in enumerate(inserted):
-        learner.cells.insert(min(position, len(learner.cells)), new_markdown_cell(f"我的第 {number} 格", id=f"mine-{number}"))
+        mine = new_markdown_cell(f"我的第 {number} 格", id=f"mine-{number}")
+        learner.cells.insert(min(position, len(learner.cells)), mine)
     v2 = copy.deepcopy(v1)
-    for cell, change in zip(list(v2.cells), changes):
+    for cell, change in zip(list(v2.cells), changes, strict=True):
         if change == "change":
             cell.source += "\n# 新版"
         elif change == "remove":
             v2.cells.remove(cell)
     record = release_record(v1)
     merged, _ = merge_notebook(learner, v2, record)
-    written = [c for c in learner.cells if c.metadata.get("nbgrader", {}).get("solution") or cell_digest(c) != record.get(c.id)]
+    written = [c for c in learner.cells
+               if c.metadata.get("nbgrader", {}).get("solution") or cell_digest(c) != record.get(c.id)]
     merged_digests = [cell_digest(c) for c in merged.cells]
     assert [c.id for c in written if cell_digest(c) not in merged_digests] == []
     new_digests = {c.id: cell_digest(c) for c in v2.cells}
