@@ -255,3 +255,36 @@ def test_moving_a_slider_redraws_the_figure(lab_page, lab, name):
     )
     lab_page.evaluate("async () => { const panel = window.jupyterapp.shell.currentWidget; "
                       "await panel.sessionContext.shutdown(); panel.dispose(); }")
+
+
+def _menu_labels(page) -> list[str]:
+    page.wait_for_selector(".lm-MenuBar-itemLabel")
+    return [label.inner_text() for label in page.query_selector_all(".lm-MenuBar-itemLabel")]
+
+
+def _choose_language(page, settings_menu: str, language_menu: str, language: str) -> None:
+    """Settings → Language → the language whose label starts with ``language``; accept the reload dialog."""
+    page.click(f".lm-MenuBar-itemLabel:text-is('{settings_menu}')")
+    page.hover(f".lm-Menu-itemLabel:text-is('{language_menu}')")
+    page.click(f".lm-Menu-itemLabel:has-text('{language}')")
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    page.wait_for_load_state()
+
+
+def test_learner_can_switch_the_lab_back_to_english_in_settings(browser, lab):
+    """Chinese is only the default: 设置 → 语言 → English reloads the lab in English (then Chinese is chosen again)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(90_000)
+    try:
+        page.goto(lab.url("lab"))
+        assert "文件" in _menu_labels(page)
+        _choose_language(page, "设置", "语言", "English - ")
+        page.wait_for_function("() => [...document.querySelectorAll('.lm-MenuBar-itemLabel')]"
+                               ".some((m) => m.innerText === 'File')")
+        english = _menu_labels(page)
+        _choose_language(page, "Settings", "Language", "Chinese (Simplified")
+        page.wait_for_function("() => [...document.querySelectorAll('.lm-MenuBar-itemLabel')]"
+                               ".some((m) => m.innerText === '文件')")
+    finally:
+        page.close()
+    assert english[:3] == ["File", "Edit", "View"]
