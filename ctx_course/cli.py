@@ -120,7 +120,10 @@ def main(argv: list[str] | None = None) -> int:
             for updated in done:
                 _print_lines(format_updated(updated))
             changed = sum(updated.report.changed for updated in done)
-            print(f"{WORKSPACE}/ 里的笔记本都是最新的了（这次更新了 {changed} 本）")
+            if done:
+                print(f"更新完成：{changed} 本笔记本有格子换成了新版")
+            else:
+                print(f"没有要更新的笔记本：{WORKSPACE}/ 里每本都是照现在的 lessons/ 复制或更新的")
         elif args.command == "grade":
             return _grade(args)
         elif args.command == "leaderboard":

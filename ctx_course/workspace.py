@@ -277,7 +277,8 @@ def format_updated(updated: Updated) -> list[str]:
             f"{updated.name}：换成新版 {len(report.updated)} 格，新增 {len(report.added)} 格，"
             f"去掉 {len(report.removed)} 格"
         )
-    head += f"；原样保留你的答案 {len(report.kept_answers)} 格、你改过的 {len(report.kept_edited)} 格"
+    edited = "你改过的" if updated.recorded else "跟新版不同的"
+    head += f"；原样保留你的答案 {len(report.kept_answers)} 格、{edited} {len(report.kept_edited)} 格"
     if report.own:
         head += f"、你自己加的 {report.own} 格"
     lines = [head]
