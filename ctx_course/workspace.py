@@ -11,7 +11,9 @@ JupyterLab): the digest of the released file and the digest of each of its cells
 notebooks whose release differs from the one recorded, and ``update_workspace`` merges the new
 release into them (``notebook_merge.merge_notebook``: answers and edited cells kept as they are),
 after copying the old file to ``workspace/backups/<time>/``. A notebook copied before manifests
-existed has no record; it is handled conservatively (see ``notebook_merge``) and said so.
+existed has no record: in a git checkout its release is looked up in the history of ``lessons/``
+(``release_history``); otherwise it is merged conservatively (see ``notebook_merge``). Either way
+the learner is told.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from pathlib import Path
 import nbformat
 
 from .notebook_merge import MergeReport, merge_notebook, release_record
+from .release_history import find_record
 
 WORKSPACE = "workspace"
 MANIFEST = ".lessons-manifest.json"
@@ -43,7 +46,8 @@ class Pending:
     """A notebook of the workspace whose release changed since it was copied."""
 
     name: str  # path inside lessons/ and workspace/, e.g. "02-remaining/remaining.ipynb"
-    recorded: bool  # False: copied before manifests existed (conservative merge)
+    recorded: bool  # False: copied before manifests existed
+    from_history: bool = False  # unrecorded, but its release was found in the checkout's git history
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class Updated:
     report: MergeReport
     recorded: bool
     backup: Path | None  # the old file's copy; None when the notebook's cells did not change
+    from_history: bool = False  # unrecorded; merged against the release found in git history
 
 
 def _lessons(root: str | os.PathLike) -> Path:
@@ -164,8 +169,23 @@ def _agrees_without_record(lesson: Path, mine: Path) -> bool:
         learner = _read_notebook(mine, mine)
     except WorkspaceError:
         return False
-    _, report = merge_notebook(learner, json.loads(lesson.read_text(encoding="utf-8")), None)
+    return _agrees(learner, json.loads(lesson.read_text(encoding="utf-8")))
+
+
+def _agrees(learner: dict, release: dict) -> bool:
+    _, report = merge_notebook(learner, release, None)
     return not report.changed and not report.kept_edited
+
+
+def _unrecorded(root: str | os.PathLike, lesson: Path, name: str, mine: Path) -> Pending | None:
+    """The pending update of a notebook copied before manifests existed, or None if nothing is to do."""
+    try:
+        learner = _read_notebook(mine, mine)
+    except WorkspaceError:
+        return Pending(name, recorded=False)  # the update names the problem
+    if _agrees(learner, json.loads(lesson.read_text(encoding="utf-8"))):
+        return None
+    return Pending(name, recorded=False, from_history=find_record(root, name, learner) is not None)
 
 
 def pending_updates(root: str | os.PathLike = ".", target: str | os.PathLike | None = None) -> list[Pending]:
@@ -186,8 +206,8 @@ def pending_updates(root: str | os.PathLike = ".", target: str | os.PathLike | N
         if name in manifest:
             if manifest[name]["release"] != file_digest(lesson):
                 pending.append(Pending(name, recorded=True))
-        elif not _agrees_without_record(lesson, target / name):
-            pending.append(Pending(name, recorded=False))
+        elif (item := _unrecorded(root, lesson, name, target / name)) is not None:
+            pending.append(item)
     return pending
 
 
@@ -225,16 +245,16 @@ def update_workspace(
         lesson, mine = lessons / item.name, target / item.name
         learner = _read_notebook(mine, mine)
         release = _read_notebook(lesson, lesson)
-        record = manifest[item.name]["cells"] if item.recorded else None
+        record = manifest[item.name]["cells"] if item.recorded else find_record(root, item.name, learner)
         merged, report = merge_notebook(learner, release, record)
         try:
             nbformat.validate(nbformat.from_dict(merged))
         except nbformat.ValidationError as exc:
             raise WorkspaceError(f"合并 {mine} 得到的笔记本无效（{str(exc).splitlines()[0]}）") from None
-        plans.append((item, lesson, mine, merged, report, release))
+        plans.append((item, lesson, mine, merged, report, release, record is not None and not item.recorded))
     backups = _backup_folder(target, now or datetime.now()) if any(plan[4].changed for plan in plans) else None
     done = []
-    for item, lesson, mine, merged, report, release in plans:
+    for item, lesson, mine, merged, report, release, from_history in plans:
         backup = None
         if report.changed:
             backup = backups / item.name
@@ -243,7 +263,7 @@ def update_workspace(
             _write_atomically(mine, nbformat.writes(nbformat.from_dict(merged)))
         manifest[item.name] = _entry(lesson, release)
         _write_manifest(target, manifest)
-        done.append(Updated(item.name, report, item.recorded, backup))
+        done.append(Updated(item.name, report, item.recorded, backup, from_history))
     return done
 
 
@@ -258,7 +278,11 @@ def format_pending(pending: list[Pending], command: str) -> list[str]:
         return []
     lines = [f"课程有更新：下面 {len(pending)} 本笔记本在你复制之后改过了。"]
     for item in pending:
-        note = "" if item.recorded else "（复制时还没有记录版本：跟新版不一样的格子都会当作你改过的，原样保留）"
+        note = ""
+        if item.from_history:
+            note = "（复制时还没有记录版本：按 git 历史里你复制的那一版判断哪些格子你改过）"
+        elif not item.recorded:
+            note = "（复制时还没有记录版本：跟新版不一样的格子都会当作你改过的，原样保留）"
         lines.append(f"  {item.name}{note}")
     lines.append(
         f"要把新版带进来，先在 JupyterLab 里关掉这些笔记本，再运行：{command}。"
@@ -277,7 +301,7 @@ def format_updated(updated: Updated) -> list[str]:
             f"{updated.name}：换成新版 {len(report.updated)} 格，新增 {len(report.added)} 格，"
             f"去掉 {len(report.removed)} 格"
         )
-    edited = "你改过的" if updated.recorded else "跟新版不同的"
+    edited = "你改过的" if updated.recorded or updated.from_history else "跟新版不同的"
     head += f"；原样保留你的答案 {len(report.kept_answers)} 格、{edited} {len(report.kept_edited)} 格"
     if report.own:
         head += f"、你自己加的 {report.own} 格"
@@ -286,7 +310,9 @@ def format_updated(updated: Updated) -> list[str]:
         lines.append(f"  新版也改了这些你保留的格子：{_shown(report.kept_behind)}（新版在 lessons/{updated.name}）")
     if report.left_deleted:
         lines.append(f"  你删掉的格子没有补回：{_shown(report.left_deleted)}")
-    if not updated.recorded:
+    if updated.from_history:
+        lines.append("  这本笔记本复制时还没有记录版本：按 git 历史里你复制的那一版判断了哪些格子你改过")
+    elif not updated.recorded:
         lines.append("  这本笔记本复制时还没有记录版本：跟新版不一样的格子都当作你改过的，原样保留")
     if updated.backup is not None:
         lines.append(f"  旧文件备份在 {updated.backup}")

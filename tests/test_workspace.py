@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import subprocess
 from datetime import datetime
 from pathlib import Path
 
@@ -186,6 +187,32 @@ def test_a_copy_made_before_manifests_with_other_edits_is_updated_conservatively
     assert _source(mine, "cell-01") == old_narrative  # no record: it cannot be told from an edit, so it is kept
     assert _source(mine, "cell-02-note") == "新增的说明" and done.report.added == ("cell-02-note",)
     assert pending_updates(root) == []
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.org", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_copy_made_before_manifests_in_a_git_checkout_is_merged_against_the_release_it_came_from(tmp_path):
+    """In a git checkout, an unrecorded copy is merged against its release found in history: untouched cells update."""
+    root = tmp_path / "course"
+    shutil.copytree(LESSONS, root / "lessons")
+    _git(root, "init", "-q")
+    _git(root, "add", "lessons")
+    _git(root, "commit", "-q", "-m", "release 1")
+    workspace = _workspace_before_manifests(root)
+    _edit(workspace / NOTEBOOK, {"remaining": ANSWER, "cell-12": DEMO_EDIT})
+    corrections = _correct_release(root)
+    _git(root, "commit", "-q", "-am", "release 2")
+    assert pending_updates(root) == [Pending(NOTEBOOK, recorded=False, from_history=True)]
+    [done] = update_workspace(root)
+    mine = workspace / NOTEBOOK
+    assert _source(mine, "cell-01") == corrections["cell-01"]
+    assert _source(mine, "check_remaining") == corrections["check_remaining"]
+    assert _source(mine, "cell-12") == DEMO_EDIT and _source(mine, "remaining") == ANSWER
+    assert done.from_history and done.report.kept_behind == ("cell-12",) and done.report.added == ("cell-02-note",)
 
 
 def test_a_damaged_manifest_is_one_clear_error(course):
