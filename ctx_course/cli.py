@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .lab import exec_lab
 from .release import ReleaseError, generate_release
-from .sandbox import SandboxUnavailable
+from .sandbox.policy import SandboxUnavailable
 from .workspace import (
     WORKSPACE,
     WorkspaceError,
@@ -154,8 +154,9 @@ def _update_command(root: str) -> str:
 
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
-    from .grade import Grader, read_roster
-    from .report import format_outcome, format_start, format_summary
+    from .grading.grader import Grader
+    from .grading.report import format_outcome, format_start, format_summary
+    from .grading.submissions import read_roster
 
     root = Path(args.root)
     if args.example:

@@ -8,7 +8,8 @@ Vocabulary:
   one holds the key and the others count as cells the learner added.
 - **digest**: a hash of a cell's type and source (not its outputs or metadata).
 - **record**: ``{key: digest}`` of a release, as it was when the learner's copy was made.
-- **answer cell**: a cell nbgrader marks ``solution``. It is always kept as the learner has it.
+- **answer cell**: a cell nbgrader marks ``solution`` (``cells.is_answer``). It is always kept as
+  the learner has it.
 - **touched**: a cell whose digest differs from the record (the learner edited it). Kept as it is.
 - **untouched**: a cell whose digest equals the record. It becomes the new release's version
   (outputs cleared) or, when the new release has no such cell, is removed.
@@ -30,6 +31,8 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .cells import is_answer, source_text
+
 
 def cell_key(cell: Mapping) -> str | None:
     """Return the key of ``cell``: its ``id``, else its nbgrader ``grade_id``, else None.
@@ -45,11 +48,6 @@ def cell_key(cell: Mapping) -> str | None:
     return str(grade_id) if grade_id else None
 
 
-def _source(cell: Mapping) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
 def cell_digest(cell: Mapping) -> str:
     """Return the SHA-256 (hex) of a cell's type and source; outputs and metadata do not count.
 
@@ -59,12 +57,8 @@ def cell_digest(cell: Mapping) -> str:
     >>> cell_digest(a) == cell_digest({**a, "source": ["x = ", "1"]})
     True
     """
-    return hashlib.sha256(f"{cell.get('cell_type')}\n{_source(cell)}".encode()).hexdigest()
-
-
-def is_answer(cell: Mapping) -> bool:
-    """Return True for an nbgrader answer cell (``solution``), which an update never changes."""
-    return bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution", False))
+    text = f"{cell.get('cell_type')}\n{source_text(cell.get('source', ''))}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def release_record(notebook: Mapping) -> dict[str, str]:
@@ -119,7 +113,7 @@ def _give_ids(cells: list[dict]) -> None:
 def _release_part(cell: Mapping) -> tuple:
     """What a release decides about a cell: type, source, nbgrader metadata and tags."""
     metadata = cell.get("metadata", {})
-    return cell.get("cell_type"), _source(cell), metadata.get("nbgrader"), metadata.get("tags")
+    return cell.get("cell_type"), source_text(cell.get("source", "")), metadata.get("nbgrader"), metadata.get("tags")
 
 
 def _fresh(cell: Mapping) -> dict:
