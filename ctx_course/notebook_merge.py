@@ -131,12 +131,14 @@ def merge_notebook(
     """Return the learner's notebook brought up to ``release``, and what changed.
 
     ``record`` is the ``release_record`` of the release the learner's copy was made from, or None
-    if it is unknown. The inputs are not changed. See the module docstring for the rules.
+    if it is unknown. The inputs are not changed. See the module docstring for the rules. Raises
+    ValueError if a cell of ``release`` has no key or shares one.
 
     Example: a learner who answered ``remaining`` and edited nothing else gets every other cell
     of the new release of ``02-remaining/remaining.ipynb``, and their answer as they wrote it.
     """
     record = dict(record or {})
+    release_record(release)  # every release cell has a key of its own, or ValueError
     new_cells = {cell_key(cell): cell for cell in release["cells"]}
 
     # The learner's cells by key (the first cell holding a key), in their order.
