@@ -11,7 +11,7 @@ LAB_ARGS ?=
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab test test-browser lessons grade formgrader bench bench-grading clean-grading
+.PHONY: lab update test test-browser lessons grade formgrader bench bench-grading clean-grading
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ $(BROWSER_STAMP): $(STAMP)
 # JupyterLab runs there without nbgrader's instructor tools (see ctx_course/lab.py).
 lab: $(STAMP)
 	$(ACTIVATE) python -m ctx_course lab $(LAB_ARGS)
+
+# Bring corrections of the release into workspace/: answers and edited cells kept, old files backed up.
+update: $(STAMP)
+	$(ACTIVATE) python -m ctx_course update
 
 test: $(STAMP)
 	$(ACTIVATE) python -m pytest
