@@ -895,12 +895,6 @@ def fit_rates_swapped(receipts):
 
 
 @mutant(*F)
-def fit_rates_returns_numpy_floats(receipts):
-    a, b = _fit(receipts)
-    return np.float64(a), np.float64(b)
-
-
-@mutant(*F)
 def fit_rates_returns_a_list(receipts):
     return list(_fit(receipts))
 

@@ -28,6 +28,7 @@ Chinese line for the feedback that holds no text from the learner's process).
 from __future__ import annotations
 
 import ast
+import atexit
 import builtins
 import contextlib
 import io
@@ -642,7 +643,9 @@ def evaluate(
     sandbox, where the real package is not.
     """
     answer_side, judge_side, learner = plan_cells(cells)
-    home = Path(tempfile.mkdtemp(prefix="ctx-answer-"))
+    # beside the build: a grading run removes that folder at its end, even after a worker was killed
+    home = Path(tempfile.mkdtemp(prefix="ctx-answer-", dir=Path(build).parent))
+    _LIVE[home] = None
     try:
         for name in ("run", "home", "work"):
             (home / name).mkdir()
@@ -667,13 +670,37 @@ def evaluate(
             argv = learner_policy.command(argv, home, env={k: v for k, v in env.items() if k != "HOME"})
             env = None
         session = AnswerSession(argv, job, timeout, env=env, cwd=str(home / "run"))
+        _LIVE[home] = session
         try:
             session.start()
             return judge(judge_side, session, learner)
         finally:
             session.close()
     finally:
+        _LIVE.pop(home, None)
         shutil.rmtree(home, ignore_errors=True)
+
+
+# The answer processes and folders of evaluations still running: an evaluation left running when
+# the grader exits (its notebook stopped before it was scored) is cleaned up then.
+_LIVE: dict[Path, AnswerSession | None] = {}
+
+
+@atexit.register
+def _clean_up() -> None:
+    for home, session in list(_LIVE.items()):
+        if session is not None:
+            session.close()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def discard_pending(student: str, assignment: str) -> None:
+    """Wait for and drop the evaluations of a submission that were started but never scored."""
+    for key in [k for k in _PENDING if k[1:3] == (student, assignment)]:
+        try:
+            _PENDING.pop(key).result()
+        except Exception:  # noqa: BLE001 - nothing is scored from it
+            pass
 
 
 def _is_package(path: str) -> bool:

@@ -47,6 +47,7 @@ from ..config import assignments, load_course_config, work_folder
 from ..sandbox.execute import PrelaunchedExecute
 from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, course_pool
 from ..sandbox.policy import SandboxPolicy, sandbox_limits
+from .behaviour import discard_pending
 from .diagnosis import diagnose, kernel_failed_to_start, last_error, tamper_notes, timeout_notes
 from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
@@ -209,7 +210,9 @@ class Grader:
             return GradeResult(student, assignment, False, reason=reason, seconds=time.perf_counter() - start)
         outcome = self._run_autograde(student, assignment)
         if not outcome["success"] and kernel_failed_to_start(outcome):
+            discard_pending(student, assignment)
             outcome = self._run_autograde(student, assignment)  # not the student's fault: once more
+        discard_pending(student, assignment)  # a notebook that failed before it was scored
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
             if not outcome["success"]:
