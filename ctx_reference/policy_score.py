@@ -13,7 +13,7 @@ What it leaves out: output tokens, latency, and any quality measure beyond "the 
 the context" (see ``ctx_reference.sim``).
 
 Vocabulary: *built-in* -- the four strategies of notebook 06 as policies
-(``ctx_reference.sim.BUILTIN_POLICIES``); *ratio* -- cost / cheapest safe built-in's cost on
+(``ctx_reference.policy.BUILTIN_POLICIES``); *ratio* -- cost / cheapest safe built-in's cost on
 one workload; *beats X* -- safe on every workload, and on each one either X is unsafe or the
 policy costs less than X.
 """
@@ -25,7 +25,8 @@ from functools import lru_cache
 from typing import Optional, Sequence
 
 from ctx_reference._validate import require_callable
-from ctx_reference.sim import BUILTIN_POLICIES, Policy, SimResult, Workload, simulate_policy
+from ctx_reference.policy import BUILTIN_POLICIES, Policy, Workload
+from ctx_reference.sim import SimResult, simulate_policy
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def score_run(result: SimResult, workload: Workload) -> WorkloadScore:
 def score_policy(policy: Policy, workloads: Sequence[Workload], name: str = "mine") -> PolicyScore:
     """Return ``policy``'s scores on ``workloads`` (each run with ``simulate_policy``).
 
-    >>> from ctx_reference.sim import BUILTIN_POLICIES, lesson_workload
+    >>> from ctx_reference.policy import BUILTIN_POLICIES
+    >>> from ctx_reference.sim import lesson_workload
     >>> s = score_policy(BUILTIN_POLICIES["compact"], [lesson_workload()], "compact")
     >>> s.safe, s.score, s.workloads[0].best_builtin
     (True, 1.0, 'compact')

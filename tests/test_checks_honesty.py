@@ -20,7 +20,7 @@ from traitlets.config import Config
 
 import ctx_reference
 import ctx_reference.sessions
-import ctx_reference.sim
+import ctx_reference.policy
 from ctx_reference import omission_marker
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest, expect_digest, uses_exercise
 from ctx_reference.ledger import Zone
@@ -305,9 +305,9 @@ WRAPPERS = {
     "restore": lambda progress_text: ctx_reference.sessions.restore(progress_text),
     "fit_position": lambda positions, accuracy, n_docs: _fit_through_reference(positions, accuracy, n_docs),
     # the capstone: a policy of one's own that hands the decision to a built-in
-    "context_policy": lambda view: ctx_reference.sim.CompactOld(keep=2)(view),
-    "beat_clear_notes": lambda view: ctx_reference.sim.BUILTIN_POLICIES["clear_notes"](view),
-    "beat_compact": lambda view: None if view.turn < 3 else ctx_reference.sim.ClearOldest(notes=True)(view),
+    "context_policy": lambda view: ctx_reference.policy.CompactOld(keep=2)(view),
+    "beat_clear_notes": lambda view: ctx_reference.policy.BUILTIN_POLICIES["clear_notes"](view),
+    "beat_compact": lambda view: None if view.turn < 3 else ctx_reference.policy.ClearOldest(notes=True)(view),
 }
 
 
@@ -339,7 +339,7 @@ def test_restore_built_from_parse_record_fails():
 @pytest.mark.parametrize("builtin", ["none", "clear", "clear_notes", "compact"])
 def test_handing_in_a_builtin_policy_fails(name, builtin):
     """A built-in policy handed in as the capstone's answer fails with the 要自己实现 message."""
-    message = _fails(name, ctx_reference.sim.BUILTIN_POLICIES[builtin])
+    message = _fails(name, ctx_reference.policy.BUILTIN_POLICIES[builtin])
     assert message and message.startswith("这个练习要自己实现：检查发现你直接用了参考实现")
 
 

@@ -24,7 +24,7 @@ from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zon
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
 from ctx_reference.ledger import BUCKETS
 from ctx_reference.sessions import Record, record_tokens
-from ctx_reference.sim import Clear, Compact
+from ctx_reference.policy import Clear, Compact
 from ctx_reference.window import Outcome
 
 MUTANTS: dict[tuple[str, str], list] = {}

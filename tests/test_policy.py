@@ -1,4 +1,4 @@
-"""Tests for the policy interface of ctx_reference.sim: workloads, views, actions, built-ins."""
+"""Tests for the policy interface (ctx_reference.policy) run by ctx_reference.sim.simulate_policy."""
 
 import math
 
@@ -6,26 +6,42 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctx_reference import policy, sim
 from ctx_reference.ledger import Zone
-from ctx_reference.sim import (
+from ctx_reference.policy import (
     BUILTIN_POLICIES,
-    MANAGERS,
-    STRATEGIES,
     Clear,
     ClearOldest,
     Compact,
     CompactOld,
-    ContextState,
     Protect,
-    QuestionOutcome,
-    SimParams,
     Step,
     Workload,
+)
+from ctx_reference.sim import (
+    STRATEGIES,
+    QuestionOutcome,
+    SimParams,
     lesson_workload,
     select_to_clear,
     simulate,
     simulate_policy,
 )
+
+from sim_oracle import MANAGERS, ContextState
+
+
+def test_the_policy_interface_still_imports_from_sim():
+    """Every public name of ctx_reference.policy is the same object in ctx_reference.sim.
+
+    Notebooks written against the first release import the interface from sim
+    (``from ctx_reference.sim import BUILTIN_POLICIES, Clear, Compact, Protect, simulate_policy``);
+    their submissions must still run.
+    """
+    assert set(policy.__all__) <= set(sim.__all__)
+    for name in policy.__all__:
+        assert getattr(sim, name) is getattr(policy, name), name
+    assert "Protect" in policy.__all__ and "BUILTIN_POLICIES" in policy.__all__
 
 
 def _totals_run(strategy, params):

@@ -8,9 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctx_reference.sim import (
-    MANAGERS,
     STRATEGIES,
-    ContextState,
     QuestionOutcome,
     SimParams,
     SimResult,
@@ -18,6 +16,8 @@ from ctx_reference.sim import (
     select_to_clear,
     simulate,
 )
+
+from sim_oracle import MANAGERS, ContextState
 
 DEFAULT = SimParams()
 
