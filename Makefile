@@ -11,7 +11,7 @@ LAB_ARGS ?=
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab test test-browser lessons grade formgrader bench bench-grading clean-grading
+.PHONY: lab test test-browser lint lessons grade formgrader bench bench-grading clean-grading
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	$(ACTIVATE) python -m pytest
+
+# The style the code keeps: ruff's rules (pyproject.toml [tool.ruff]) and mypy on ctx_reference.
+lint: $(STAMP)
+	$(ACTIVATE) ruff check .
+	$(ACTIVATE) mypy
 
 # Every notebook run in JupyterLab in a headless Chromium (needs /usr/bin/chromium; see README).
 test-browser: $(BROWSER_STAMP)

@@ -12,14 +12,36 @@ to the next).
 from .assemble import Assembly, BudgetError, Item, assemble, lesson_items
 from .evaldiff import Case, Result, diff, lesson_cases, pass_rates, run_eval
 from .ledger import (
-    ContextOverflowError, LedgerEntry, LedgerSummary, WindowLedger, Zone, measure, summarize, zone, zones_for,
+    ContextOverflowError,
+    LedgerEntry,
+    LedgerSummary,
+    WindowLedger,
+    Zone,
+    measure,
+    summarize,
+    zone,
+    zones_for,
 )
-from .recall import LOST_IN_THE_MIDDLE, RecallModel, answer_position, retrieved_recall, stuff_vs_retrieve, stuffed_recall
+from .policy import BUILTIN_POLICIES, Clear, Compact, ContextView, Protect, Step, TurnRecord, Workload
+from .recall import (
+    LOST_IN_THE_MIDDLE,
+    RecallModel,
+    answer_position,
+    retrieved_recall,
+    stuff_vs_retrieve,
+    stuffed_recall,
+)
 from .render import PromptSpec, lint, render
 from .sessions import Record, SessionParams, SessionsResult, SessionStart, simulate_sessions
-from .policy import BUILTIN_POLICIES, Clear, Compact, ContextView, Protect, Step, TurnRecord, Workload
 from .sim import (
-    STRATEGIES, QuestionOutcome, SimParams, SimResult, lesson_workload, request_cost, select_to_clear, simulate,
+    STRATEGIES,
+    QuestionOutcome,
+    SimParams,
+    SimResult,
+    lesson_workload,
+    request_cost,
+    select_to_clear,
+    simulate,
     simulate_policy,
 )
 from .tokens import FakeTokenizer, Tokenizer, estimate_tokens

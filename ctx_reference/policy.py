@@ -35,7 +35,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ctx_reference._validate import require_int, require_real
 from ctx_reference.ledger import Zone, zone
@@ -212,6 +212,21 @@ class ContextView(tuple):
     policies that never look, and closes the view when the policy returns. A view is a tuple
     of the fields above, in that order, with one property per field.
     """
+
+    if TYPE_CHECKING:  # the properties of these fields are attached below the class
+        turn: int
+        tokens: int
+        window: int
+        threshold: int
+        oldest_in_full: int
+        summary_upto: int
+        protected_tools: tuple[str, ...]
+        rewrites: int
+        base: int
+        placeholder: int
+        note_tokens: int
+        summary_tokens: int
+        turns: int
 
     def __new__(cls, fields: tuple, source: tuple | None = None) -> ContextView:
         view = tuple.__new__(cls, fields)

@@ -20,9 +20,9 @@ policy costs less than X.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Sequence
 
 from ctx_reference._validate import require_callable
 from ctx_reference.policy import BUILTIN_POLICIES, Policy, Workload
@@ -34,7 +34,7 @@ class WorkloadScore:
     """What one policy did on one workload, beside the cheapest safe built-in's cost."""
 
     workload: str
-    overflow_turn: Optional[int]
+    overflow_turn: int | None
     facts_lost: int
     facts_asked: int
     peak: int
@@ -49,7 +49,7 @@ class WorkloadScore:
         return self.overflow_turn is None and self.facts_lost == 0
 
     @property
-    def ratio(self) -> Optional[float]:
+    def ratio(self) -> float | None:
         """Return cost / cheapest safe built-in's cost, or None if this run is not safe."""
         return self.input_equivalent / self.best_builtin_cost if self.safe else None
 
@@ -67,11 +67,11 @@ class PolicyScore:
         return all(w.safe for w in self.workloads)
 
     @property
-    def score(self) -> Optional[float]:
+    def score(self) -> float | None:
         """Return the geometric mean of the ratios, or None if any workload is unsafe."""
         if not self.safe or not self.workloads:
             return None
-        return math.exp(math.fsum(math.log(w.ratio) for w in self.workloads)
+        return math.exp(math.fsum(math.log(w.ratio) for w in self.workloads if w.ratio is not None)
                         / len(self.workloads))
 
     @property

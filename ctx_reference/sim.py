@@ -55,7 +55,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ctx_reference._validate import require_callable, require_int, require_real
 from ctx_reference.policy import (
@@ -381,7 +381,7 @@ _TASK_FIELDS = _TaskFields._fields
 
 
 @lru_cache(maxsize=256)
-def _lesson_workload(*fields: object) -> Workload:
+def _lesson_workload(*fields: Any) -> Workload:
     params = _TaskFields(*fields)
     questions = tuple((q, q - params.fact_lag)
                       for q in range(params.first_question + 1, params.turns + 1,

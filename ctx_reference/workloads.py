@@ -109,7 +109,7 @@ def generate(shape: WorkloadShape) -> Workload:
             tool, size = "run_tests", shape.burst_tokens
         else:
             pick = rng.random() * total_share
-            for tool, share, smallest, largest in shape.tools:
+            for tool, share, smallest, largest in shape.tools:  # noqa: B007 - the picked tool is used below
                 pick -= share
                 if pick < 0:
                     break

@@ -5,9 +5,9 @@ from matplotlib.figure import Figure
 
 from ctx_reference import plots
 from ctx_reference.ledger import WindowLedger, lesson_calls
+from ctx_reference.policy import BUILTIN_POLICIES
 from ctx_reference.policy_score import score_builtins, score_policy
 from ctx_reference.recall import fit_position_curve
-from ctx_reference.policy import BUILTIN_POLICIES
 from ctx_reference.sim import STRATEGIES, SimParams, simulate
 from ctx_reference.workloads import visible_workloads
 

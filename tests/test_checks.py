@@ -6,7 +6,6 @@ import io
 import re
 
 import pytest
-from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefix_namespace, source
 
 import ctx_reference
 import ctx_reference.sessions
@@ -14,6 +13,8 @@ import ctx_reference.window
 from ctx_reference.checks import ADAPTERS, EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
 from ctx_reference.checks.runner import show
 from ctx_reference.window import Outcome
+
+from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefix_namespace, source
 
 
 def good_remaining(window, read, write, input, max_tokens):

@@ -15,16 +15,17 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
-from notebook_cells import BEGIN, cells, check_parts, prefix_namespace, source
 from traitlets.config import Config
 
 import ctx_reference
-import ctx_reference.sessions
 import ctx_reference.policy
+import ctx_reference.sessions
 from ctx_reference import omission_marker
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest, expect_digest, uses_exercise
 from ctx_reference.ledger import Zone
 from ctx_reference.window import Outcome
+
+from notebook_cells import BEGIN, cells, check_parts, prefix_namespace, source
 
 M = "……省略 {} 行（完整输出已保存，可按需读取）……".format
 HUNDRED_3_2 = ["line 1", "line 2", "line 3", M(95), "line 99", "line 100"]

@@ -6,9 +6,10 @@ import shutil
 import pytest
 from nbgrader.api import Gradebook
 
-from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 from ctx_course.config import assignments
 from ctx_course.grade import Grader
+
+from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 
 pytestmark = pytest.mark.heavy
 

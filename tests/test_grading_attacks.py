@@ -30,10 +30,11 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from conftest import REPO, class_builder
-from ctx_course.hidden_digests import strip_digests
 from ctx_course.grade import Grader, Student
+from ctx_course.hidden_digests import strip_digests
 from ctx_course.sandbox import sandbox_problem
+
+from conftest import REPO, class_builder
 
 pytestmark = [
     pytest.mark.heavy,

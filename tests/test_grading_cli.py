@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
-from conftest import REPO
 from ctx_course.cli import main
+
+from conftest import REPO
 
 pytestmark = pytest.mark.heavy
 

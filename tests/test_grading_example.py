@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, class_builder
 from ctx_course.grade import Grader, read_roster
+
+from conftest import REPO, class_builder
 
 # nbgrader restores deleted check cells without a cell id; nbformat warns about it.
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from conftest import REPO, class_builder
 from ctx_course.grade import Grader, Student
 from ctx_course.parallel import ParallelAutograde
+
+from conftest import REPO, class_builder
 
 pytestmark = pytest.mark.heavy
 

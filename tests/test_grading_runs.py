@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, class_builder
 from ctx_course.cli import main
 from ctx_course.grade import Grader
 from ctx_course.sandbox import sandbox_problem
+
+from conftest import REPO, class_builder
 
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap cannot sandbox here")

@@ -19,7 +19,7 @@ from nbgrader.dbutil import ALEMBIC_DIR
 from nbgrader.preprocessors import Execute
 from traitlets.utils.importstring import import_item
 
-from conftest import REPO
+from ctx_course import sandbox
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
 from ctx_course.grade import (
@@ -42,10 +42,11 @@ from ctx_course.preprocessors import (
     MarkHiddenTests,
     ScoreFromErrorsOnly,
 )
-from ctx_course import sandbox
+from ctx_course.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
 from ctx_course.sandbox import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
 from ctx_course.stopping import StopOnSignal
-from ctx_course.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
+
+from conftest import REPO
 
 
 def _write(path, text):

@@ -19,7 +19,6 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from nbgrader.utils import determine_grade
 
-from conftest import REPO, SOLUTIONS, class_builder, notebooks
 from ctx_course.grade import Grader, grading_config
 from ctx_course.hidden_digests import (
     REPORT_CALL,
@@ -37,6 +36,8 @@ from ctx_course.kernels import KernelPool, PrelaunchedExecute
 from ctx_course.preprocessors import RestoreCells
 from ctx_reference.checks import report_digest
 from ctx_reference.checks.hidden import REPORT_PREFIX
+
+from conftest import REPO, SOLUTIONS, class_builder, notebooks
 
 pytestmark = pytest.mark.heavy  # grades submissions: scheduled first
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LESSONS, REPO, notebooks
 from ctx_course.lab import LEARNER_CONFIG, lab_command
+
+from conftest import LESSONS, REPO, notebooks
 from labserver import copy_course, start_learner_lab
 
 pytestmark = pytest.mark.heavy  # runs notebooks or starts a server: scheduled first

@@ -6,9 +6,10 @@ import csv
 import nbformat
 import pytest
 
-from conftest import REPO
 from ctx_course.grade import Grader, read_roster
 from ctx_course.leaderboard import Row, leaderboard, rank, read_row
+
+from conftest import REPO
 
 pytestmark = pytest.mark.heavy  # runs notebooks in kernels: scheduled first
 

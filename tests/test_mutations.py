@@ -18,14 +18,15 @@ import re
 
 import numpy as np
 import pytest
-from notebook_cells import check_cell, check_parts, prefix_namespace
 
 from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zone, omission_marker, zone
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
 from ctx_reference.ledger import BUCKETS
-from ctx_reference.sessions import Record, record_tokens
 from ctx_reference.policy import Clear, Compact
+from ctx_reference.sessions import Record, record_tokens
 from ctx_reference.window import Outcome
+
+from notebook_cells import check_cell, check_parts, prefix_namespace
 
 MUTANTS: dict[tuple[str, str], list] = {}
 

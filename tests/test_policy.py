@@ -152,7 +152,7 @@ def test_view_is_read_only_and_records_only_during_the_call():
     simulate_policy(keep, _tiny())
     assert kept[0].turn == 1
     with pytest.raises(ValueError, match="records of a ContextView can only be read while the policy runs"):
-        kept[0].records
+        _ = kept[0].records
 
 
 def test_oldest_in_full_and_summary_facts():

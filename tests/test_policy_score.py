@@ -5,8 +5,8 @@ import math
 import pytest
 
 from ctx_reference.plots import plot_leaderboard, plot_policy_scores
-from ctx_reference.policy_score import beats, best_builtin, score_builtins, score_policy
 from ctx_reference.policy import BUILTIN_POLICIES, Clear, ClearOldest
+from ctx_reference.policy_score import beats, best_builtin, score_builtins, score_policy
 from ctx_reference.sim import SimParams, lesson_workload, simulate_policy
 from ctx_reference.tables import format_policy_scores, format_workload_scores
 from ctx_reference.workloads import VISIBLE_SHAPES, WorkloadShape, generate, visible_workloads

@@ -82,7 +82,9 @@ def test_write_progress_never_exceeds_the_budget_and_never_mutates(records, budg
 def test_restore_reads_back_what_render_progress_wrote(records):
     """restore(render_progress(rs)) holds the same records as rs (the file groups them by kind)."""
     back = restore(render_progress(records))
-    key = lambda r: (r.kind, r.turn, r.text)
+    def key(r):
+        return (r.kind, r.turn, r.text)
+
     assert sorted(back, key=key) == sorted(records, key=key)
 
 

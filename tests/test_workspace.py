@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import LESSONS, REPO, notebooks
 from ctx_course.workspace import prepare_workspace
+
+from conftest import LESSONS, REPO, notebooks
 
 
 def test_fresh_workspace_gets_every_lesson(tmp_path):

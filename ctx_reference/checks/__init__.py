@@ -15,11 +15,21 @@ misbehaving function is reported in one Chinese line naming the exercise to revi
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from . import (
-    assembly, capstone, evaldiff, ledger, recall, recall_fit, remaining, render, sessions, simulation, trim,
+    assembly,
+    capstone,
+    evaldiff,
+    ledger,
+    recall,
+    recall_fit,
+    remaining,
+    render,
+    sessions,
+    simulation,
+    trim,
     window_math,
 )
 from .hidden import digest, expect_digest, report_digest

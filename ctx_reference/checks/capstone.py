@@ -22,7 +22,7 @@ the harness ``simulate_policy`` is not a reference.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..policy import ClearOldest, CompactOld, keep_everything
 from ..policy_score import builtin_results

@@ -24,10 +24,11 @@ import copy
 import math
 import os
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import CodeType
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ctx_reference._validate import require_callable
 
@@ -64,9 +65,9 @@ def _cell_line(tb) -> int | None:
     """Return the line, in the notebook cell, of the outermost frame outside IPython and this package."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     skipped = [package]
-    ipython = sys.modules.get("IPython")
-    if ipython is not None and getattr(ipython, "__file__", None):
-        skipped.append(os.path.dirname(os.path.abspath(ipython.__file__)))
+    ipython_file = getattr(sys.modules.get("IPython"), "__file__", None)
+    if ipython_file:
+        skipped.append(os.path.dirname(os.path.abspath(ipython_file)))
     while tb is not None:
         filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
         if not any(filename.startswith(prefix + os.sep) for prefix in skipped):

@@ -8,7 +8,8 @@ that is wrong. Two boundary cases pin ``len(lines) == head + tail`` (unchanged) 
 a new list (never the object passed in), tuple input, ``tail = 0`` and ``head = 0``; every case
 also checks that the argument is left unchanged.
 """
-from ..trim import _trim, trim_lines as reference_trim_lines
+from ..trim import _trim
+from ..trim import trim_lines as reference_trim_lines
 from .runner import CheckCase
 
 REFERENCES = {"trim_lines": (reference_trim_lines, _trim)}
