@@ -160,7 +160,7 @@ def test_every_exercise_has_cases_and_a_reference():
 def test_reference_passes_every_visible_case(name):
     """The literal expectations of the checker agree with the reference implementation.
 
-    The literals were written by hand from SPEC; this catches a typo in either place.
+    The literals were written by hand from docs/models.md; this catches a typo in either place.
     """
     failures = [o.line for o in run_cases(REFERENCE[name], EXERCISES[name]) if not o.passed]
     assert failures == []

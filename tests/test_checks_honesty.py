@@ -32,7 +32,7 @@ HUNDRED_3_2 = ["line 1", "line 2", "line 3", M(95), "line 99", "line 100"]
 ZERO4 = {"system": 0, "task_state": 0, "tool_results": 0, "history": 0}
 SAFE_RUN = {"溢出轮次": None, "丢失的事实": 0}  # notebook 11: (overflow turn, facts lost) of a safe run
 
-# The expected value of every hidden test, written out by hand (SPEC and the sums worked in the
+# The expected value of every hidden test, written out by hand (docs/models.md and the sums worked in the
 # notebooks), keyed by (notebook folder, label of the expect_digest call).
 HIDDEN_EXPECTED = {
     ("01-window-math", "输入 + max_tokens 正好等于窗口"): Outcome.FITS,

@@ -102,7 +102,7 @@ def test_builtin_policies_match_simulate(params, strategy):
 
 
 def test_lesson_numbers_through_the_interface():
-    """On the lesson's workload the built-in policies give SPEC §6's table."""
+    """On the lesson's workload the built-in policies give docs/models.md §6's table."""
     w = lesson_workload()
     got = {s: simulate_policy(BUILTIN_POLICIES[s], w) for s in STRATEGIES}
     assert got["none"].overflow_turn == 26

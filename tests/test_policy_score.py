@@ -89,7 +89,7 @@ def test_score_is_geometric_mean_of_ratios():
 
 
 def test_compact_is_best_on_the_lesson():
-    """On the lesson's task the cheapest safe built-in is compact, 668,560 (SPEC §6)."""
+    """On the lesson's task the cheapest safe built-in is compact, 668,560 (docs/models.md §6)."""
     name, cost = best_builtin(lesson_workload())
     assert (name, round(cost)) == ("compact", 668_560)
 

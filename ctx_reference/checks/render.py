@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 07, Render (literals from SPEC §7 and worked by hand).
+"""Visible check cases of notebook 07, Render (literals from docs/models.md §7 and worked by hand).
 
 What is compared: the full rendered text of a small spec (line by line), the last lines of the
 lesson's seed spec, and the NUMBER of warnings of specs built to contain exactly zero, one or two
@@ -81,7 +81,7 @@ def same_text_as(expected):
     return project
 
 
-# The lesson's seed spec (SPEC §7): one finding of each kind, so 3 warnings.
+# The lesson's seed spec (docs/models.md §7): one finding of each kind, so 3 warnings.
 SEED = PromptSpec(
     role="你是代码审查助手",
     task="审查 {{diff}}",
