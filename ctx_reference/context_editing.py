@@ -147,8 +147,9 @@ def clear_tool_uses(
 
     >>> msgs = []
     >>> for i in range(5):
-    ...     msgs += [{"role": "assistant", "content": [{"type": "tool_use", "id": f"t{i}", "name": "grep", "input": {}}]},
-    ...              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "x" * 12_000}]}]
+    ...     use = {"type": "tool_use", "id": f"t{i}", "name": "grep", "input": {}}
+    ...     result = {"type": "tool_result", "tool_use_id": f"t{i}", "content": "x" * 12_000}
+    ...     msgs += [{"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}]
     >>> new, report = clear_tool_uses(msgs, trigger=10_000, keep=3)
     >>> report.cleared, report.freed
     (('t0', 't1'), 5984)
@@ -195,7 +196,8 @@ def clear_tool_uses(
 def clear_thinking(messages: Sequence[dict], *, keep: int = 1) -> tuple[list[dict], int]:
     """Return (new messages, thinking blocks removed): thinking is kept in the newest `keep` assistant messages only.
 
-    >>> turn = {"role": "assistant", "content": [{"type": "thinking", "thinking": "想一想"}, {"type": "text", "text": "好"}]}
+    >>> thought, text = {"type": "thinking", "thinking": "想一想"}, {"type": "text", "text": "好"}
+    >>> turn = {"role": "assistant", "content": [thought, text]}
     >>> new, removed = clear_thinking([turn, turn, turn], keep=1)
     >>> removed, [len(m["content"]) for m in new]
     (2, [1, 1, 2])

@@ -395,7 +395,8 @@ class WindowLedger:
     def __repr__(self) -> str:
         return (
             f"WindowLedger(window_limit_tokens={self.window_limit_tokens}, "
-            f"tokenizer={self.tokenizer!r}, enforce={self.enforce}, reserve_output={self.reserve_output}, calls={len(self._entries)})"
+            f"tokenizer={self.tokenizer!r}, enforce={self.enforce}, reserve_output={self.reserve_output}, "
+            f"calls={len(self._entries)})"
         )
 
 
@@ -531,8 +532,10 @@ _SOURCE_QUESTION_TWICE = (
     "in a later review step."
 )
 
-_RESEARCH_1_RESULTS = "\n\n".join([_SOURCE_POSITION_BIAS, _SOURCE_MIDDLE_DIP, _SOURCE_NEEDLE_TESTS, _SOURCE_DEPTH_REPLICATION])
-_RESEARCH_2_RESULTS = "\n\n".join([_SOURCE_LAYOUT_GUIDE, _SOURCE_REORDER_CHUNKS, _SOURCE_COMPRESS_THEN_ASK, _SOURCE_QUESTION_TWICE])
+_RESEARCH_1_RESULTS = "\n\n".join(
+    [_SOURCE_POSITION_BIAS, _SOURCE_MIDDLE_DIP, _SOURCE_NEEDLE_TESTS, _SOURCE_DEPTH_REPLICATION])
+_RESEARCH_2_RESULTS = "\n\n".join(
+    [_SOURCE_LAYOUT_GUIDE, _SOURCE_REORDER_CHUNKS, _SOURCE_COMPRESS_THEN_ASK, _SOURCE_QUESTION_TWICE])
 _SUMMARIZE_TASK = (
     "任务：把两位研究员的发现合并成一份摘要，去掉重复的结论，保留全部来源编号，"
     "并标出两份发现互相矛盾或证据不足的地方。"
@@ -610,9 +613,12 @@ def lesson_calls() -> list[tuple[str, dict[str, str]]]:
     """
     return [
         ("plan", {"system": "", "task_state": _PLAN_TASK, "tool_results": "", "history": ""}),
-        ("research_1", {"system": "", "task_state": _RESEARCH_1_TASK, "tool_results": _RESEARCH_1_RESULTS, "history": ""}),
-        ("research_2", {"system": "", "task_state": _RESEARCH_2_TASK, "tool_results": _RESEARCH_2_RESULTS, "history": ""}),
-        ("summarize", {"system": "", "task_state": _SUMMARIZE_TASK, "tool_results": _SUMMARIZE_RESULTS, "history": _SUMMARIZE_HISTORY}),
+        ("research_1", {"system": "", "task_state": _RESEARCH_1_TASK, "tool_results": _RESEARCH_1_RESULTS,
+                        "history": ""}),
+        ("research_2", {"system": "", "task_state": _RESEARCH_2_TASK, "tool_results": _RESEARCH_2_RESULTS,
+                        "history": ""}),
+        ("summarize", {"system": "", "task_state": _SUMMARIZE_TASK, "tool_results": _SUMMARIZE_RESULTS,
+                       "history": _SUMMARIZE_HISTORY}),
         ("review", {"system": "", "task_state": _REVIEW_TASK, "tool_results": "", "history": _REVIEW_HISTORY}),
         ("report", {"system": "", "task_state": _REPORT_TASK, "tool_results": "", "history": _REPORT_HISTORY}),
     ]

@@ -330,7 +330,8 @@ def build(root: Path = ROOT, target: Path = CLASS, students: Mapping[str, Mappin
             for assignment, work in works.items():
                 notebooks = sorted((release / assignment).glob("*.ipynb"))
                 if len(notebooks) != 1:
-                    raise ValueError(f"assignment {assignment!r} must have one released notebook (got {len(notebooks)})")
+                    raise ValueError(f"assignment {assignment!r} must have one released notebook "
+                                     f"(got {len(notebooks)})")
                 released = notebooks[0]
                 source = root / "solutions" / assignment / released.name
                 folder = submitted / student / assignment

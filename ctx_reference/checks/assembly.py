@@ -90,7 +90,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
         CheckCase(
             # 100 + 1,000 > 1,000, so the big item is skipped; 100 + 500 = 600 still fits
-            "放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、小文档 500（优先级 1），预算 1,000",
+            "放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、"
+            "小文档 500（优先级 1），预算 1,000",
             args=(
                 [
                     Item("问题", 100, required=True),
@@ -153,7 +154,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             returns=Assembly,
         ),
         CheckCase(
-            "输出顺序只看稳定/动态和输入顺序、与优先级无关：d1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）",
+            "输出顺序只看稳定/动态和输入顺序、与优先级无关："
+            "d1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）",
             args=(
                 [
                     Item("d1", 10, priority=1),

@@ -78,7 +78,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
         CheckCase(
             "Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它",
-            args=(ORDER_CASES, Result({**ORDER_BASE.passed, "extra": False}), Result({**ORDER_NEXT.passed, "extra": True})),
+            args=(ORDER_CASES, Result({**ORDER_BASE.passed, "extra": False}),
+                  Result({**ORDER_NEXT.passed, "extra": True})),
             expect=(["c", "a"], ["b"]),
             project=as_lists,
         ),

@@ -77,7 +77,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             tol=EXACT_TOL,
         ),
         CheckCase(
-            "只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）",
+            "只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1"
+            "（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）",
             args=(0, 1),
             kwargs={"half_at": 1, "middle": 1},
             expect=0.0,

@@ -181,7 +181,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
         CheckCase(
             "两条规则都只说“不要”：每条一条警告",
-            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("不要加解释", "不要改人名"), output="只输出译文"),),
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("不要加解释", "不要改人名"),
+                             output="只输出译文"),),
             expect=2,
             project=warning_count,
         ),

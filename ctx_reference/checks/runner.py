@@ -97,7 +97,8 @@ def plain(value: Any) -> Any:
         return {plain(key): plain(item) for key, item in value.items()}
     if isinstance(value, Enum) and kind.__module__.startswith("ctx_reference."):
         return value
-    raise NotPlain(f"返回值里有一个 {kind.__name__} 类型的值，这里只接受普通的 int、float、str、bool、list、tuple、dict")
+    raise NotPlain(f"返回值里有一个 {kind.__name__} 类型的值，"
+                   "这里只接受普通的 int、float、str、bool、list、tuple、dict")
 
 
 def show(value: Any) -> str:
@@ -275,7 +276,8 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
         except Exception as exc:  # a return value of the wrong shape
             return _fail(
                 case,
-                f"期望 {show(case.expect)}，你的函数返回的 {show(shown)} 格式不对（{type(exc).__name__}: {show(str(exc))}）",
+                f"期望 {show(case.expect)}，你的函数返回的 {show(shown)} 格式不对"
+                f"（{type(exc).__name__}: {show(str(exc))}）",
             )
     try:
         got = plain(got)
@@ -284,7 +286,8 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
     if same(got, case.expect, case.tol):
         return Outcome(True, f"{PASS_MARK} {case.label} → {show(got)}")
     if _plain_equal_but_type(got, case.expect):
-        return _fail(case, f"期望 {show(case.expect)}（{_type_names(case.expect)}），你的函数返回 {show(got)}（{_type_names(got)}）")
+        return _fail(case, f"期望 {show(case.expect)}（{_type_names(case.expect)}），"
+                           f"你的函数返回 {show(got)}（{_type_names(got)}）")
     return _fail(case, f"期望 {show(case.expect)}，你的函数返回 {show(got)}")
 
 
@@ -299,7 +302,9 @@ def _plain_equal_but_type(got: Any, expect: Any) -> bool:
 def _type_names(value: Any) -> str:
     kind = type(value)
     if kind in (list, tuple):
-        return kind.__name__ + "，元素是 " + "/".join(sorted({type(v).__name__ for v in value})) if value else kind.__name__
+        if not value:
+            return kind.__name__
+        return kind.__name__ + "，元素是 " + "/".join(sorted({type(v).__name__ for v in value}))
     return kind.__name__
 
 

@@ -121,7 +121,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             project=record_rows,
             returns=list,
         ),
-        CheckCase("只有标题行：没有记录，返回空列表", args=("# progress",), expect=[], project=record_rows, returns=list),
+        CheckCase("只有标题行：没有记录，返回空列表", args=("# progress",), expect=[], project=record_rows,
+                  returns=list),
         CheckCase(
             "一行 failed 记录：种类、轮次（整数 12）、文字都要读对",
             args=("# progress\n[failed] t12: 改成异步：测试不稳定",),
