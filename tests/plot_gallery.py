@@ -20,7 +20,8 @@ def every_figure() -> list[Figure]:
         ledger.record(name, **buckets)
     none = list(runs["none"].contexts)
     workloads = visible_workloads()
-    scores = {**score_builtins(workloads), "my_policy": score_policy(BUILTIN_POLICIES["clear_notes"], workloads, "my_policy")}
+    scores = {**score_builtins(workloads),
+              "my_policy": score_policy(BUILTIN_POLICIES["clear_notes"], workloads, "my_policy")}
     fit = fit_position_curve()
     return [
         plots.plot_recall_vs_length(),

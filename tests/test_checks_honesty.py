@@ -83,7 +83,8 @@ HIDDEN_EXPECTED = {
     ("04-assembly", "原件放不下时副本只是放不下"): (
         ["rules", "tools", "time", "question"],
         5_120,
-        [("doc A", "no room"), ("doc A (copy)", "no room"), ("doc B", "no room"), ("doc C", "no room"), ("memory", "no room")],
+        [("doc A", "no room"), ("doc A (copy)", "no room"), ("doc B", "no room"), ("doc C", "no room"),
+         ("memory", "no room")],
     ),
     ("05-trim-lines", "放得下：原样的内容"): ["a", "b", "c"],
     ("05-trim-lines", "放得下：尾部 0 行"): ["a", "b", "c"],
@@ -158,19 +159,25 @@ HIDDEN_EXPECTED = {
     ("09-context-ledger", "10**17 的窗口、比 100 % 多 1"): Zone.OVER,
     ("09-context-ledger", "没有桶"): (ZERO4, 0, Zone.SAFE, 8_000),
     ("09-context-ledger", "四个空桶"): (ZERO4, 0, Zone.SAFE, 8_000),
-    ("09-context-ledger", "两个桶、倒着给出"): ({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
+    ("09-context-ledger", "两个桶、倒着给出"):
+        ({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
     ("09-context-ledger", "两个桶、倒着给出：桶的顺序"): ["system", "task_state", "tool_results", "history"],
-    ("09-context-ledger", "每个桶分别数"): ({"system": 1, "task_state": 0, "tool_results": 0, "history": 1}, 2, Zone.SAFE, 100),
-    ("09-context-ledger", "换一把尺子：每个字符 2 个 token"): ({"system": 0, "task_state": 0, "tool_results": 0, "history": 6}, 6, Zone.CAUTION, 10),
+    ("09-context-ledger", "每个桶分别数"):
+        ({"system": 1, "task_state": 0, "tool_results": 0, "history": 1}, 2, Zone.SAFE, 100),
+    ("09-context-ledger", "换一把尺子：每个字符 2 个 token"):
+        ({"system": 0, "task_state": 0, "tool_results": 0, "history": 6}, 6, Zone.CAUTION, 10),
     ("09-context-ledger", "正好 85 %"): Zone.CAUTION,
     ("09-context-ledger", "比 85 % 多 1"): Zone.DANGER,
     ("10-sessions", "预算正好等于 next 的 11 token"): [("next", 3, "给导出接口加分页")],
     ("10-sessions", "预算 10"): [("done", 1, "建好用户表")],  # next 11、failed 11 放不下，done 8
-    ("10-sessions", "四种各一条、预算 22"): [("failed", 2, "缓存加锁：死锁"), ("next", 3, "给导出接口加分页")],  # 11 + 11
-    ("10-sessions", "decision 和 done 都放得下"): [("decision", 5, "用游标分页"), ("done", 1, "建好用户表")],  # 9 + 8 = 17
+    ("10-sessions", "四种各一条、预算 22"):
+        [("failed", 2, "缓存加锁：死锁"), ("next", 3, "给导出接口加分页")],  # 11 + 11
+    ("10-sessions", "decision 和 done 都放得下"):
+        [("decision", 5, "用游标分页"), ("done", 1, "建好用户表")],  # 9 + 8 = 17
     ("10-sessions", "三条记录里两条 next"): [("next", 40, "写测试"), ("done", 1, "建好用户表")],
     ("10-sessions", "两条 next 同一轮"): [("next", 7, "写测试")],
-    ("10-sessions", "三条 failed 各 14、预算 28"): [("failed", 2, "改成异步：测试不稳定"), ("failed", 3, "改成异步：测试不稳定")],
+    ("10-sessions", "三条 failed 各 14、预算 28"):
+        [("failed", 2, "改成异步：测试不稳定"), ("failed", 3, "改成异步：测试不稳定")],
     ("10-sessions", "预算 0、没有记录"): [],
     ("10-sessions", "空文本"): [],
     ("10-sessions", "只有空白行和注释"): [],
@@ -407,7 +414,8 @@ def test_every_hidden_digest_has_a_hand_written_literal():
     assert set(keys) == set(HIDDEN_EXPECTED)
 
 
-@pytest.mark.parametrize("folder, label, expected, places", DIGEST_CALLS, ids=[f"{c[0][:2]}-{c[1]}" for c in DIGEST_CALLS])
+@pytest.mark.parametrize("folder, label, expected, places", DIGEST_CALLS,
+                         ids=[f"{c[0][:2]}-{c[1]}" for c in DIGEST_CALLS])
 def test_hidden_digest_matches_hand_written_literal(folder, label, expected, places):
     """The digest in the notebook is the digest of the value worked out by hand."""
     assert digest(HIDDEN_EXPECTED[folder, label], places) == expected
@@ -480,7 +488,8 @@ def test_feedback_tells_a_failed_visible_check_from_a_hidden_one(monkeypatch):
         "\n### BEGIN HIDDEN TESTS\nfrom ctx_reference.checks import expect_digest\n"
         'expect_digest("隐藏", trim_lines(["a"], 0, 0), "0")\n### END HIDDEN TESTS'
     )
-    nb.cells.append(nbformat.v4.new_code_cell(nb.cells[1].source.replace('check_exercise("trim_lines", trim_lines)', "")))
+    without_check = nb.cells[1].source.replace('check_exercise("trim_lines", trim_lines)', "")
+    nb.cells.append(nbformat.v4.new_code_cell(without_check))
     nb.cells[2].metadata["nbgrader"] = dict(nb.cells[1].metadata["nbgrader"], grade_id="hidden_only")
     NotebookClient(nb, timeout=60, allow_errors=True).execute()
     visible, hidden = (HideHiddenTests().preprocess_cell(nb.cells[i], {}, i)[0] for i in (1, 2))

@@ -50,7 +50,8 @@ def test_over_the_trigger_all_but_the_newest_keep_are_cleared():
 
 
 def test_exclude_tools_protects_a_tool_and_keep_still_counts_it():
-    """Tools a, b, a, b, a, b with b excluded, keep 2: only a's results t0 and t2 are cleared (t4 is among the newest 2)."""
+    """Tools a, b, a, b, a, b with b excluded, keep 2: only a's results t0 and t2 are cleared (t4 is among
+    the newest 2)."""
     _, report = clear_tool_uses(conversation(["a", "b"] * 3), trigger=0, keep=2, exclude_tools=["b"])
     assert report.cleared == ("t0", "t2")
 
@@ -91,7 +92,8 @@ def test_the_input_is_never_changed_and_tokens_never_grow(names, keep, at_least)
 
 def test_clear_thinking_keeps_the_newest_turns():
     """Three assistant turns with thinking, keep 1: two thinking blocks go, the last turn keeps its own."""
-    turn = {"role": "assistant", "content": [{"type": "thinking", "thinking": "想一想"}, {"type": "text", "text": "好"}]}
+    thought, text = {"type": "thinking", "thinking": "想一想"}, {"type": "text", "text": "好"}
+    turn = {"role": "assistant", "content": [thought, text]}
     msgs = [turn, {"role": "user", "content": [{"type": "text", "text": "继续"}]}, turn, turn]
     new, removed = clear_thinking(msgs, keep=1)
     assert removed == 2

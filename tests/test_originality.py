@@ -57,7 +57,8 @@ def test_windows_find_a_shared_run():
     """A 20-character Chinese run and a 60-character ASCII run are found; 19 and 59 are not."""
     assert len(chinese_windows("上" * 20)) == 1 and not chinese_windows("上" * 19)
     assert len(ascii_windows("a" * 60)) == 1 and not ascii_windows("a" * 59)
-    assert chinese_windows("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌") & chinese_windows("x甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉y")
+    assert (chinese_windows("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌")
+            & chinese_windows("x甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉y"))
 
 
 def test_no_markdown_cell_copies_a_source_lesson():

@@ -168,7 +168,8 @@ async (path) => {
 
 
 def test_learner_lab_offers_validate_but_no_instructor_tools(lab_page, lab):
-    """In the learner's lab the Validate button validates the notebook; no Nbgrader menu or Formgrader command exists."""
+    """In the learner's lab the Validate button validates the notebook; no Nbgrader menu or Formgrader
+    command exists."""
     name = NOTEBOOKS[0]
     if not lab_page.url.startswith(lab.base):
         lab_page.goto(lab.url(f"lab/tree/{name}"))
