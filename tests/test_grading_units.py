@@ -19,21 +19,11 @@ from nbgrader.dbutil import ALEMBIC_DIR
 from nbgrader.preprocessors import Execute
 from traitlets.utils.importstring import import_item
 
-from ctx_course import sandbox
+from ctx_course.cells import hidden_spans
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
-from ctx_course.grade import (
-    ClassReport,
-    GradeResult,
-    RosterError,
-    Student,
-    collect,
-    find_submissions,
-    grading_config,
-    read_roster,
-)
-from ctx_course.kernels import KernelPool, PrelaunchedExecute
-from ctx_course.preprocessors import (
+from ctx_course.grading.grader import grading_config
+from ctx_course.grading.preprocessors import (
     AUTOGRADE_PREPROCESSORS,
     FEEDBACK_PREPROCESSORS,
     HIDDEN_START,
@@ -42,9 +32,14 @@ from ctx_course.preprocessors import (
     MarkHiddenTests,
     ScoreFromErrorsOnly,
 )
-from ctx_course.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
-from ctx_course.sandbox import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
-from ctx_course.stopping import StopOnSignal
+from ctx_course.grading.records import ClassReport, GradeResult, RosterError, Student
+from ctx_course.grading.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
+from ctx_course.grading.stopping import StopOnSignal
+from ctx_course.grading.submissions import collect, find_submissions, read_roster
+from ctx_course.sandbox import policy
+from ctx_course.sandbox.execute import PrelaunchedExecute
+from ctx_course.sandbox.kernels import KernelPool
+from ctx_course.sandbox.policy import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
 
 from conftest import REPO
 
@@ -280,6 +275,15 @@ def test_an_unterminated_hidden_region_hides_the_rest_of_the_cell():
     assert cell.source == "a = 1"
 
 
+@pytest.mark.parametrize("line_end", ["\r\n", "\r"])
+def test_feedback_finds_the_hidden_region_whatever_the_line_ends(line_end):
+    """With \r\n or \r line ends, lines 3–5 are removed and lines 1–2 stay, as the digest rewriter counts them."""
+    source = CHECK_SOURCE.replace("\n", line_end)
+    assert hidden_spans(source) == [(3, 5)]
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell([], source), {}, 0)
+    assert cell.source == 'check_exercise("remaining", remaining)\nassert remaining(1, 0, 0, 0, 0) == (1, False)'
+
+
 def test_cells_without_hidden_tests_are_untouched():
     """A cell without markers keeps its source and its traceback."""
     error = _error(1)
@@ -356,7 +360,8 @@ def test_cli_refuses_a_bad_roster(tmp_path, capsys):
     """A roster without an id column: exit 2, no traceback."""
     roster = _write(tmp_path / "r.csv", "name\nada\n")
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--roster", str(roster)])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--roster", str(roster)])
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err and "'id' column" in err
 
@@ -376,14 +381,16 @@ def test_cli_refuses_a_root_without_config(tmp_path, capsys):
 def test_cli_refuses_a_zero_timeout(tmp_path, capsys):
     """--timeout 0: exit 2 naming timeout."""
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--timeout", "0"])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--timeout", "0"])
     assert status == 2 and "timeout" in capsys.readouterr().err
 
 
 def test_cli_refuses_zero_jobs(tmp_path, capsys):
     """--jobs 0: exit 2 naming jobs and echoing 0."""
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--jobs", "0"])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--jobs", "0"])
     err = capsys.readouterr().err
     assert status == 2 and "jobs" in err and "(got 0)" in err
 
@@ -425,7 +432,8 @@ def test_mark_hidden_tests_keeps_the_line_numbers():
     lines = cell.source.split("\n")
     assert len(lines) == 5
     assert re.fullmatch(
-        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True\)  ### BEGIN HIDDEN TESTS", lines[2]
+        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True\)  ### BEGIN HIDDEN TESTS",
+        lines[2],
     )
     assert lines[3] == "assert remaining(7, 0, 0, 0, 0) == (7, False)"
 
@@ -563,15 +571,17 @@ def test_course_packages_are_compiled_so_no_kernel_compiles_them(tmp_path, monke
     PYTHONDONTWRITEBYTECODE) loads every module of ctx_reference from bytecode, none from source."""
     package = tmp_path / "packages" / "ctx_reference"
     shutil.copytree(REPO / "ctx_reference", package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(sandbox, "_package_folders", lambda name: [str(package)])
+    monkeypatch.setattr(policy, "_package_folders", lambda name: [str(package)])
     assert compile_course_packages() == [str(package)]
     modules = sorted(str(path) for path in package.rglob("*.py"))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(package.parent))
     code = "import ctx_reference, ctx_reference.checks, ctx_reference.plots, ctx_reference.widgets, ctx_reference.cli"
-    done = subprocess.run([sys.executable, "-v", "-P", "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-v", "-P", "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = [line for line in done.stderr.splitlines() if str(package) in line]
-    from_source = [line for line in loaded if line.startswith("# code object from") and line.rstrip("'").endswith(".py")]
+    from_source = [line for line in loaded
+                   if line.startswith("# code object from") and line.rstrip("'").endswith(".py")]
     from_bytecode = [line for line in loaded if line.startswith("# code object from") and ".pyc" in line]
     assert from_source == [] and len(from_bytecode) >= 10, loaded[:20]
     assert all(Path(importlib.util.cache_from_source(module)).is_file() for module in modules)

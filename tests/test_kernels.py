@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from jupyter_core.utils import run_sync
 
-from ctx_course.kernels import KernelPool, ReadyKernelClient, kernel_failed_to_start, stop_kernel
+from ctx_course.grading.diagnosis import kernel_failed_to_start
+from ctx_course.sandbox.kernels import KernelPool, ReadyKernelClient, stop_kernel
 
 
 @pytest.fixture()

@@ -6,7 +6,8 @@ import csv
 import nbformat
 import pytest
 
-from ctx_course.grade import Grader, read_roster
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.submissions import read_roster
 from ctx_course.leaderboard import Row, leaderboard, rank, read_row
 
 from conftest import REPO

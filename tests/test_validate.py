@@ -5,7 +5,7 @@ import pytest
 from nbgrader.validator import Validator
 from traitlets.config import Config
 
-from ctx_course.kernels import CLIENT_CLASS, QuickStopKernelManager
+from ctx_course.sandbox.kernels import CLIENT_CLASS, QuickStopKernelManager
 
 from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 

@@ -5,7 +5,7 @@ Covers: the line printed for each submission (``format_start`` while it is grade
 (``format_summary``), and the grades CSV exported from the gradebook (``export_grades``, its
 columns ``CSV_COLUMNS`` and the values of its ``status`` column).
 
-Leaves out: grading itself and the records it returns (``grade.py``); what the learner reads
+Leaves out: grading itself (``grader.py``) and the records it returns (``records.py``); what the learner reads
 (the feedback HTML, made by nbgrader with ``preprocessors.HideHiddenTests``).
 
 Vocabulary: a *progress line* is one submission's line, ``[index/total] student assignment …``
@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 
-if TYPE_CHECKING:  # annotations only: grade.py imports this module
-    from .grade import ClassReport, GradeResult
+from .records import ClassReport, GradeResult
 
 # Columns of the grades CSV, one row per student × assignment of the gradebook.
 CSV_COLUMNS = (
@@ -153,9 +152,11 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     if not total:
         lines = ["No submissions found."]
     if report.skipped:
-        lines.append(f"Skipped {report.skipped} unchanged since the last run (read back from the gradebook; --force regrades them).")
+        lines.append(f"Skipped {report.skipped} unchanged since the last run "
+                     f"(read back from the gradebook; --force regrades them).")
     if not report.sandboxed:
-        lines.insert(0, "WARNING: --no-sandbox: student code ran with your privileges (it could read solutions/ and change grading/).")
+        lines.insert(0, "WARNING: --no-sandbox: student code ran with your privileges "
+                        "(it could read solutions/ and change grading/).")
     if report.stopped_by:
         lines.append(
             f"STOPPED by {report.stopped_by}: the notebook running was abandoned and no other was started; "

@@ -29,7 +29,7 @@ answered by repeating the report of one right value, whatever the other values a
 
 Leaves out: the visible checks (they run in the kernel, as in the lab), the hidden ``assert``
 lines (they still run in the kernel), and sandboxing: code running with the grader's
-privileges can still read the gradebook or ``solutions/`` (see grade.py).
+privileges can still read the gradebook or ``solutions/`` (see grader.py).
 
 Vocabulary: a *check cell* is a read-only autograded test cell; its *hidden tests* are the lines
 between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``; a *report* is one line
@@ -49,6 +49,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import ClearHiddenTests
 
 from ctx_reference.checks.hidden import DIGEST_HEX, REPORT_PREFIX, expect_digest
+
+from ..cells import hidden_spans, is_check_cell
 
 # What a rewritten call calls: self-contained, so it needs no import in the cell, and the
 # name it leaves in the cell says what it does.
@@ -84,25 +86,6 @@ class DigestCall:
 # Finding and rewriting the calls (pure functions of a cell's source)
 
 
-def hidden_spans(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS") -> list[tuple[int, int]]:
-    """Return the 1-based (first, last) line numbers of each hidden region of ``source``.
-
-    ``hidden_spans("a\\n### BEGIN HIDDEN TESTS\\nb\\n### END HIDDEN TESTS")`` is ``[(2, 4)]``; an
-    unterminated region runs to the last line.
-    """
-    spans, start = [], None
-    lines = _LINE_END.split(source)
-    for number, line in enumerate(lines, start=1):
-        if start is None and begin in line:
-            start = number
-        elif start is not None and end in line:
-            spans.append((start, number))
-            start = None
-    if start is not None:
-        spans.append((start, len(lines)))
-    return spans
-
-
 def digest_calls(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS") -> list[DigestCall]:
     """Return the ``expect_digest`` calls of the hidden regions of ``source``, in source order.
 
@@ -128,7 +111,8 @@ def digest_calls(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END
         if found:
             call = _digest_call(node, source)
             if repeating or inside:
-                raise HiddenTestError(f"hidden {EXPECT_NAME}({call.label!r}, …) must not be inside a loop, comprehension, function or another {EXPECT_NAME}")
+                raise HiddenTestError(f"hidden {EXPECT_NAME}({call.label!r}, …) must not be inside a loop, "
+                                      f"comprehension, function or another {EXPECT_NAME}")
             if call.label in seen:
                 raise HiddenTestError(f"hidden {EXPECT_NAME} label {call.label!r} appears twice in one cell")
             seen.add(call.label)
@@ -180,7 +164,8 @@ def strip_digests(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "EN
         text = text[:first] + f"{REPORT_CALL}({inner}{padding})" + text[first + len(original) :]
     left = sorted({call.digest for call in calls if call.digest in text})
     if left:  # written a second time elsewhere, in a comment or a string, say
-        raise HiddenTestError(f"the hidden tests still hold the expected digest(s) {', '.join(left)} outside their {EXPECT_NAME} calls")
+        raise HiddenTestError(f"the hidden tests still hold the expected digest(s) {', '.join(left)} "
+                              f"outside their {EXPECT_NAME} calls")
     return text
 
 
@@ -196,7 +181,8 @@ def _bind(node: ast.Call) -> dict[str, ast.AST]:
     try:
         bound = _SIGNATURE.bind(*node.args, **{k.arg: k.value for k in node.keywords})
     except TypeError as exc:
-        raise HiddenTestError(f"hidden {EXPECT_NAME} call on line {node.lineno} does not match its signature ({exc})") from None
+        raise HiddenTestError(f"hidden {EXPECT_NAME} call on line {node.lineno} does not match its signature "
+                              f"({exc})") from None
     return dict(bound.arguments)
 
 
@@ -204,10 +190,13 @@ def _digest_call(node: ast.Call, source: str) -> DigestCall:
     bound = _bind(node)
     label, expected = bound["label"], bound["expected"]
     if not (isinstance(label, ast.Constant) and isinstance(label.value, str)):
-        raise HiddenTestError(f"hidden {EXPECT_NAME} label on line {node.lineno} must be a string literal (got {ast.get_source_segment(source, label)!r})")
-    if not (isinstance(expected, ast.Constant) and isinstance(expected.value, str) and _DIGEST.fullmatch(expected.value)):
+        raise HiddenTestError(f"hidden {EXPECT_NAME} label on line {node.lineno} must be a string literal "
+                              f"(got {ast.get_source_segment(source, label)!r})")
+    if not (isinstance(expected, ast.Constant) and isinstance(expected.value, str)
+            and _DIGEST.fullmatch(expected.value)):
         raise HiddenTestError(
-            f"hidden {EXPECT_NAME}({label.value!r}, …) must give its digest as {DIGEST_HEX} hex digits in a string literal "
+            f"hidden {EXPECT_NAME}({label.value!r}, …) must give its digest as {DIGEST_HEX} hex digits "
+            f"in a string literal "
             f"(got {ast.get_source_segment(source, expected)!r})"
         )
     return DigestCall(label.value, expected.value, node)
@@ -287,15 +276,11 @@ def judge_cell(cell, expected: dict[str, str]) -> list[str]:
     cell.outputs, reports = take_reports(cell.outputs)
     messages = failures(expected, reports)
     if messages and not any(o.get("output_type") == "error" for o in cell.outputs):
-        error = nbformat.v4.new_output("error", ename=FAILED, evalue=messages[0], traceback=[f"{FAILED}: {messages[0]}"])
+        error = nbformat.v4.new_output("error", ename=FAILED, evalue=messages[0],
+                                       traceback=[f"{FAILED}: {messages[0]}"])
         results = [i for i, o in enumerate(cell.outputs) if o.get("output_type") == "execute_result"]
         cell.outputs.insert(results[0] if results else len(cell.outputs), error)
     return messages
-
-
-def _is_check_cell(cell) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,7 +297,7 @@ class StripDigests(ClearHiddenTests):
     """
 
     def preprocess_cell(self, cell, resources, cell_index):
-        if not _is_check_cell(cell):
+        if not is_check_cell(cell):
             return cell, resources
         grade_id = cell.metadata.nbgrader.get("grade_id")
         try:
@@ -336,7 +321,7 @@ class CompareDigests(ClearHiddenTests):
         expected = self.expected(resources)
         resources.setdefault("ctx_digests", {})
         for cell in nb.cells:
-            if not _is_check_cell(cell):
+            if not is_check_cell(cell):
                 continue
             grade_id = cell.metadata.nbgrader.get("grade_id")
             messages = judge_cell(cell, expected.get(grade_id, {}))

@@ -4,7 +4,7 @@ Covers: ``StopOnSignal``, a context manager that, while it is active, turns SIGT
 into a request to stop: the notebook running is abandoned (``on_stop``), no further notebook
 starts, and the caller still writes the feedback and the grades CSV of what was graded.
 
-Leaves out: what is graded and written (``grade.py``), how a kernel is abandoned (``kernels.py``).
+Leaves out: what is graded and written (``grader.py``), how a kernel is abandoned (``sandbox/kernels.py``).
 
 Vocabulary: a *stop request* is the first SIGTERM or SIGINT received; later ones are ignored
 until the run has written its results (SIGKILL still ends it at once).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -45,7 +45,7 @@ class StopOnSignal:
             if self.on_stop is not None:
                 self.on_stop()
 
-    def __enter__(self) -> "StopOnSignal":
+    def __enter__(self) -> StopOnSignal:
         if threading.current_thread() is threading.main_thread():
             for number in SIGNALS:
                 self._previous[number] = signal.signal(number, self._handle)
