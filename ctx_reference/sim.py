@@ -48,7 +48,6 @@ the same four decisions on ``lesson_workload(params)``, from the numbers alone (
 built each turn).
 """
 
-
 from __future__ import annotations
 
 import math
@@ -61,6 +60,7 @@ from ctx_reference._validate import require_callable, require_int, require_real
 from ctx_reference.policy import (
     ANSWER_TOKENS,
     BASE_TOKENS,
+    BUILTIN_POLICIES,
     CACHE_READ,
     CACHE_WRITE,
     KEEP_TURNS,
@@ -84,7 +84,6 @@ from ctx_reference.policy import (
     Workload,
     keep_everything,
 )
-from ctx_reference.policy import BUILTIN_POLICIES as BUILTIN_POLICIES
 
 # The policy interface was first published from this module, and notebooks written against
 # that release import it from here (``from ctx_reference.sim import BUILTIN_POLICIES, Clear,
