@@ -56,11 +56,11 @@ ANSWER_TOKENS = 300  # one assistant answer per turn
 WINDOW_TOKENS = 100_000  # the context window of the simulated model
 THRESHOLD_TOKENS = 60_000  # manage the context only once it is larger than this
 KEEP_TURNS = 5  # the newest turns that management never touches
-PLACEHOLDER_TOKENS = 10  # stub left where a tool result was cleared
+PLACEHOLDER_TOKENS = 10  # stub left where a tool result was cleared (rebuild's choice)
 SUMMARY_TOKENS = 2_000  # size of a compaction summary
-NOTE_TOKENS = 30  # one note per cleared fact (clear_notes)
+NOTE_TOKENS = 30  # one note per cleared fact, clear_notes (rebuild's choice)
 CACHE_WRITE = 1.25  # × base input price, per token written to the cache
-CACHE_READ = 0.1  # × base input price, per token read from the cache
+CACHE_READ = 0.1  # × base input price, per token read from the cache (rebuild's choice)
 
 
 # ---------------------------------------------------------------------------
@@ -71,8 +71,10 @@ CACHE_READ = 0.1  # × base input price, per token read from the cache
 class Step:
     """One turn of a workload: the tool it calls, its result's size, whether its fact matters.
 
-    Every tool result carries one fact (the fact of that turn). ``needed`` says the task
-    will ask for it again; an agent judges that when it reads the result, so a policy sees it.
+    Every tool result carries one fact (the fact of that turn). ``needed`` is the agent's guess,
+    made when it reads the result, that the task will ask for it again; a policy sees it. The
+    ``questions`` of a workload are what is really asked: a question may ask for a fact whose
+    ``needed`` is False (a wrong guess, see ``ctx_reference.workloads.with_wrong_hints``).
     """
 
     tool: str
@@ -148,9 +150,6 @@ class Workload:
                     or not 1 <= q[1] <= q[0] <= len(self.steps) or q[0] < last):
                 raise ValueError(f"questions must be (turn, fact_turn) pairs in turn order with "
                                  f"1 <= fact_turn <= turn <= {len(self.steps)} (got {q!r})")
-            if not self.steps[q[1] - 1].needed:
-                raise ValueError(f"questions ask for the fact of turn {q[1]}, so steps[{q[1] - 1}]"
-                                 f" must be needed=True (got {q!r})")
             last = q[0]
 
     @property

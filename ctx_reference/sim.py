@@ -105,7 +105,8 @@ __all__ = [
 # defaults, so they live in ctx_reference.policy: BASE_TOKENS 8,000, USER_TOKENS 200,
 # TOOL_CALL_TOKENS 100, ANSWER_TOKENS 300, WINDOW_TOKENS 100,000, THRESHOLD_TOKENS 60,000,
 # KEEP_TURNS 5, PLACEHOLDER_TOKENS 10, SUMMARY_TOKENS 2,000, NOTE_TOKENS 30, CACHE_WRITE 1.25,
-# CACHE_READ 0.1. The task's own numbers:
+# CACHE_READ 0.1 (PLACEHOLDER_TOKENS, NOTE_TOKENS and CACHE_READ are the rebuild's choice: the
+# lesson gives no value for them). The task's own numbers:
 TOOL_RESULT_TOKENS = 3_000  # one tool result per turn (carries that turn's fact)
 TURNS = 60  # length of the task
 FIRST_QUESTION = 12  # the first question comes after this many full turns

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 
 from . import (
     assembly,
+    calibrate,
     capstone,
     evaldiff,
     ledger,
@@ -45,8 +46,8 @@ from .runner import (
 )
 
 _MODULES = (
-    window_math, remaining, recall, recall_fit, assembly, trim, simulation, render, evaldiff, ledger, sessions,
-    capstone,
+    window_math, remaining, recall, recall_fit, assembly, trim, simulation, render, evaldiff, ledger, calibrate,
+    sessions, capstone,
 )
 
 EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.items()}
