@@ -32,9 +32,10 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, class_builder
 
 from ctx_course.sandbox.policy import sandbox_problem
+
+from conftest import REPO, class_builder
 
 pytestmark = [
     pytest.mark.heavy,

@@ -19,7 +19,6 @@ from nbgrader.dbutil import ALEMBIC_DIR
 from nbgrader.preprocessors import Execute
 from traitlets.utils.importstring import import_item
 
-from conftest import REPO
 from ctx_course.cells import hidden_spans
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
@@ -40,6 +39,8 @@ from ctx_course.sandbox import policy
 from ctx_course.sandbox.execute import PrelaunchedExecute
 from ctx_course.sandbox.kernels import KernelPool
 from ctx_course.sandbox.policy import SYSTEM_ALLOWED, SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
+
+from conftest import REPO
 
 
 def _write(path, text):
@@ -134,7 +135,8 @@ def test_a_student_folder_with_a_glob_character_is_refused_by_name(tmp_path):
 def test_cli_refuses_a_glob_student_id_in_one_error_line(tmp_path, capsys):
     """The command stops with status 2 and one error line naming kim[2], before grading anything."""
     _write(tmp_path / "in" / "kim[2]" / "02-remaining" / "remaining.ipynb", "{}")
-    assert main(["grade", "--root", str(REPO), "--submissions", str(tmp_path / "in"), "--work", str(tmp_path / "w")]) == 2
+    args = ["grade", "--root", str(REPO), "--submissions", str(tmp_path / "in"), "--work", str(tmp_path / "w")]
+    assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("error: ") and "'kim[2]'" in err
     assert not (tmp_path / "w" / "grades.csv").exists()
@@ -395,7 +397,8 @@ def test_cli_refuses_a_bad_roster(tmp_path, capsys):
     """A roster without an id column: exit 2, no traceback."""
     roster = _write(tmp_path / "r.csv", "name\nada\n")
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--roster", str(roster)])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--roster", str(roster)])
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err and "'id' column" in err
 
@@ -415,14 +418,16 @@ def test_cli_refuses_a_root_without_config(tmp_path, capsys):
 def test_cli_refuses_a_zero_timeout(tmp_path, capsys):
     """--timeout 0: exit 2 naming timeout."""
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--timeout", "0"])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--timeout", "0"])
     assert status == 2 and "timeout" in capsys.readouterr().err
 
 
 def test_cli_refuses_zero_jobs(tmp_path, capsys):
     """--jobs 0: exit 2 naming jobs and echoing 0."""
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--jobs", "0"])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--jobs", "0"])
     err = capsys.readouterr().err
     assert status == 2 and "jobs" in err and "(got 0)" in err
 
@@ -596,10 +601,12 @@ def test_course_packages_are_compiled_so_no_kernel_compiles_them(tmp_path, monke
     modules = sorted(str(path) for path in package.rglob("*.py"))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(package.parent))
     code = "import ctx_reference, ctx_reference.checks, ctx_reference.plots, ctx_reference.widgets, ctx_reference.cli"
-    done = subprocess.run([sys.executable, "-v", "-P", "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-v", "-P", "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = [line for line in done.stderr.splitlines() if str(package) in line]
-    from_source = [line for line in loaded if line.startswith("# code object from") and line.rstrip("'").endswith(".py")]
+    from_source = [line for line in loaded
+                   if line.startswith("# code object from") and line.rstrip("'").endswith(".py")]
     from_bytecode = [line for line in loaded if line.startswith("# code object from") and ".pyc" in line]
     assert from_source == [] and len(from_bytecode) >= 10, loaded[:20]
     assert all(Path(importlib.util.cache_from_source(module)).is_file() for module in modules)

@@ -11,9 +11,10 @@ import re
 
 import nbformat
 import pytest
-from conftest import REPO, SOLUTIONS, class_builder
 
 from ctx_course.grading.grader import Grader
+
+from conftest import REPO, SOLUTIONS, class_builder
 
 pytestmark = pytest.mark.heavy  # grades submissions: scheduled first
 

@@ -167,7 +167,7 @@ class HideHiddenTests(ClearHiddenTests):
         for line in hidden:
             if "beginhiddentests" in line or "endhiddentests" in line:
                 continue
-            pieces = [line[i : i + QUOTE_CHARS] for i in range(len(line) - QUOTE_CHARS + 1)] if len(line) >= QUOTE_CHARS else []
+            pieces = [line[i : i + QUOTE_CHARS] for i in range(len(line) - QUOTE_CHARS + 1)]
             quotes |= {piece for piece in pieces if piece not in shown_text}
         return quotes
 

@@ -26,9 +26,9 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from queue import Empty
-from typing import Sequence
 
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
@@ -145,7 +145,9 @@ class KernelPool:
         # jupyter_client would signal bwrap's process group; the kernel interrupts itself instead.
         manager.kernel_spec.interrupt_mode = "message"
         try:
-            run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=str(folder / "run"), env=env, **QUIET)
+            run_sync(manager.start_kernel)(
+                extra_arguments=self.extra_arguments, cwd=str(folder / "run"), env=env, **QUIET
+            )
         except Exception:
             stop_kernel(manager)
             raise
