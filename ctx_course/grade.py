@@ -157,6 +157,8 @@ class ClassReport:
     sandboxed: bool = True
     stopped_by: str | None = None  # "SIGTERM" or "SIGINT" when the run was asked to stop
     stop_status: int = 0  # 128 + the signal's number, the exit status of a stopped run
+    # "student assignment" of graded submissions that release_feedback cannot return (see outside_exchange)
+    outside_exchange: tuple[str, ...] = ()
 
     @property
     def skipped(self) -> int:
@@ -518,7 +520,25 @@ class Grader:
             sandboxed=self.sandboxed or not autograde,  # no notebook ran: nothing to warn about
             stopped_by=stop.signal,
             stop_status=128 + stop.number if stop.number else 0,
+            outside_exchange=self.outside_exchange(results),
         )
+
+    def outside_exchange(self, results: Sequence[GradeResult]) -> tuple[str, ...]:
+        """Name the graded submissions that nbgrader's ``release_feedback`` cannot return to their learner.
+
+        A submission made with ``nbgrader submit`` carries ``timestamp.txt`` and
+        ``submission_secret.txt``; one copied in with ``--submissions`` has neither, and its
+        learner has no secret to find the page by. Named only for assignments that others handed
+        in through the exchange (a class graded wholly from an LMS download is not flagged).
+        Example: ``("cai 02-remaining",)``.
+        """
+        graded = [r for r in results if r.graded]
+        has_secret = {
+            (r.student, r.assignment): (self._dir("submitted", r.student, r.assignment) / "submission_secret.txt").is_file()
+            for r in graded
+        }
+        through_exchange = {a for (_, a), secret in has_secret.items() if secret}
+        return tuple(f"{s} {a}" for (s, a), secret in sorted(has_secret.items()) if not secret and a in through_exchange)
 
     # -- manifest
     def _digest(self, student: str, assignment: str) -> str:

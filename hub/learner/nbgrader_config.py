@@ -12,3 +12,9 @@ c = get_config()  # noqa: F821  (provided by nbgrader when it loads this file)
 
 c.CourseDirectory.course_id = "context-engineering"
 c.Exchange.root = os.environ.get("COURSE_EXCHANGE", "/srv/nbgrader/exchange")
+
+# The exchange commands of the course: a broken notebook is refused before it is submitted, an
+# assignment not released yet or an exchange root that cannot be used is named with its fix.
+from ctx_course.exchange import use_course_exchange  # noqa: E402
+
+use_course_exchange(c)
