@@ -5,6 +5,7 @@ name no other run uses and removed with ``userdel`` afterwards: nbgrader's excha
 owners and real permissions. Otherwise every member is the current user, as in nbgrader's own
 tests, with a home folder of its own (and ``--student`` where nbgrader would read the OS user's
 name); ``Classroom.isolation`` then says why the permission checks cannot run.
+``CTX_CLASS_USERS=current`` takes that path as root too.
 
 Everything lives in one temporary folder that the members can reach: the course copy (owned by
 the instructor, closed to the others), the exchange root (open to all, as nbgrader wants it), and
@@ -36,6 +37,8 @@ GRADER_CONFIG = REPO / "hub" / "grader"
 EXCHANGE_VARIABLE = "COURSE_EXCHANGE"  # read by hub/learner/nbgrader_config.py
 COURSE_FILES = ("nbgrader_config.py",)
 COURSE_FOLDERS = ("lessons", "solutions")
+# CTX_CLASS_USERS=current runs every member as the current user even as root (the non-root path).
+USERS_VARIABLE = "CTX_CLASS_USERS"
 USER_COMMENT = "ctx-workbook test user (safe to remove)"
 COMMAND_TIMEOUT = 300
 
@@ -45,7 +48,7 @@ class Member:
     """One person of the class: the OS account commands run as, and that person's own folders."""
 
     role: str  # "instructor", or the learner's role name in the test ("ada", "ben")
-    name: str  # the OS user name, which nbgrader's exchange takes as the student id
+    name: str  # the student id: the OS user's name for a real user (nbgrader takes it from the OS)
     home: Path
     real: bool  # a system user of its own (root only)
 
@@ -163,15 +166,17 @@ def open_classroom(learners: tuple[str, ...] = ("ada", "ben"), *, real_users: bo
 
     ``real_users`` defaults to "running as root". The caller must ``close()`` it (also on failure).
     """
+    forced = os.environ.get(USERS_VARIABLE) == "current"
     if real_users is None:
-        real_users = os.geteuid() == 0
+        real_users = os.geteuid() == 0 and not forced
     base = Path(tempfile.mkdtemp(prefix="ctx-class-"))
     base.chmod(0o755)  # every member walks through it to reach their home and the exchange
     classroom = Classroom(base, base / "course", base / "exchange", {}, Path(sys.executable), None)
     try:
         tag = secrets.token_hex(3)
         for role in ("instructor", *learners):
-            name = f"ctx{role[:8]}-{tag}" if real_users else pwd.getpwuid(os.getuid()).pw_name
+            # A real user's name is what nbgrader records; otherwise --student says who it is.
+            name = f"ctx{role[:8]}-{tag}" if real_users else role
             home = base / "home" / role
             (home / "tmp").mkdir(parents=True)
             if real_users:
@@ -184,8 +189,9 @@ def open_classroom(learners: tuple[str, ...] = ("ada", "ben"), *, real_users: bo
                 os.chown(folder, member.uid, member.gid)
             home.chmod(0o700)
         if not real_users:
+            why = f"{USERS_VARIABLE}=current" if forced else "not run as root (useradd needs root)"
             classroom.isolation = (
-                "not run as root: every member of the class is the current user, so the exchange's "
+                f"{why}: every member of the class is the current user, so the exchange's "
                 "permissions between learners cannot be checked"
             )
         classroom.python = shared_python(classroom, base / "python")
