@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .lab import exec_lab
 from .release import ReleaseError, generate_release
-from .sandbox import SandboxUnavailable
+from .sandbox.policy import SandboxUnavailable
 from .workspace import WORKSPACE, prepare_workspace
 
 # The example class shipped with the repository (see examples/README.md).
@@ -111,8 +111,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
-    from .grade import Grader, read_roster
-    from .report import format_outcome, format_start, format_summary
+    from .grading.grader import Grader
+    from .grading.report import format_outcome, format_start, format_summary
+    from .grading.submissions import read_roster
 
     root = Path(args.root)
     if args.example:

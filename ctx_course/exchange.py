@@ -15,7 +15,7 @@ Covers: the exchange classes that ``nbgrader_config.py`` (the instructor's comma
 - every command says which folder is missing or not writable, by whom, and the command that makes
   the exchange root right.
 
-Leaves out: moving files (nbgrader's exchange does it), grading (``grade.py``).
+Leaves out: moving files (nbgrader's exchange does it), grading (``grading/``).
 
 Vocabulary: the *exchange root* is the folder shared by everyone on the hub
 (``c.Exchange.root``); *inbound* holds the submissions, *outbound* the released assignments,

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, class_builder
-from ctx_course.grade import Grader, read_roster
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.submissions import read_roster
 
 # nbgrader restores deleted check cells without a cell id; nbformat warns about it.
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
