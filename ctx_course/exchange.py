@@ -103,7 +103,8 @@ class FetchAssignment(_ClearRoot, ExchangeFetchAssignment):
             released = sorted(p.name for p in outbound.iterdir() if p.is_dir()) if outbound.is_dir() else []
             shown = ", ".join(released) if released else "none yet"
             self.fail(f"assignment {assignment!r} has not been released in course {course!r} (released: {shown}); "
-                      f"check its name, or ask your instructor to release it (nbgrader release_assignment {assignment})")
+                      f"check its name, or ask your instructor to release it "
+                      f"(nbgrader release_assignment {assignment})")
         super().init_src()
 
 
@@ -130,7 +131,7 @@ class FetchFeedback(_ClearRoot, ExchangeFetchFeedback):
 
 
 class ReleaseFeedback(_ClearRoot, ExchangeReleaseFeedback):
-    """nbgrader's release_feedback; feedback of a submission that did not come through the exchange is skipped and named."""
+    """nbgrader's release_feedback; feedback of a submission not made through the exchange is skipped and named."""
 
     def copy_files(self):
         pattern = self.coursedir.format_path(self.coursedir.feedback_directory, "*", self.coursedir.assignment_id)

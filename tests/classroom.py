@@ -275,7 +275,8 @@ def shared_python(classroom: Classroom, folder: Path) -> Path:
         if path.is_dir() and not path.is_symlink():
             path.chmod(0o755)
     if not _can_run(classroom, learner, str(python), "import nbgrader, ctx_course, nbconvert"):
-        raise RuntimeError(f"the class's users cannot import this run's packages from {packages} (not readable by them?)")
+        raise RuntimeError(f"the class's users cannot import this run's packages from {packages} "
+                           "(not readable by them?)")
     return folder / "bin" / "python"
 
 

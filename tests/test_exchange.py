@@ -18,14 +18,14 @@ in the release untouched: 0/3, nothing waits.
 from __future__ import annotations
 
 import csv
-import os
 import json
+import os
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from classroom import COURSE_ID, open_classroom
 from conftest import REPO
 
@@ -68,7 +68,7 @@ def trip(classroom):
     room.nbgrader(teacher, "collect", ASSIGNMENT, "--update")
     lms = room.base / "lms"
     (lms / LMS_STUDENT / ASSIGNMENT).mkdir(parents=True)
-    (lms / LMS_STUDENT / ASSIGNMENT / NOTEBOOK).write_bytes((EXAMPLE / LMS_STUDENT / ASSIGNMENT / NOTEBOOK).read_bytes())
+    shutil.copy(EXAMPLE / LMS_STUDENT / ASSIGNMENT / NOTEBOOK, lms / LMS_STUDENT / ASSIGNMENT / NOTEBOOK)
     for path in [lms, *lms.rglob("*")]:
         _give(path, teacher)
     seen["grade"] = room.run(teacher, [str(room.python), "-m", "ctx_course", "grade", "--submissions", str(lms),

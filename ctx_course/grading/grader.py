@@ -366,13 +366,15 @@ class Grader:
         in through the exchange (a class graded wholly from an LMS download is not flagged).
         Example: ``("cai 02-remaining",)``.
         """
+        secret_file = "submission_secret.txt"
         has_secret = {
-            (r.student, r.assignment): (self._dir("submitted", r.student, r.assignment) / "submission_secret.txt").is_file()
+            (r.student, r.assignment): (self._dir("submitted", r.student, r.assignment) / secret_file).is_file()
             for r in results
             if r.graded
         }
         through_exchange = {a for (_, a), secret in has_secret.items() if secret}
-        return tuple(f"{s} {a}" for (s, a), secret in sorted(has_secret.items()) if not secret and a in through_exchange)
+        return tuple(f"{s} {a}" for (s, a), secret in sorted(has_secret.items())
+                     if not secret and a in through_exchange)
 
     # -- manifest
     def _digest(self, student: str, assignment: str) -> str:

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from classroom import GRADER_CONFIG, LEARNER_CONFIG, Classroom, open_classroom
+from classroom import Classroom, open_classroom
 from conftest import REPO
 from labserver import free_port
 
@@ -228,11 +227,6 @@ def hub(classroom, tmp_path_factory):
         server.stop()
         _kill_leftovers(server)
         handle.close()
-
-
-def instructor_env(room: Classroom) -> tuple[Path, ...]:
-    """The Jupyter configuration path of the instructor's commands: the Formgrader service's."""
-    return (GRADER_CONFIG, LEARNER_CONFIG)
 
 
 def _listening(port: int) -> bool:

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
-
 from classroom import COURSE_ID, GRADER_CONFIG, LEARNER_CONFIG
 from conftest import REPO
+from playwright.sync_api import sync_playwright
+
 from hub.conftest import PASSWORD, leftovers, readme_blocks
 
 ASSIGNMENT = "02-remaining"
@@ -31,7 +31,7 @@ UI_TIMEOUT = 120_000  # ms
 
 
 def _instructor_runs(hub, title: str) -> list:
-    """Run a README block's commands as the instructor, in the course folder, with the Formgrader service's environment."""
+    """Run a README block's commands as the instructor, in the course folder, in the Formgrader's environment."""
     room = hub.room
     done = []
     for line in readme_blocks()[title]:
@@ -76,7 +76,7 @@ def _open_assignment_list(page) -> None:
 
 @pytest.fixture(scope="module")
 def trip(hub, ben_page):
-    """Release, ada over REST and ben in the browser fetch and submit, then the instructor grades and releases feedback."""
+    """Release; ada (REST) and ben (browser) fetch and submit; the instructor grades and releases the feedback."""
     room, seen = hub.room, {}
     ada, ben = room["ada"].name, room["ben"].name
     seen["release"] = _instructor_runs(hub, "the instructor releases")
