@@ -84,7 +84,8 @@ class Classroom:
     def __getitem__(self, role: str) -> Member:
         return self.members[role]
 
-    def environment(self, member: Member, config_path: tuple[Path, ...] = (LEARNER_CONFIG,)) -> dict[str, str]:
+    def environment(self, member: Member, config_path: tuple[Path, ...] = (LEARNER_CONFIG,),
+                    exchange: Path | None = None) -> dict[str, str]:
         """Return the environment of ``member``'s commands: their HOME and Jupyter folders, the exchange."""
         jupyter = member.home / ".jupyter"
         env = {key: os.environ[key] for key in ("LANG", "LC_ALL", "TZ", "SYSTEMROOT") if key in os.environ}
@@ -101,15 +102,17 @@ class Classroom:
             MPLCONFIGDIR=str(member.home / ".matplotlib"),
             PYTHONDONTWRITEBYTECODE="1",
             TMPDIR=str(member.home / "tmp"),
-            **{EXCHANGE_VARIABLE: str(self.exchange)},
+            **{EXCHANGE_VARIABLE: str(exchange or self.exchange)},
         )
         env.setdefault("LANG", "C.UTF-8")
         return env
 
     def run(self, member: Member, argv: list[str], *, cwd: Path | None = None, check: bool = True,
             config_path: tuple[Path, ...] = (LEARNER_CONFIG,), timeout: float = COMMAND_TIMEOUT,
-            ) -> subprocess.CompletedProcess:
+            exchange: Path | None = None) -> subprocess.CompletedProcess:
         """Run ``argv`` as ``member`` in ``cwd`` (default: their home); return the finished process.
+
+        ``exchange`` points the member's commands at another exchange root than the class's.
 
         With ``check`` a non-zero exit raises AssertionError showing the command's output.
         """
@@ -117,7 +120,7 @@ class Classroom:
         if member.real:
             kwargs = dict(user=member.uid, group=member.gid, extra_groups=[])
         done = subprocess.run(
-            argv, cwd=cwd or member.home, env=self.environment(member, config_path), capture_output=True,
+            argv, cwd=cwd or member.home, env=self.environment(member, config_path, exchange), capture_output=True,
             text=True, timeout=timeout, stdin=subprocess.DEVNULL, **kwargs,
         )
         if check and done.returncode != 0:
@@ -128,7 +131,7 @@ class Classroom:
         return done
 
     def nbgrader(self, member: Member, *args: str, cwd: Path | None = None, check: bool = True,
-                 student: bool = False) -> subprocess.CompletedProcess:
+                 student: bool = False, exchange: Path | None = None) -> subprocess.CompletedProcess:
         """Run ``nbgrader ARGS`` as ``member``; the instructor's commands run in the course folder.
 
         ``student``: the command names the student (submit, fetch_feedback). A real user is named by
@@ -137,7 +140,8 @@ class Classroom:
         if cwd is None and member.role == "instructor":
             cwd = self.course
         extra = [f"--student={member.name}"] if student and not member.real else []
-        return self.run(member, [str(self.bin / "nbgrader"), *args, *extra], cwd=cwd, check=check)
+        return self.run(member, [str(self.bin / "nbgrader"), *args, *extra], cwd=cwd, check=check,
+                        exchange=exchange)
 
     def hand_in(self, member: Member, answers: Path, target: Path) -> None:
         """Have ``member`` copy the notebook ``answers`` over ``target`` (their work, their file)."""
