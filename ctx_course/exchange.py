@@ -119,7 +119,34 @@ class Submit(_ClearRoot, ExchangeSubmit):
 
 
 class Collect(_ClearRoot, ExchangeCollect):
-    """nbgrader's collect, with the exchange root checked first."""
+    """nbgrader's collect; a submission in the name of an OS user who does not own it is left out and named.
+
+    ``nbgrader submit --student=NAME`` lets anyone hand in under a classmate's name, later than
+    the classmate, and nbgrader's collect only warns. Here such a submission is not collected (the
+    named student's own latest one is), when NAME is an account of this machine, as on the hub.
+    """
+
+    def init_src(self):
+        super().init_src()
+        if not self.check_owner:
+            return
+        chosen, forged = [], []
+        for record in self.src_records:
+            name = record["username"]
+            if _owner(self._inbound(record), name):
+                chosen.append(record)
+                continue
+            pattern = os.path.join(self.inbound_path, f"{glob.escape(name)}+{self.coursedir.assignment_id}+*")
+            records = self._sort_by_timestamp([self._path_to_record(path) for path in glob.glob(pattern)])
+            forged += [r["filename"] for r in records if not _owner(self._inbound(r), name)]
+            chosen += [r for r in records if _owner(self._inbound(r), name)][:1]  # their own latest
+        self.src_records = chosen
+        if forged:
+            self.log.warning("not collected, not owned by the student it names (handed in by another account): %s",
+                             ", ".join(sorted(forged)))
+
+    def _inbound(self, record: dict) -> str:
+        return os.path.join(self.inbound_path, record["filename"])
 
 
 class List(_ClearRoot, ExchangeList):
@@ -173,6 +200,15 @@ def notebook_problem(folder: str | os.PathLike) -> str | None:
         except Exception as exc:
             return f"{name} is not a valid notebook ({_first_line(exc)}); {fix}"
     return None
+
+
+def _owner(path: str, name: str) -> bool:
+    """Return whether ``path`` is owned by the OS user ``name``; True when no such user exists here."""
+    try:
+        uid = pwd.getpwnam(name).pw_uid
+    except KeyError:
+        return True
+    return os.stat(path).st_uid == uid
 
 
 def _first_line(exc: Exception, limit: int = 120) -> str:

@@ -62,10 +62,12 @@ def trip(classroom):
     room.nbgrader(ada, "submit", ASSIGNMENT, student=True)  # her answers: this one must count
     room.hand_in(ben, EXAMPLE / "ben" / ASSIGNMENT / NOTEBOOK, ben.home / ASSIGNMENT / NOTEBOOK)
     room.nbgrader(ben, "submit", ASSIGNMENT, student=True)
+    if room.real_users:  # ben hands his work in under ada's name, after her: it must not replace hers
+        room.nbgrader(ben, "submit", ASSIGNMENT, f"--student={ada.name}")
     seen["inbound"] = sorted(p.name for p in (room.exchange / COURSE_ID / "inbound").iterdir())
     seen["ben_looks"] = _attempts(room, ben, ada)
 
-    room.nbgrader(teacher, "collect", ASSIGNMENT, "--update")
+    seen["collect"] = room.nbgrader(teacher, "collect", ASSIGNMENT, "--update")
     lms = room.base / "lms"
     (lms / LMS_STUDENT / ASSIGNMENT).mkdir(parents=True)
     shutil.copy(EXAMPLE / LMS_STUDENT / ASSIGNMENT / NOTEBOOK, lms / LMS_STUDENT / ASSIGNMENT / NOTEBOOK)
@@ -85,9 +87,25 @@ def test_learners_fetch_the_release(classroom, trip):
 
 
 def test_every_submission_reaches_the_inbound_folder(classroom, trip):
-    """Three submissions arrive, each named by its learner: ada's two and ben's one."""
-    owners = sorted(name.split("+")[0] for name in trip["inbound"])
-    assert owners == sorted([classroom["ada"].name, classroom["ada"].name, classroom["ben"].name])
+    """Three submissions arrive, each named by its learner: ada's two and ben's one (and, with real users, the one
+    ben handed in under ada's name)."""
+    names = sorted(name.split("+")[0] for name in trip["inbound"])
+    ada, ben = classroom["ada"].name, classroom["ben"].name
+    assert names == sorted([ada, ada, ben] + ([ada] if classroom.real_users else []))
+
+
+def test_submission_under_another_name_is_not_collected(classroom, trip):
+    """ben's submission under ada's name, the latest in her name, is not collected (collect names it); ada's own
+    later submission is, so she keeps her 3/3 (see test_scores_are_the_hand_worked_ones)."""
+    _needs_real_users(classroom)
+    inbound = classroom.exchange / COURSE_ID / "inbound"
+    ada, ben = classroom["ada"], classroom["ben"]
+    forged = [n for n in trip["inbound"] if n.startswith(ada.name + "+") and (inbound / n).stat().st_uid == ben.uid]
+    assert len(forged) == 1
+    said = trip["collect"].stdout + trip["collect"].stderr
+    assert [line for line in said.splitlines() if "not collected" in line and forged[0] in line], said[-2000:]
+    collected = (_work(classroom) / "submitted" / ada.name / ASSIGNMENT / "timestamp.txt").read_text()
+    assert collected != forged[0].split("+")[2]
 
 
 def test_scores_are_the_hand_worked_ones(classroom, trip):
@@ -99,9 +117,11 @@ def test_scores_are_the_hand_worked_ones(classroom, trip):
 
 def test_later_submission_wins(classroom, trip):
     """What was collected for ada is her later submission: its timestamp is the later of her two."""
-    ada = classroom["ada"].name
-    stamps = sorted(name.split("+")[2] for name in trip["inbound"] if name.split("+")[0] == ada)
-    collected = _work(classroom) / "submitted" / ada / ASSIGNMENT / "timestamp.txt"
+    ada = classroom["ada"]
+    inbound = classroom.exchange / COURSE_ID / "inbound"
+    stamps = sorted(name.split("+")[2] for name in trip["inbound"]
+                    if name.split("+")[0] == ada.name and (inbound / name).stat().st_uid == ada.uid)
+    collected = _work(classroom) / "submitted" / ada.name / ASSIGNMENT / "timestamp.txt"
     assert len(stamps) == 2 and collected.read_text() == stamps[-1]
 
 

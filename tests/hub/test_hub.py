@@ -202,6 +202,13 @@ def test_learner_servers_have_no_formgrader(hub, trip):
     assert status == 404
 
 
+def test_hub_check_passes_for_a_learner(hub, trip):
+    """hub-check, run as a learner with the README's settings, finds the hub answering and the exchange usable."""
+    room = hub.room
+    done = room.run(room["ada"], [str(room.python), "-m", "ctx_course", "hub-check", "--url", hub.base])
+    assert done.stdout.startswith("hub: JupyterHub ") and f"exchange: {room.exchange} exists" in done.stdout
+
+
 def test_stopping_the_hub_leaves_no_process(hub, trip, ben_page):
     """After the hub stops, no process of the class's users (servers, the Formgrader) and no proxy is left."""
     ben_page.close()
