@@ -26,6 +26,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -157,7 +158,11 @@ class Classroom:
         """Remove the users this class created and its folder."""
         problems = []
         for name in self.created_users:
-            done = subprocess.run(["userdel", name], capture_output=True, text=True)
+            for _ in range(40):  # another userdel or useradd may hold /etc/passwd for a moment
+                done = subprocess.run(["userdel", name], capture_output=True, text=True)
+                if done.returncode == 0 or "lock" not in done.stderr:
+                    break
+                time.sleep(0.25)
             if done.returncode != 0:
                 problems.append(f"userdel {name}: {done.stderr.strip()}")
         shutil.rmtree(self.base, ignore_errors=True)
@@ -184,8 +189,7 @@ def open_classroom(learners: tuple[str, ...] = ("ada", "ben"), *, real_users: bo
             home = base / "home" / role
             (home / "tmp").mkdir(parents=True)
             if real_users:
-                subprocess.run(["useradd", "--no-create-home", "--home-dir", str(home), "--shell", "/bin/sh",
-                                "--user-group", "--comment", USER_COMMENT, name], check=True, capture_output=True)
+                _useradd(name, home)
                 classroom.created_users.append(name)
             member = Member(role, name, home, real_users)
             classroom.members[role] = member
@@ -209,6 +213,19 @@ def open_classroom(learners: tuple[str, ...] = ("ada", "ben"), *, real_users: bo
     except BaseException:
         classroom.close()
         raise
+
+
+def _useradd(name: str, home: Path, tries: int = 40) -> None:
+    """Create the system user ``name`` (and its group); wait while another useradd holds /etc/passwd."""
+    for _ in range(tries):
+        done = subprocess.run(["useradd", "--no-create-home", "--home-dir", str(home), "--shell", "/bin/sh",
+                               "--user-group", "--comment", USER_COMMENT, name], capture_output=True, text=True)
+        if done.returncode == 0:
+            return
+        if "lock" not in done.stderr:
+            break
+        time.sleep(0.25)
+    raise RuntimeError(f"useradd {name} failed: {done.stderr.strip()}")
 
 
 def copy_course(target: Path) -> Path:

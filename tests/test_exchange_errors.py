@@ -16,6 +16,9 @@ from classroom import COURSE_ID, open_classroom
 from conftest import REPO
 from labserver import free_port
 
+# Scheduled first like the files that grade (it runs a dozen nbgrader commands, a few seconds each).
+pytestmark = pytest.mark.heavy
+
 ASSIGNMENT = "02-remaining"
 NOTEBOOK = "remaining.ipynb"
 
