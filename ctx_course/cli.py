@@ -61,16 +61,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     grade.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     grade.add_argument("--submissions", metavar="DIR", help="collect <student>/<assignment>/ folders from DIR first")
-    grade.add_argument("--roster", metavar="CSV", help=f"students to register (default: <work>/{DEFAULT_ROSTER} if present)")
+    grade.add_argument("--roster", metavar="CSV",
+                       help=f"students to register (default: <work>/{DEFAULT_ROSTER} if present)")
     grade.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    grade.add_argument("--timeout", metavar="S", type=int, help="seconds one cell may run (default: nbgrader_config.py)")
+    grade.add_argument("--timeout", metavar="S", type=int,
+                       help="seconds one cell may run (default: nbgrader_config.py)")
     grade.add_argument(
-        "--jobs", metavar="N", type=int, help="submissions graded at once, each in its own kernel (default: one per core)"
+        "--jobs", metavar="N", type=int,
+        help="submissions graded at once, each in its own kernel (default: one per core)",
     )
     grade.add_argument(
         "--example",
         action="store_true",
-        help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} --work {EXAMPLE_WORK}",
+        help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} "
+             f"--work {EXAMPLE_WORK}",
     )
     grade.add_argument(
         "--feedback-only",
@@ -78,14 +82,17 @@ def main(argv: list[str] | None = None) -> int:
         help="run no notebook: rewrite feedback and grades.csv from the gradebook (after grading by hand)",
     )
     grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
-    grade.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since the last run")
+    grade.add_argument("--force", action="store_true",
+                       help="regrade every submission, also those unchanged since the last run")
     grade.add_argument(
         "--no-sandbox",
         action="store_true",
         help="run student code without the bubblewrap sandbox, with your privileges (not recommended)",
     )
-    grade.add_argument("--memory-limit", metavar="SIZE", help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
-    grade.add_argument("--cpu-limit", metavar="S", help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
+    grade.add_argument("--memory-limit", metavar="SIZE",
+                       help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
+    grade.add_argument("--cpu-limit", metavar="S",
+                       help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
     check = sub.add_parser(
         "hub-check",
         help="check that the course hub answers and the exchange root can be used (from any account)",
@@ -105,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("assignment", help="assignment id, e.g. 11-capstone")
     board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    board.add_argument("--no-sandbox", action="store_true", help="run student code without the bubblewrap sandbox (not recommended)")
+    board.add_argument("--no-sandbox", action="store_true",
+                       help="run student code without the bubblewrap sandbox (not recommended)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -177,7 +185,8 @@ def _grade(args: argparse.Namespace) -> int:
         args.roster = str(root / EXAMPLE_ROSTER)
         args.work = args.work or str(root / EXAMPLE_WORK)
     if args.submissions is not None and not Path(args.submissions).is_dir():
-        raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders (got {args.submissions!r})")
+        raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders "
+                         f"(got {args.submissions!r})")
     students = read_roster(args.roster) if args.roster is not None else None
 
     from nbformat.warnings import MissingIDFieldWarning
@@ -200,7 +209,8 @@ def _grade(args: argparse.Namespace) -> int:
     if args.submissions is not None and not args.feedback_only:
         grader.collect(args.submissions)
     elif not grader.submitted.is_dir():
-        raise ValueError(f"no submissions to grade: {grader.submitted} does not exist (collect first, or pass --submissions)")
+        raise ValueError(f"no submissions to grade: {grader.submitted} does not exist "
+                         f"(collect first, or pass --submissions)")
     grader.register(students or [])
 
     def on_start(index, total, student, assignment):
@@ -244,6 +254,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
         shown = row.error or ("disqualified" if row.score is None else f"{row.score:.3f}")
         print(f"{row.student}: {shown}", flush=True)
 
-    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work, sandbox=False if args.no_sandbox else None, on_row=on_row)
+    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work,
+                                           sandbox=False if args.no_sandbox else None, on_row=on_row)
     print(f"{len(rows)} students ranked: {csv_path} and {png_path}")
     return 0
