@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 from classroom import COURSE_ID, open_classroom
+
 from conftest import REPO
 
 pytestmark = pytest.mark.heavy

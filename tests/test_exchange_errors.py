@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from classroom import COURSE_ID, open_classroom
+
 from conftest import REPO
 from labserver import free_port
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 from classroom import Classroom, open_classroom
+
 from conftest import REPO
 from labserver import free_port
 

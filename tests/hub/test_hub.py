@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 from classroom import COURSE_ID, GRADER_CONFIG, LEARNER_CONFIG
-from conftest import REPO
 from playwright.sync_api import sync_playwright
 
 from hub.conftest import PASSWORD, leftovers, readme_blocks
+
+from conftest import REPO
 
 ASSIGNMENT = "02-remaining"
 NOTEBOOK = "remaining.ipynb"
