@@ -181,6 +181,11 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     if report.failed:
         lines.append(f"Could not grade {len(report.failed)}:")
         lines += [f"  {r.student} {r.assignment}: {inert(r.reason)}" for r in report.failed]
+    if report.outside_exchange:
+        lines.append(
+            "Not submitted through the exchange (no submission_secret.txt: nbgrader release_feedback skips them, "
+            "hand their feedback over another way): " + ", ".join(report.outside_exchange)
+        )
     if report.not_on_roster:
         lines.append("Not on the roster (graded anyway): " + ", ".join(report.not_on_roster))
     if report.grades_csv is not None:
