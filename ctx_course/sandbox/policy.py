@@ -178,6 +178,8 @@ class SandboxPolicy:
         # The virtual environment and the Python it was made from (pyenv keeps it in a home folder).
         pythons = (sys.prefix, sys.base_prefix, Path(sys.executable).resolve().parent.parent)
         exposed = [str(Path(p).resolve()) for p in pythons]
+        # The folders packages are imported from (a .pth file may add one outside the prefix).
+        exposed += [str(Path(p).resolve()) for p in sys.path if "site-packages" in Path(p).parts and Path(p).is_dir()]
         for name in COURSE_PACKAGES:
             exposed += _package_folders(name)
         for name in UNUSED_PACKAGES:
