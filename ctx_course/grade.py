@@ -44,6 +44,7 @@ from nbgrader.preprocessors import ClearHiddenTests, Execute
 from traitlets.config import Config
 
 from .config import assignments, load_course_config
+from .hand_grades import SNAPSHOTS, HandGrades
 from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
 from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
@@ -140,6 +141,7 @@ class GradeResult:
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
     log: str = field(default="", repr=False, compare=False)
+    regrade: tuple[str, ...] = ()  # hand-graded cells whose answer changed: reopened for the formgrader
     skipped: bool = field(default=False, compare=False)  # unchanged since the last run: read back, not run
 
 
@@ -355,15 +357,19 @@ class Grader:
     def autograde(self, student: str, assignment: str) -> GradeResult:
         """Autograde one submission and return its result; never raises for a broken submission."""
         start = time.perf_counter()
+        hand = HandGrades(self.gradebook, student, assignment, self._dir("autograded", student, assignment),
+                          self.work / SNAPSHOTS)
+        hand.before()  # nbgrader reopens every hand-graded cell: put them back after the run
         outcome = self._run_autograde(student, assignment)
         if not outcome["success"] and kernel_failed_to_start(outcome):
             outcome = self._run_autograde(student, assignment)  # not the student's fault: once more
+        reopened = hand.after()
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
             if not outcome["success"]:
                 result = GradeResult(student, assignment, False, reason=self._diagnose(student, assignment, outcome), log=log)
             else:
-                result = self._read_result(student, assignment, log)
+                result = replace(self._read_result(student, assignment, log), regrade=reopened)
         except Exception as exc:  # reading the gradebook back must not stop the class either
             result = GradeResult(student, assignment, False, reason=f"graded, but the gradebook could not be read: {exc}", log=log)
         if not result.graded:

@@ -129,6 +129,8 @@ def format_outcome(result: GradeResult) -> str:
     text += "  (unchanged since the last run)" if result.skipped else f"  ({result.seconds:.1f} s)"
     if result.notes:
         text += "  [" + "; ".join(result.notes) + "]"
+    if result.regrade:
+        text += "  [answer changed since graded by hand: " + ", ".join(result.regrade) + "]"
     return text
 
 
@@ -164,6 +166,10 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     if report.failed:
         lines.append(f"Could not grade {len(report.failed)}:")
         lines += [f"  {r.student} {r.assignment}: {r.reason}" for r in report.failed]
+    regrade = [r for r in report.results if r.regrade]
+    if regrade:
+        lines.append(f"To grade by hand again ({len(regrade)}; the answer changed since it was graded, the earlier score is kept):")
+        lines += [f"  {r.student} {r.assignment}: {', '.join(r.regrade)}" for r in regrade]
     if report.not_on_roster:
         lines.append("Not on the roster (graded anyway): " + ", ".join(report.not_on_roster))
     if report.grades_csv is not None:
