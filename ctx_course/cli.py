@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run no notebook: rewrite feedback and grades.csv from the gradebook (after grading by hand)",
     )
+    grade.add_argument(
+        "--deadlines", metavar="TOML", help="due dates, extensions and late policy (default: deadlines.toml beside nbgrader_config.py)"
+    )
     grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
     grade.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since the last run")
     grade.add_argument(
@@ -139,6 +142,7 @@ def _grade(args: argparse.Namespace) -> int:
         memory_limit=args.memory_limit,
         cpu_limit=args.cpu_limit,
         jobs=args.jobs,
+        deadlines=args.deadlines,
     )
     if students is None and (grader.work / DEFAULT_ROSTER).is_file():
         students = read_roster(grader.work / DEFAULT_ROSTER)

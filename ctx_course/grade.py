@@ -43,7 +43,8 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import ClearHiddenTests, Execute
 from traitlets.config import Config
 
-from .config import assignments, load_course_config
+from .config import CONFIG_FILE, assignments, load_course_config
+from .deadlines import DEADLINES_FILE, Deadlines, Lateness, apply_deadlines, check_students, read_deadlines
 from .hand_grades import SNAPSHOTS, HandGrades
 from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
 from .parallel import ParallelAutograde, check_jobs, default_jobs
@@ -141,6 +142,7 @@ class GradeResult:
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
     log: str = field(default="", repr=False, compare=False)
+    late: Lateness | None = None  # past its due date (deadlines.toml): by how much, what it cost
     regrade: tuple[str, ...] = ()  # hand-graded cells whose answer changed: reopened for the formgrader
     skipped: bool = field(default=False, compare=False)  # unchanged since the last run: read back, not run
 
@@ -278,8 +280,11 @@ class Grader:
         memory_limit: str | int | None = None,
         cpu_limit: int | None = None,
         jobs: int | None = None,
+        deadlines: str | os.PathLike | bool | None = None,
     ):
         self.root = Path(root).resolve()
+        # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
+        self.deadlines = load_deadlines(self.root, deadlines)
         # Submissions autograded at once, each in a worker process with its own kernels (parallel.py).
         self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
         course = load_course_config(self.root, work=work)
@@ -296,7 +301,8 @@ class Grader:
             policy = SandboxPolicy.for_course(self.root, self.work, memory_limit=memory, cpu_limit=cpu)
         # What every worker process builds its own Grader from (the same sandbox and limits).
         self._settings = dict(root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
-                              sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu)
+                              sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu,
+                              deadlines=False)  # the parent applies the deadlines
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
         compile_course_packages()  # so that no kernel compiles ctx_reference again
@@ -418,6 +424,8 @@ class Grader:
         running, starts no other, and still writes the feedback and the CSV (``stopped_by``).
         """
         self._running_workers: ParallelAutograde | None = None
+        if self.deadlines is not None:  # an extension for nobody is bad input: nothing is graded
+            check_students(self.deadlines, self._known_students())
         with StopOnSignal(on_stop=self._abandon) as stop:
             return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start, on_result=on_result)
 
@@ -493,6 +501,10 @@ class Grader:
             if self.pool is not None:
                 self.pool.close()
         phases["autograde"] = time.perf_counter() - tick
+        if self.deadlines is not None:
+            with self.gradebook() as gb:
+                late = apply_deadlines(gb, self.deadlines, [(r.student, r.assignment) for r in results if r.graded])
+            results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
 
         tick = time.perf_counter()
         if workers is None or stop.signal:  # after a stop the workers are gone: write it here
@@ -565,6 +577,12 @@ class Grader:
         with self.gradebook():  # created here, once, before any worker opens it
             pass
         return ParallelAutograde(self._settings, jobs)
+
+    def _known_students(self) -> set[str]:
+        """Return the students of the roster, of the submissions folder and of the gradebook."""
+        with self.gradebook() as gb:
+            students = {s.id for s in gb.students}
+        return students | {s.id for s in self.roster} | {s for s, _ in find_submissions(self.submitted)}
 
     def _add_new_students(self, pairs) -> None:
         """Add to the gradebook the students nbgrader would add when autograding these pairs.
@@ -687,6 +705,20 @@ class Grader:
                 return f"the kernel died while running the notebook (past the {self.cpu_limit} s CPU-time limit, or out of memory?)"
             return "the kernel died while running the notebook"
         return _last_error(outcome)
+
+
+def load_deadlines(root: Path, deadlines: str | os.PathLike | bool | None) -> Deadlines | None:
+    """Return the course's Deadlines: from ``deadlines`` (a path), else ``deadlines.toml`` beside
+    ``nbgrader_config.py`` if there is one; None with ``deadlines=False`` or no file."""
+    if deadlines is False:
+        return None
+    if deadlines is None or deadlines is True:
+        path = root / DEADLINES_FILE
+        if not path.is_file() or not (root / CONFIG_FILE).is_file():
+            return None
+    else:
+        path = Path(deadlines)
+    return read_deadlines(path, assignments(root))
 
 
 def grade_class(

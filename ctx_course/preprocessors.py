@@ -44,6 +44,7 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Integer
 
+from .deadlines import ShowLateness
 from .hidden_digests import CompareDigests, StripDigests
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
@@ -362,4 +363,4 @@ AUTOGRADE_PREPROCESSORS = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
-FEEDBACK_PREPROCESSORS = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+FEEDBACK_PREPROCESSORS = [GetGrades, ShowLateness, HideHiddenTests, CSSHTMLHeaderPreprocessor]

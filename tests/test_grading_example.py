@@ -171,7 +171,7 @@ def test_grades_csv_rows(graded):
     0 of 5 (recall 3, fit_position 2) + 7 (four questions: 2 + 2 + 1 + 2) = 12.
     """
     rows = _rows(graded["csv_first"])
-    header = "student_id,last_name,first_name,email,assignment,status,auto_score,max_auto_score,manual_score,max_manual_score,score,max_score"
+    header = "student_id,last_name,first_name,email,assignment,status,auto_score,max_auto_score,manual_score,max_manual_score,score,max_score,late_hours,late_penalty"
     assert graded["csv_first"].splitlines()[0] == header
     pick = lambda key: ",".join(rows[key].values())  # noqa: E731
     assert pick(("ada", "02-remaining")) == "ada,Lovelace,Ada,ada@example.org,02-remaining,needs manual grading,3,3,0,3,3,6"

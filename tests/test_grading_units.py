@@ -333,10 +333,11 @@ def test_summary_names_the_failures(tmp_path):
 
 
 def test_csv_columns():
-    """The grades CSV has twelve columns, identity first, scores last."""
+    """The grades CSV has fourteen columns, identity first, scores, then lateness last."""
     assert CSV_COLUMNS == (
         "student_id", "last_name", "first_name", "email", "assignment", "status",
         "auto_score", "max_auto_score", "manual_score", "max_manual_score", "score", "max_score",
+        "late_hours", "late_penalty",
     )
 
 
