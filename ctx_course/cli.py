@@ -83,6 +83,18 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     board.add_argument("--no-sandbox", action="store_true", help="run student code without the bubblewrap sandbox (not recommended)")
+    export = sub.add_parser(
+        "export",
+        help="write the gradebook's grades as a CSV an LMS imports (Canvas) or one row per student and cell",
+        description="Write the grades of the gradebook (after `grade`) as Canvas's gradebook import CSV "
+        "(students matched by the roster's lms_user_id; those without one are listed) or as a long CSV "
+        "(student, assignment, notebook, cell, score, max).",
+    )
+    export.add_argument("--format", choices=("canvas", "long"), required=True, help="canvas: Canvas's import CSV; long: one row per cell")
+    export.add_argument("--to", metavar="CSV", help="where to write (default: <work>/canvas.csv or <work>/cells.csv)")
+    export.add_argument("--ids", metavar="CSV", help="Canvas's id of each assignment: a CSV with columns assignment,lms_id")
+    export.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
+    export.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -103,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             return _grade(args)
         elif args.command == "leaderboard":
             return _leaderboard(args)
+        elif args.command == "export":
+            return _export(args)
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -178,4 +192,18 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
     rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work, sandbox=False if args.no_sandbox else None, on_row=on_row)
     print(f"{len(rows)} students ranked: {csv_path} and {png_path}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    """Write one export of the gradebook and say where, and which students it could not match."""
+    from .export import export_grades_for_lms, gradebook_location, read_lms_ids
+
+    db_url, course_id, work = gradebook_location(args.root, args.work)
+    target = Path(args.to) if args.to else work / ("canvas.csv" if args.format == "canvas" else "cells.csv")
+    ids = read_lms_ids(args.ids) if args.ids else None
+    path, unmatched = export_grades_for_lms(db_url, course_id, args.format, target, ids)
+    print(f"wrote {path}")
+    if unmatched:
+        print("Left out (no lms_user_id on the roster, Canvas could not match them): " + ", ".join(unmatched))
     return 0
