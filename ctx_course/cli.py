@@ -95,6 +95,16 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--ids", metavar="CSV", help="Canvas's id of each assignment: a CSV with columns assignment,lms_id")
     export.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     export.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
+    items = sub.add_parser(
+        "items",
+        help="item analysis: the share of the class that passed each check cell and what each hidden test caught",
+        description="Read the gradebook and the autograded notebooks (after `grade`) and write items.csv and "
+        "items.png into the working folder: per check cell the share of the class that passed, per hidden test "
+        "how many submissions it was the first to fail.",
+    )
+    items.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
+    items.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
+    items.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -117,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             return _leaderboard(args)
         elif args.command == "export":
             return _export(args)
+        elif args.command == "items":
+            return _items(args)
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -206,4 +218,27 @@ def _export(args: argparse.Namespace) -> int:
     print(f"wrote {path}")
     if unmatched:
         print("Left out (no lms_user_id on the roster, Canvas could not match them): " + ", ".join(unmatched))
+    return 0
+
+
+def _items(args: argparse.Namespace) -> int:
+    """Write the item analysis (CSV and PNG) and name the hardest check cell and the hidden test that caught most."""
+    from .export import gradebook_location
+    from .item_analysis import CHECK, HIDDEN, item_analysis, items_figure, write_items_csv
+
+    db_url, course_id, work = gradebook_location(args.root, args.work)
+    items = item_analysis(db_url, course_id, work, args.assignment)
+    if not items:
+        raise ValueError(f"no graded check cell in {work} (grade first{', or check the assignment ids' if args.assignment else ''})")
+    csv_path = write_items_csv(items, work / "items.csv")
+    png_path = work / "items.png"
+    items_figure(items).savefig(png_path, dpi=120)
+    checks = [i for i in items if i.kind == CHECK]
+    hardest = min(checks, key=lambda i: i.share_passed)
+    print(f"{len(checks)} check cells: {csv_path} and {png_path}")
+    print(f"Hardest check cell: {hardest.assignment} {hardest.cell} ({hardest.passed} of {hardest.submissions} passed)")
+    caught = [i for i in items if i.kind == HIDDEN and i.failed]
+    if caught:
+        most = max(caught, key=lambda i: i.failed)
+        print(f"Hidden test that caught most: {most.assignment} {most.cell} {most.hidden_test!r} ({most.failed})")
     return 0
