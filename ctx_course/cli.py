@@ -61,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
         help="run no notebook: rewrite feedback and grades.csv from the gradebook (after grading by hand)",
     )
     grade.add_argument(
-        "--deadlines", metavar="TOML", help="due dates, extensions and late policy (default: deadlines.toml beside nbgrader_config.py)"
+        "--deadlines",
+        metavar="TOML",
+        help="due dates, extensions and late policy (default: deadlines.toml beside nbgrader_config.py)",
     )
     grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
     grade.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since the last run")
@@ -105,6 +107,20 @@ def main(argv: list[str] | None = None) -> int:
     items.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
     items.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     items.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
+    similar = sub.add_parser(
+        "similarity",
+        help="report answers of one assignment that are unusually alike, and answers alike the model answer",
+        description="Compare the answer cells of every submission in <work>/submitted with copydetect (winnowing, "
+        "as MOSS does), the released template excluded; write similarity.csv and similarity.html into the "
+        "working folder. Reads the submissions only: no score changes.",
+    )
+    similar.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
+    similar.add_argument("--threshold", metavar="SHARE", type=float, default=0.5,
+                         help="report two students when this share of one's answer is in the other's (default 0.5)")
+    similar.add_argument("--model-threshold", metavar="SHARE", type=float, default=0.8,
+                         help="report a student when this share of her answer is in the model answer (default 0.8)")
+    similar.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
+    similar.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -129,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
             return _export(args)
         elif args.command == "items":
             return _items(args)
+        elif args.command == "similarity":
+            return _similarity(args)
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -229,7 +247,8 @@ def _items(args: argparse.Namespace) -> int:
     db_url, course_id, work = gradebook_location(args.root, args.work)
     items = item_analysis(db_url, course_id, work, args.assignment)
     if not items:
-        raise ValueError(f"no graded check cell in {work} (grade first{', or check the assignment ids' if args.assignment else ''})")
+        hint = ", or check the assignment ids" if args.assignment else ""
+        raise ValueError(f"no graded check cell in {work} (grade first{hint})")
     csv_path = write_items_csv(items, work / "items.csv")
     png_path = work / "items.png"
     items_figure(items).savefig(png_path, dpi=120)
@@ -241,4 +260,25 @@ def _items(args: argparse.Namespace) -> int:
     if caught:
         most = max(caught, key=lambda i: i.failed)
         print(f"Hidden test that caught most: {most.assignment} {most.cell} {most.hidden_test!r} ({most.failed})")
+    return 0
+
+
+def _similarity(args: argparse.Namespace) -> int:
+    """Write the similarity report (CSV and HTML) and print one line per pair found."""
+    from .config import load_course_config
+    from .similarity import format_similarity_html, similarity_report, write_similarity_csv
+
+    root = Path(args.root).resolve()
+    config = load_course_config(root, work=args.work)
+    submitted = Path(config.CourseDirectory.submitted_directory)
+    work = (submitted if submitted.is_absolute() else root / submitted).parent
+    if not (work / "submitted").is_dir():
+        raise ValueError(f"no submissions to compare: {work / 'submitted'} does not exist (collect first, or --work)")
+    pairs = similarity_report(root, work, args.assignment, args.threshold, args.model_threshold)
+    csv_path = write_similarity_csv(pairs, work / "similarity.csv")
+    html_path = work / "similarity.html"
+    html_path.write_text(format_similarity_html(pairs, args.threshold, args.model_threshold), encoding="utf-8")
+    for p in pairs:
+        print(f"{p.assignment}: {p.first} / {p.second}  {p.first_share:.0%} / {p.second_share:.0%}  ({p.kind})")
+    print(f"{len(pairs)} pair(s): {csv_path} and {html_path} (no score was changed)")
     return 0

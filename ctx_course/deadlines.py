@@ -33,15 +33,16 @@ extension.
 Vocabulary: *due* is an assignment's due date; an *extension* moves one student's due date;
 *late by* is in seconds, never negative; a *day started* counts whole: 1 s late is one day.
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import math
 import os
 import tomllib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
@@ -113,7 +114,9 @@ def parse_deadlines(data: Mapping, assignments: Iterable[str], source: str = DEA
     known = set(assignments)
     unknown_tables = sorted(set(data) - {"policy", "due", "extensions"})
     if unknown_tables:
-        raise DeadlineError(f"{source}: unknown table [{unknown_tables[0]}] (expected [policy], [due], [extensions.<student>])")
+        raise DeadlineError(
+            f"{source}: unknown table [{unknown_tables[0]}] (expected [policy], [due], [extensions.<student>])"
+        )
     policy = _policy(data.get("policy", {}), source)
     due = {}
     for assignment, value in _table(data.get("due", {}), "[due]", source).items():
@@ -150,7 +153,7 @@ def read_deadlines(path: str | os.PathLike, assignments: Iterable[str]) -> Deadl
 def check_students(deadlines: Deadlines, students: Iterable[str]) -> None:
     """Raise DeadlineError if an extension names a student who is neither on the roster nor has submitted."""
     known = set(students)
-    for student, assignment in sorted(deadlines.extensions):
+    for student, _ in sorted(deadlines.extensions):
         if student not in known:
             raise DeadlineError(
                 f"{deadlines.source}: [extensions.{student}]: {student!r} is not a student of this course "
@@ -158,7 +161,9 @@ def check_students(deadlines: Deadlines, students: Iterable[str]) -> None:
             )
 
 
-def apply_deadlines(gb: Gradebook, deadlines: Deadlines, pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Lateness]:
+def apply_deadlines(
+    gb: Gradebook, deadlines: Deadlines, pairs: Iterable[tuple[str, str]]
+) -> dict[tuple[str, str], Lateness]:
     """Write due dates, extensions and late penalties of the graded ``pairs`` into the gradebook.
 
     Returns the Lateness of every late (student, assignment); a submission on time, or of an
@@ -207,7 +212,11 @@ def format_duration(seconds: float) -> str:
     minutes = math.ceil(seconds / 60)
     days, rest = divmod(minutes, 24 * 60)
     hours, minutes = divmod(rest, 60)
-    parts = [f"{days} d" if days else "", f"{hours} h" if hours else "", f"{minutes} min" if minutes and not days else ""]
+    parts = [
+        f"{days} d" if days else "",
+        f"{hours} h" if hours else "",
+        f"{minutes} min" if minutes and not days else "",
+    ]
     return " ".join(p for p in parts if p) or "0 min"
 
 
@@ -278,16 +287,23 @@ def _known(assignment: str, known: set[str], entry: str, source: str) -> None:
 
 def _aware(value, entry: str, source: str) -> dt.datetime:
     if not isinstance(value, dt.datetime):
-        raise DeadlineError(f"{source}: {entry}: a due date must be a date and time such as 2026-03-02T23:59:00+08:00 (got {value!r})")
+        raise DeadlineError(
+            f"{source}: {entry}: a due date must be a date and time such as 2026-03-02T23:59:00+08:00 (got {value!r})"
+        )
     if value.tzinfo is None or value.utcoffset() is None:
-        raise DeadlineError(f"{source}: {entry}: the date {value.isoformat()} has no time zone (write it as {value.isoformat()}+08:00 or …Z)")
+        raise DeadlineError(
+            f"{source}: {entry}: the date {value.isoformat()} has no time zone "
+            f"(write it as {value.isoformat()}+08:00 or …Z)"
+        )
     return value
 
 
 def _duration(table: Mapping, entry: str, source: str) -> dt.timedelta:
     unknown = sorted(set(table) - {"days", "hours"})
     if unknown or not table:
-        raise DeadlineError(f"{source}: {entry}: an extension is a date or {{ days = N, hours = N }} (got {dict(table)!r})")
+        raise DeadlineError(
+            f"{source}: {entry}: an extension is a date or {{ days = N, hours = N }} (got {dict(table)!r})"
+        )
     for key, value in table.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise DeadlineError(f"{source}: {entry}: {key} must be a number >= 0 (got {value!r})")
@@ -296,12 +312,16 @@ def _duration(table: Mapping, entry: str, source: str) -> dt.timedelta:
 
 def _utc(moment: dt.datetime) -> dt.datetime:
     """Return an aware datetime as the naive UTC datetime nbgrader's gradebook stores."""
-    return moment.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return moment.astimezone(dt.UTC).replace(tzinfo=None)
 
 
 def _chinese_duration(seconds: float) -> str:
     minutes = math.ceil(seconds / 60)
     days, rest = divmod(minutes, 24 * 60)
     hours, minutes = divmod(rest, 60)
-    parts = [f"{days} 天" if days else "", f"{hours} 小时" if hours else "", f"{minutes} 分钟" if minutes and not days else ""]
+    parts = [
+        f"{days} 天" if days else "",
+        f"{hours} 小时" if hours else "",
+        f"{minutes} 分钟" if minutes and not days else "",
+    ]
     return " ".join(p for p in parts if p) or "不到 1 分钟"

@@ -22,13 +22,14 @@ Leaves out: talking to Canvas (LTI grade passback, its REST API): the CSV is upl
 
 Vocabulary: a *Canvas id* is the number Canvas gives a user or an assignment (in its URLs).
 """
+
 from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
@@ -91,8 +92,16 @@ def long_rows(gb: Gradebook) -> list[list[str]]:
         for submission in sorted(assignment.submissions, key=lambda s: s.student.id):
             for notebook in sorted(submission.notebooks, key=lambda n: n.name):
                 for grade in sorted(notebook.grades, key=lambda g: g.name):
-                    rows.append([submission.student.id, assignment.name, notebook.name, grade.name,
-                                 _number(grade.score), _number(grade.max_score)])
+                    rows.append(
+                        [
+                            submission.student.id,
+                            assignment.name,
+                            notebook.name,
+                            grade.name,
+                            _number(grade.score),
+                            _number(grade.max_score),
+                        ]
+                    )
     return rows
 
 
@@ -118,14 +127,17 @@ def read_lms_ids(path: str | os.PathLike) -> dict[str, str]:
         for number, row in enumerate(reader, start=2):
             lms_id = (row["lms_id"] or "").strip()
             if not lms_id.isdigit():
-                raise ValueError(f"{path.name} line {number}: lms_id must be Canvas's assignment number (got {lms_id!r})")
+                raise ValueError(
+                    f"{path.name} line {number}: lms_id must be Canvas's assignment number (got {lms_id!r})"
+                )
             ids[(row["assignment"] or "").strip()] = lms_id
     return ids
 
 
-def export_grades_for_lms(db_url: str, course_id: str, fmt: str, path: str | os.PathLike,
-                          lms_ids: Mapping[str, str] | None = None) -> tuple[Path, tuple[str, ...]]:
-    """Write the export ``fmt`` ("canvas" or "long") of a gradebook to ``path``; return it and the unmatched students."""
+def export_grades_for_lms(
+    db_url: str, course_id: str, fmt: str, path: str | os.PathLike, lms_ids: Mapping[str, str] | None = None
+) -> tuple[Path, tuple[str, ...]]:
+    """Write the export ``fmt`` ("canvas" or "long") of a gradebook to ``path``; return it and the students left out."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)} (got {fmt!r})")
     with Gradebook(db_url, course_id) as gb:
@@ -142,8 +154,8 @@ def gradebook_location(root: str | os.PathLike, work: str | os.PathLike | None =
     submitted = Path(config.CourseDirectory.submitted_directory)
     folder = (submitted if submitted.is_absolute() else root / submitted).parent
     db_url = config.CourseDirectory.db_url
-    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).is_file():
-        raise ValueError(f"no gradebook at {db_url[len('sqlite:///'):]} (grade first, or pass --work)")
+    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///") :]).is_file():
+        raise ValueError(f"no gradebook at {db_url[len('sqlite:///') :]} (grade first, or pass --work)")
     return db_url, config.CourseDirectory.course_id, folder
 
 

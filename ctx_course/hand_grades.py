@@ -21,6 +21,7 @@ Vocabulary: a *hand grade* is a grade cell's record that a person changed in the
 manual score or extra credit) and its comment; the *answer* of a free-response cell is the cell
 itself, the answer of a check cell is the answer cells between it and the check cell before it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -101,14 +102,23 @@ def take_snapshot(gb: Gradebook, student: str, assignment: str, autograded: Path
         for grade in notebook.grades:
             if grade.manual_score is None and grade.extra_credit is None and not comments.get(grade.name):
                 continue
-            grades.append(HandGrade(
-                notebook.name, grade.name, grade.manual_score, grade.extra_credit, bool(grade.needs_manual_grade),
-                comments.get(grade.name), answers.get(notebook.name, {}).get(grade.name, ""),
-            ))
+            grades.append(
+                HandGrade(
+                    notebook.name,
+                    grade.name,
+                    grade.manual_score,
+                    grade.extra_credit,
+                    bool(grade.needs_manual_grade),
+                    comments.get(grade.name),
+                    answers.get(notebook.name, {}).get(grade.name, ""),
+                )
+            )
     return grades
 
 
-def put_back(gb: Gradebook, student: str, assignment: str, grades: list[HandGrade], autograded: Path) -> tuple[str, ...]:
+def put_back(
+    gb: Gradebook, student: str, assignment: str, grades: list[HandGrade], autograded: Path
+) -> tuple[str, ...]:
     """Put the hand grades back after an autograde; return the cells reopened because their answer changed.
 
     A grade whose answer (now in ``autograded``) has the digest it had keeps its score, comment

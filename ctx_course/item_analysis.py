@@ -22,21 +22,33 @@ label (a failure there counts for the check cell only).
 Vocabulary: an *item* is one check cell or one hidden test; *submissions* counts the graded
 submissions that have that cell.
 """
+
 from __future__ import annotations
 
 import csv
 import json
 import os
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from nbgrader.api import Gradebook
 
 from .hidden_digests import FAILED, digest_calls, hidden_spans
 
-CSV_COLUMNS = ("kind", "assignment", "notebook", "cell", "hidden_test", "submissions", "passed", "failed", "unknown", "share_passed")
+CSV_COLUMNS = (
+    "kind",
+    "assignment",
+    "notebook",
+    "cell",
+    "hidden_test",
+    "submissions",
+    "passed",
+    "failed",
+    "unknown",
+    "share_passed",
+)
 CHECK, HIDDEN = "check cell", "hidden test"
 # How the grader names the first hidden test a check cell did not pass (hidden_digests.failures).
 _FAILED_PREFIX = "隐藏测试没有通过："
@@ -125,7 +137,11 @@ def item_analysis(db_url: str, course_id: str, work: str | os.PathLike, assignme
             if assignments and assignment.name not in assignments:
                 continue
             for notebook in assignment.notebooks:
-                checks = {c.name: c for c in notebook.grade_cells if c.cell_type == "code" and not _is_answer(notebook, c.name)}
+                checks = {
+                    c.name: c
+                    for c in notebook.grade_cells
+                    if c.cell_type == "code" and not _is_answer(notebook, c.name)
+                }
                 labels = {c.name: _labels(c.source) for c in notebook.source_cells if c.name in checks}
                 for submission_notebook in notebook.submissions:
                     student = submission_notebook.student.id
@@ -148,7 +164,19 @@ def item_analysis(db_url: str, course_id: str, work: str | os.PathLike, assignme
         items.append(check)
         for (a, n, c, label), counts in hidden.items():
             if (a, n, c) == (check.assignment, check.notebook, check.cell):
-                items.append(Item(HIDDEN, a, n, c, label, sum(counts.values()), counts["passed"], counts["failed"], counts["unknown"]))
+                items.append(
+                    Item(
+                        HIDDEN,
+                        a,
+                        n,
+                        c,
+                        label,
+                        sum(counts.values()),
+                        counts["passed"],
+                        counts["failed"],
+                        counts["unknown"],
+                    )
+                )
     return items
 
 
@@ -160,8 +188,20 @@ def write_items_csv(items: Sequence[Item], path: str | os.PathLike) -> Path:
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS)
         for i in items:
-            writer.writerow([i.kind, i.assignment, i.notebook, i.cell, i.hidden_test, i.submissions, i.passed,
-                             i.failed, i.unknown if i.kind == HIDDEN else "", f"{i.share_passed:.3f}"])
+            writer.writerow(
+                [
+                    i.kind,
+                    i.assignment,
+                    i.notebook,
+                    i.cell,
+                    i.hidden_test,
+                    i.submissions,
+                    i.passed,
+                    i.failed,
+                    i.unknown if i.kind == HIDDEN else "",
+                    f"{i.share_passed:.3f}",
+                ]
+            )
     return path
 
 
@@ -170,7 +210,9 @@ def items_figure(items: Sequence[Item], most: int = 12):
     from ctx_reference.plots import plot_item_analysis
 
     checks = sorted((i for i in items if i.kind == CHECK), key=lambda i: (i.share_passed, i.assignment, i.cell))
-    caught = sorted((i for i in items if i.kind == HIDDEN and i.failed), key=lambda i: (-i.failed, i.assignment, i.cell))
+    caught = sorted(
+        (i for i in items if i.kind == HIDDEN and i.failed), key=lambda i: (-i.failed, i.assignment, i.cell)
+    )
     return plot_item_analysis(
         [(f"{i.assignment} {i.cell}", i.share_passed) for i in checks],
         [(f"{i.cell}：{i.hidden_test}", i.failed) for i in caught[:most]],
@@ -198,7 +240,11 @@ def _autograded_cells(work: Path, student: str, assignment: str, notebook: str) 
         cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
     except (OSError, ValueError):
         return {}
-    return {c["metadata"]["nbgrader"]["grade_id"]: c for c in cells if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+    return {
+        c["metadata"]["nbgrader"]["grade_id"]: c
+        for c in cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    }
 
 
 def _text(source) -> str:

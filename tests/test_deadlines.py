@@ -1,4 +1,5 @@
 """Due dates, extensions and late penalties: deadlines.toml, applied from each submission's timestamp.txt."""
+
 from __future__ import annotations
 
 import contextlib
@@ -9,18 +10,24 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import REPO, class_builder
 from nbgrader.api import Gradebook
 
-from conftest import REPO, class_builder
 from ctx_course.cli import main
 from ctx_course.deadlines import (
-    DeadlineError, LatePolicy, check_students, format_duration, late_penalty, parse_deadlines, read_deadlines,
+    DeadlineError,
+    LatePolicy,
+    check_students,
+    format_duration,
+    late_penalty,
+    parse_deadlines,
+    read_deadlines,
 )
 from ctx_course.grade import Grader
 from ctx_course.report import format_summary
 
 ASSIGNMENT = "02-remaining"
-UTC = dt.timezone.utc
+UTC = dt.UTC
 CST = dt.timezone(dt.timedelta(hours=8))
 PER_DAY = LatePolicy("per-day", 0.1, 0.5)
 
@@ -40,7 +47,7 @@ def test_per_day_is_capped():
 
 
 def test_zero_policy_takes_the_whole_score_and_none_takes_nothing():
-    """"zero" takes all 6 points one second late; "none" takes nothing a week late; on time costs nothing."""
+    """ "zero" takes all 6 points one second late; "none" takes nothing a week late; on time costs nothing."""
     assert late_penalty(LatePolicy("zero"), 6, 1) == 6
     assert late_penalty(LatePolicy("none"), 6, 7 * 86_400) == 0
     assert late_penalty(LatePolicy("zero"), 6, 0) == 0
@@ -74,14 +81,23 @@ def test_extension_in_days_moves_the_due_date():
     assert deadlines.due_for("ada", "03-recall") is None
 
 
-@pytest.mark.parametrize("text, named", [
-    ('[due]\n"99-nope" = 2026-03-02T23:59:00+08:00', "[due] '99-nope'"),
-    ('[due]\n"02-remaining" = 2026-03-02T23:59:00', "has no time zone"),
-    ('[policy]\nlate = "per-day"\nshare_per_day = -0.1', "share_per_day must be a share between 0 and 1 (got -0.1)"),
-    ('[policy]\nlate = "sometimes"', "late must be one of none, zero, per-day (got 'sometimes')"),
-    ('[due]\n"02-remaining" = 2026-03-02T23:59:00Z\n[extensions.ben]\n"02-remaining" = { days = -1 }', "[extensions.ben] '02-remaining': days"),
-    ('[due]\n"02-remaining" = "tomorrow"', "[due] '02-remaining': a due date must be a date and time"),
-])
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ('[due]\n"99-nope" = 2026-03-02T23:59:00+08:00', "[due] '99-nope'"),
+        ('[due]\n"02-remaining" = 2026-03-02T23:59:00', "has no time zone"),
+        (
+            '[policy]\nlate = "per-day"\nshare_per_day = -0.1',
+            "share_per_day must be a share between 0 and 1 (got -0.1)",
+        ),
+        ('[policy]\nlate = "sometimes"', "late must be one of none, zero, per-day (got 'sometimes')"),
+        (
+            '[due]\n"02-remaining" = 2026-03-02T23:59:00Z\n[extensions.ben]\n"02-remaining" = { days = -1 }',
+            "[extensions.ben] '02-remaining': days",
+        ),
+        ('[due]\n"02-remaining" = "tomorrow"', "[due] '02-remaining': a due date must be a date and time"),
+    ],
+)
 def test_bad_entries_name_themselves(text, named):
     """Every bad entry raises one DeadlineError whose message names the entry and its value."""
     with pytest.raises(DeadlineError) as caught:
@@ -129,8 +145,9 @@ def late_class(tmp_path_factory):
     for student, stamp in TIMESTAMPS.items():
         folder = tmp / "incoming" / student / ASSIGNMENT
         folder.mkdir(parents=True)
-        text = build.submission(released, REPO / "solutions" / ASSIGNMENT / "remaining.ipynb",
-                                build.Work(code={"remaining": build.MODEL}))
+        text = build.submission(
+            released, REPO / "solutions" / ASSIGNMENT / "remaining.ipynb", build.Work(code={"remaining": build.MODEL})
+        )
         (folder / "remaining.ipynb").write_text(text, encoding="utf-8")
         (folder / "timestamp.txt").write_text(stamp, encoding="utf-8")
     (tmp / "deadlines.toml").write_text(DEADLINES, encoding="utf-8")
@@ -142,7 +159,7 @@ def late_class(tmp_path_factory):
 
 
 def test_late_submission_loses_its_share_in_grades_csv(late_class):
-    """ben, 26 h late at 0.1 a day started, loses 20 % of his 3 points: score 2.4, late_penalty 0.6, late_hours 26.02."""
+    """ben, 26 h late at 0.1 a day started, loses 20 % of 3 points: score 2.4, late_penalty 0.6, late_hours 26.02."""
     _, _, _, rows = late_class
     assert (rows["ben"]["score"], rows["ben"]["late_penalty"], rows["ben"]["late_hours"]) == ("2.4", "0.6", "26.02")
 
@@ -165,7 +182,7 @@ def test_gradebook_holds_due_date_extension_and_penalty(late_class):
 
 
 def test_summary_and_feedback_show_the_lateness(late_class):
-    """The summary lists ben late by 1 d 2 h with -0.6 points; his feedback page says 迟交 and 扣 0.6 分, ada's does not."""
+    """The summary lists ben 1 d 2 h late, -0.6 points; his feedback page says 迟交 and 扣 0.6 分, ada's does not."""
     tmp, _, report, _ = late_class
     summary = format_summary(report)
     assert "Late: 1 submission(s):" in summary
@@ -177,16 +194,30 @@ def test_summary_and_feedback_show_the_lateness(late_class):
 
 
 def test_bad_deadlines_file_is_one_error_line_and_nothing_graded(tmp_path):
-    """A due date without a time zone: exit 2, one `error:` line naming the entry, no grades.csv, no submission graded."""
+    """A due date without a time zone: exit 2, one `error:` line naming the entry, no grades.csv, nothing graded."""
     incoming = tmp_path / "incoming" / "ada" / ASSIGNMENT
     incoming.mkdir(parents=True)
-    (incoming / "remaining.ipynb").write_text((REPO / "lessons" / ASSIGNMENT / "remaining.ipynb").read_text(encoding="utf-8"))
+    (incoming / "remaining.ipynb").write_text(
+        (REPO / "lessons" / ASSIGNMENT / "remaining.ipynb").read_text(encoding="utf-8")
+    )
     bad = tmp_path / "deadlines.toml"
     bad.write_text('[due]\n"02-remaining" = 2026-03-02T23:59:00\n', encoding="utf-8")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "work"), "--no-sandbox",
-                       "--submissions", str(tmp_path / "incoming"), "--deadlines", str(bad)])
+        status = main(
+            [
+                "grade",
+                "--root",
+                str(REPO),
+                "--work",
+                str(tmp_path / "work"),
+                "--no-sandbox",
+                "--submissions",
+                str(tmp_path / "incoming"),
+                "--deadlines",
+                str(bad),
+            ]
+        )
     assert status == 2
     assert err.getvalue().count("\n") == 1 and err.getvalue().startswith("error: deadlines.toml: [due] '02-remaining'")
     assert not (tmp_path / "work" / "grades.csv").exists()
@@ -196,10 +227,14 @@ def test_bad_deadlines_file_is_one_error_line_and_nothing_graded(tmp_path):
 def test_unknown_student_in_extensions_stops_before_grading(tmp_path):
     """An extension for a student nobody knows: the grader raises before any submission is autograded."""
     (tmp_path / "deadlines.toml").write_text(
-        '[due]\n"02-remaining" = 2026-03-02T23:59:00Z\n[extensions.zed]\n"02-remaining" = { days = 1 }\n', encoding="utf-8")
+        '[due]\n"02-remaining" = 2026-03-02T23:59:00Z\n[extensions.zed]\n"02-remaining" = { days = 1 }\n',
+        encoding="utf-8",
+    )
     incoming = tmp_path / "incoming" / "ada" / ASSIGNMENT
     incoming.mkdir(parents=True)
-    (incoming / "remaining.ipynb").write_text((REPO / "lessons" / ASSIGNMENT / "remaining.ipynb").read_text(encoding="utf-8"))
+    (incoming / "remaining.ipynb").write_text(
+        (REPO / "lessons" / ASSIGNMENT / "remaining.ipynb").read_text(encoding="utf-8")
+    )
     grader = Grader(REPO, work=tmp_path / "work", sandbox=False, jobs=1, deadlines=tmp_path / "deadlines.toml")
     grader.collect(tmp_path / "incoming")
     with pytest.raises(DeadlineError, match=r"\[extensions.zed\]"):

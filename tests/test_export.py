@@ -1,4 +1,5 @@
-"""Exports an LMS imports: Canvas's gradebook CSV and a long CSV per cell, from the CLI and as nbgrader export plugins."""
+"""Exports an LMS imports: Canvas's gradebook CSV and a long CSV per cell, from the CLI and nbgrader's export."""
+
 from __future__ import annotations
 
 import contextlib
@@ -8,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, class_builder
+
 from ctx_course.cli import main
 from ctx_course.grade import Grader, Student
 
@@ -43,8 +44,11 @@ def graded(tmp_path_factory):
     assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
     build = class_builder()
     released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
-    for student, work in (("ada", build.Work(code={"remaining": build.MODEL})), ("ben", build.Work()),
-                          ("cai", build.Work(code={"remaining": build.MODEL}))):
+    for student, work in (
+        ("ada", build.Work(code={"remaining": build.MODEL})),
+        ("ben", build.Work()),
+        ("cai", build.Work(code={"remaining": build.MODEL})),
+    ):
         folder = tmp / "incoming" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         text = build.submission(released, REPO / "solutions" / ASSIGNMENT / "remaining.ipynb", work)
@@ -66,7 +70,7 @@ def test_canvas_csv_has_canvas_columns_and_points_possible(graded):
 
 
 def test_canvas_csv_matches_students_by_lms_id_and_lists_the_rest(graded):
-    """In student order, ada (1001) has 3 points, ben (1002) 0; cai, without an LMS id, is left out and named on stdout."""
+    """In student order, ada (1001) has 3 points, ben (1002) 0; cai, without an LMS id, is left out and named."""
     status, out, _ = _run(["export", "--format", "canvas", "--root", str(REPO), "--work", str(graded / "work")])
     rows = _csv(graded / "work" / "canvas.csv")
     assert rows[2:] == [["Lovelace, Ada", "1001", "ada", "", "", "3"], ["Bitdiddle, Ben", "1002", "ben", "", "", "0"]]
@@ -78,8 +82,21 @@ def test_canvas_ids_go_into_the_assignment_header(graded, tmp_path):
     ids = tmp_path / "ids.csv"
     ids.write_text("assignment,lms_id\n02-remaining,4242\n", encoding="utf-8")
     target = tmp_path / "canvas.csv"
-    status, _, _ = _run(["export", "--format", "canvas", "--root", str(REPO), "--work", str(graded / "work"),
-                         "--ids", str(ids), "--to", str(target)])
+    status, _, _ = _run(
+        [
+            "export",
+            "--format",
+            "canvas",
+            "--root",
+            str(REPO),
+            "--work",
+            str(graded / "work"),
+            "--ids",
+            str(ids),
+            "--to",
+            str(target),
+        ]
+    )
     assert status == 0
     assert _csv(target)[0][-1] == "02-remaining (4242)"
 
@@ -100,9 +117,20 @@ def test_nbgrader_export_uses_the_canvas_plugin(graded, tmp_path):
     """`nbgrader export --exporter=ctx_course.export.CanvasExportPlugin` writes the same file as the CLI."""
     target = tmp_path / "nbgrader-canvas.csv"
     db = graded / "work" / "gradebook.db"
-    subprocess.run([sys.executable, "-m", "nbgrader", "export", "--exporter=ctx_course.export.CanvasExportPlugin",
-                    f"--to={target}", f"--CourseDirectory.db_url=sqlite:///{db}"], cwd=REPO, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "export",
+            "--exporter=ctx_course.export.CanvasExportPlugin",
+            f"--to={target}",
+            f"--CourseDirectory.db_url=sqlite:///{db}",
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
     _run(["export", "--format", "canvas", "--root", str(REPO), "--work", str(graded / "work")])
     assert _csv(target) == _csv(graded / "work" / "canvas.csv")
 
@@ -111,9 +139,20 @@ def test_nbgrader_export_uses_the_long_plugin(graded, tmp_path):
     """`nbgrader export --exporter=ctx_course.export.LongExportPlugin` writes one row per student × cell."""
     target = tmp_path / "cells.csv"
     db = graded / "work" / "gradebook.db"
-    subprocess.run([sys.executable, "-m", "nbgrader", "export", "--exporter=ctx_course.export.LongExportPlugin",
-                    f"--to={target}", f"--CourseDirectory.db_url=sqlite:///{db}"], cwd=REPO, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "export",
+            "--exporter=ctx_course.export.LongExportPlugin",
+            f"--to={target}",
+            f"--CourseDirectory.db_url=sqlite:///{db}",
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    )
     assert len(_csv(target)) == 1 + 3 * 3
 
 
@@ -128,7 +167,8 @@ def test_bad_ids_file_names_the_line(graded, tmp_path):
     """An --ids row whose lms_id is not a number: exit 2, one error line naming the line and the value."""
     ids = tmp_path / "ids.csv"
     ids.write_text("assignment,lms_id\n02-remaining,abc\n", encoding="utf-8")
-    status, _, err = _run(["export", "--format", "canvas", "--root", str(REPO), "--work", str(graded / "work"),
-                           "--ids", str(ids)])
+    status, _, err = _run(
+        ["export", "--format", "canvas", "--root", str(REPO), "--work", str(graded / "work"), "--ids", str(ids)]
+    )
     assert status == 2
     assert err == "error: ids.csv line 2: lms_id must be Canvas's assignment number (got 'abc')\n"

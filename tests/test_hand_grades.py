@@ -4,6 +4,7 @@ Grades are given by hand the way the formgrader saves them: the bodies of nbgrad
 ``GradeHandler.put`` and ``CommentHandler.put`` (its API handlers, unwrapped from their web
 decorators) run against the gradebook, with the JSON the formgrader page sends.
 """
+
 from __future__ import annotations
 
 import csv
@@ -13,10 +14,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import REPO, class_builder
 from nbgrader.api import Gradebook
 from nbgrader.server_extensions.formgrader.apihandlers import CommentHandler, GradeHandler
 
-from conftest import REPO, class_builder
 from ctx_course.grade import Grader
 from ctx_course.hand_grades import answer_digests
 from ctx_course.report import format_summary
@@ -45,7 +46,9 @@ def formgrader_save(db_url: str, student: str, cell: str, *, score=None, comment
     with Gradebook(db_url) as gb:
         grade = gb.find_grade(cell, "remaining", ASSIGNMENT, student)
         if score is not None:
-            inspect.unwrap(GradeHandler.put)(FormgraderPage(gb, {"manual_score": score, "extra_credit": None}), grade.id)
+            inspect.unwrap(GradeHandler.put)(
+                FormgraderPage(gb, {"manual_score": score, "extra_credit": None}), grade.id
+            )
         if comment is not None:
             comment_id = gb.find_comment(cell, "remaining", ASSIGNMENT, student).id
             inspect.unwrap(CommentHandler.put)(FormgraderPage(gb, {"manual_comment": comment}), comment_id)
@@ -131,7 +134,9 @@ def test_resubmission_reopens_only_the_changed_answer(graded_by_hand, build):
     state = hand_state(grader.db_url, "ben")
     assert state["q_cache_fields"] == EXPECTED["q_cache_fields"]
     assert state["q_why_early"] == (1.0, True, "好。")
-    assert "To grade by hand again" in format_summary(report) and "ben 02-remaining: q_why_early" in format_summary(report)
+    assert "To grade by hand again" in format_summary(report) and "ben 02-remaining: q_why_early" in format_summary(
+        report
+    )
     assert not (tmp / "work" / "hand_grades" / "ben" / f"{ASSIGNMENT}.json").exists()
 
 
@@ -156,13 +161,29 @@ def test_failed_regrade_keeps_hand_grades_and_the_snapshot(graded_by_hand):
 
 def test_answer_digest_of_a_check_cell_follows_its_answer_cells():
     """A check cell's answer digest changes with the answer cells before it, not with later ones."""
-    def cell(grade_id, source, *, grade=False, solution=False):
-        return {"source": source, "metadata": {"nbgrader": {"grade_id": grade_id, "grade": grade, "solution": solution}}}
 
-    first = answer_digests([cell("a", "x = 1", solution=True), cell("check_a", "assert x", grade=True),
-                            cell("b", "y = 2", solution=True), cell("check_b", "assert y", grade=True)])
-    edited = answer_digests([cell("a", "x = 2", solution=True), cell("check_a", "assert x", grade=True),
-                             cell("b", "y = 2", solution=True), cell("check_b", "assert y", grade=True)])
+    def cell(grade_id, source, *, grade=False, solution=False):
+        return {
+            "source": source,
+            "metadata": {"nbgrader": {"grade_id": grade_id, "grade": grade, "solution": solution}},
+        }
+
+    first = answer_digests(
+        [
+            cell("a", "x = 1", solution=True),
+            cell("check_a", "assert x", grade=True),
+            cell("b", "y = 2", solution=True),
+            cell("check_b", "assert y", grade=True),
+        ]
+    )
+    edited = answer_digests(
+        [
+            cell("a", "x = 2", solution=True),
+            cell("check_a", "assert x", grade=True),
+            cell("b", "y = 2", solution=True),
+            cell("check_b", "assert y", grade=True),
+        ]
+    )
     assert first["check_a"] != edited["check_a"]
     assert first["check_b"] == edited["check_b"]
 
