@@ -15,6 +15,7 @@ from .workspace import WORKSPACE, prepare_workspace
 EXAMPLE_SUBMISSIONS = Path("examples", "class", "submitted")
 EXAMPLE_ROSTER = Path("examples", "class", "roster.csv")
 EXAMPLE_WORK = Path("grading", "example")
+EXAMPLE_DEADLINES = Path("examples", "class", "deadlines.toml")
 DEFAULT_ROSTER = "roster.csv"  # looked for in the working folder
 
 
@@ -53,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument(
         "--example",
         action="store_true",
-        help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} --work {EXAMPLE_WORK}",
+        help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} "
+        f"--work {EXAMPLE_WORK} --deadlines {EXAMPLE_DEADLINES}",
     )
     grade.add_argument(
         "--feedback-only",
@@ -168,6 +170,7 @@ def _grade(args: argparse.Namespace) -> int:
         args.submissions = str(root / EXAMPLE_SUBMISSIONS)
         args.roster = str(root / EXAMPLE_ROSTER)
         args.work = args.work or str(root / EXAMPLE_WORK)
+        args.deadlines = args.deadlines or str(root / EXAMPLE_DEADLINES)
     if args.submissions is not None and not Path(args.submissions).is_dir():
         raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders (got {args.submissions!r})")
     students = read_roster(args.roster) if args.roster is not None else None
