@@ -35,14 +35,14 @@ c.ClearSolutions.text_stub = "在这里写下你的回答。"
 # Read-only check cells a student deleted are put back before grading, and so are deleted answer
 # cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
 # Hidden expect_digest calls are rewritten before the run (the kernel never sees an expected digest)
-# and compared after it, outside the kernel (see ctx_course/hidden_digests.py).
+# and compared after it, outside the kernel (see ctx_course/grading/hidden_digests.py).
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "ctx_course.preprocessors.RestoreCells",
-    "ctx_course.hidden_digests.StripDigests",
+    "ctx_course.grading.preprocessors.RestoreCells",
+    "ctx_course.grading.hidden_digests.StripDigests",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
@@ -54,24 +54,24 @@ c.SandboxSettings.memory_limit = "2G"  # address space of one kernel
 c.SandboxSettings.cpu_limit = 600  # CPU seconds of one notebook's kernel
 
 # Student output is capped and hidden tests are kept out of the feedback, for nbgrader's own
-# commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/preprocessors.py).
+# commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/grading/preprocessors.py).
 c.Autograde.autograde_preprocessors = [
-    "ctx_course.preprocessors.MarkHiddenTests",
+    "ctx_course.grading.preprocessors.MarkHiddenTests",
     "nbgrader.preprocessors.Execute",
-    "ctx_course.hidden_digests.CompareDigests",
-    "ctx_course.preprocessors.ScoreFromErrorsOnly",
+    "ctx_course.grading.hidden_digests.CompareDigests",
+    "ctx_course.grading.preprocessors.ScoreFromErrorsOnly",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "ctx_course.preprocessors.CapOutput",
+    "ctx_course.grading.preprocessors.CapOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "ctx_course.deadlines.ShowLateness",
-    "ctx_course.preprocessors.HideHiddenTests",
+    "ctx_course.grading.deadlines.ShowLateness",
+    "ctx_course.grading.preprocessors.HideHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 # Kernels report errors only, instead of a transport warning per notebook.

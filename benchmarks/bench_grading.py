@@ -46,10 +46,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctx_course.config import CONFIG_FILE, assignments, load_course_config  # noqa: E402
-from ctx_course.grade import Grader  # noqa: E402
-from ctx_course.kernels import KERNEL_LOG_LEVEL  # noqa: E402
-from ctx_course.parallel import default_jobs  # noqa: E402
+from ctx_course.grading.grader import Grader  # noqa: E402
+from ctx_course.grading.parallel import default_jobs  # noqa: E402
 from ctx_course.release import generate_release  # noqa: E402
+from ctx_course.sandbox.kernels import KERNEL_LOG_LEVEL  # noqa: E402
 
 STUDENTS = 30
 NBGRADER_STEPS = ("generate_assignment", "autograde", "generate_feedback")

@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctx_course.config import assignments  # noqa: E402
-from ctx_course.grade import Grader  # noqa: E402
-from ctx_course.hidden_digests import CompareDigests, StripDigests, expected_digests, strip_digests  # noqa: E402
+from ctx_course.grading.grader import Grader  # noqa: E402
+from ctx_course.grading.hidden_digests import CompareDigests, StripDigests, expected_digests, strip_digests  # noqa: E402
 from ctx_reference.checks.hidden import REPORT_PREFIX  # noqa: E402
 
 REPEAT = 20

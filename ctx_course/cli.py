@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .lab import exec_lab
 from .release import ReleaseError, generate_release
-from .sandbox import SandboxUnavailable
+from .sandbox.policy import SandboxUnavailable
 from .workspace import WORKSPACE, prepare_workspace
 
 # The example class shipped with the repository (see examples/README.md).
@@ -160,8 +160,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
-    from .grade import Grader, read_roster
-    from .report import format_outcome, format_start, format_summary
+    from .grading.grader import Grader
+    from .grading.report import format_outcome, format_start, format_summary
+    from .grading.submissions import read_roster
 
     root = Path(args.root)
     if args.example:
@@ -230,7 +231,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     """Write one export of the gradebook and say where, and which students it could not match."""
-    from .export import export_grades_for_lms, gradebook_location, read_lms_ids
+    from .grading.export import export_grades_for_lms, gradebook_location, read_lms_ids
 
     db_url, course_id, work = gradebook_location(args.root, args.work)
     target = Path(args.to) if args.to else work / ("canvas.csv" if args.format == "canvas" else "cells.csv")
@@ -244,8 +245,8 @@ def _export(args: argparse.Namespace) -> int:
 
 def _items(args: argparse.Namespace) -> int:
     """Write the item analysis (CSV and PNG) and name the hardest check cell and the hidden test that caught most."""
-    from .export import gradebook_location
-    from .item_analysis import CHECK, HIDDEN, item_analysis, items_figure, write_items_csv
+    from .grading.export import gradebook_location
+    from .grading.item_analysis import CHECK, HIDDEN, item_analysis, items_figure, write_items_csv
 
     db_url, course_id, work = gradebook_location(args.root, args.work)
     items = item_analysis(db_url, course_id, work, args.assignment)
@@ -268,13 +269,11 @@ def _items(args: argparse.Namespace) -> int:
 
 def _similarity(args: argparse.Namespace) -> int:
     """Write the similarity report (CSV and HTML) and print one line per pair found."""
-    from .config import load_course_config
-    from .similarity import format_similarity_html, similarity_report, write_similarity_csv
+    from .config import load_course_config, work_folder
+    from .grading.similarity import format_similarity_html, similarity_report, write_similarity_csv
 
     root = Path(args.root).resolve()
-    config = load_course_config(root, work=args.work)
-    submitted = Path(config.CourseDirectory.submitted_directory)
-    work = (submitted if submitted.is_absolute() else root / submitted).parent
+    work = work_folder(root, load_course_config(root, work=args.work))
     if not (work / "submitted").is_dir():
         raise ValueError(f"no submissions to compare: {work / 'submitted'} does not exist (collect first, or --work)")
     pairs = similarity_report(root, work, args.assignment, args.threshold, args.model_threshold)

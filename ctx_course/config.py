@@ -112,6 +112,14 @@ def load_course_config(
     return config
 
 
+def work_folder(root: Path, config: Config) -> Path:
+    """Return the folder a grading run writes to: the parent of the configured ``submitted/``."""
+    submitted = Path(config.CourseDirectory.submitted_directory)
+    if not submitted.is_absolute():
+        submitted = root / submitted
+    return submitted.parent
+
+
 def assignments(root: str | os.PathLike = ".") -> list[str]:
     """Return the assignment ids of the course, in reading order (the folders of ``solutions/``).
 

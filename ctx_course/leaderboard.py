@@ -1,11 +1,11 @@
 """A class leaderboard for the context-policy capstone: every graded policy re-scored on hidden workloads.
 
 Covers: finding the graded (autograded) notebooks of one assignment in a grading run's working
-folder, running each one in a fresh kernel from the grading run's ``KernelPool`` (so whatever
-protects kernel launches during grading protects this too) with one cell appended that scores the
-learner's policy on the hidden workloads and prints the scores as JSON after a per-run marker,
-reading that JSON back, ranking the students, and writing ``leaderboard-<assignment>.csv`` and
-``.png`` into the working folder.
+folder, running each one in a fresh kernel from a ``KernelPool`` made as the grading run makes its
+own (``course_pool``, so whatever protects kernel launches during grading protects this too) with
+one cell appended that scores the learner's policy on the hidden workloads and prints the scores
+as JSON after a per-run marker, reading that JSON back, ranking the students, and writing
+``leaderboard-<assignment>.csv`` and ``.png`` into the working folder.
 
 Leaves out: grading itself (run ``python -m ctx_course grade`` first) and any defence against a
 notebook that patches the reference implementation before the appended cell runs: the scores are
@@ -31,9 +31,10 @@ import nbformat
 
 from ctx_reference.workloads import WorkloadShape
 
-from .config import load_course_config
-from .grade import Grader
-from .kernels import KernelPool, stop_kernel
+from .cells import is_answer, is_check_cell
+from .config import load_course_config, work_folder
+from .sandbox.kernels import KernelPool, course_pool, stop_kernel
+from .sandbox.policy import sandbox_limits
 
 # The learner's policy in the capstone notebook.
 POLICY_NAME = "my_policy"
@@ -129,7 +130,7 @@ def lesson_cell_ids(source: Path) -> set[str]:
     """
     nb = nbformat.read(source, as_version=4)
     return {c.get("id") for c in nb.cells
-            if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("solution")}
+            if c.cell_type == "code" and not is_answer(c)}
 
 
 def _runnable(path: Path, cell: str, narrative: set[str] = frozenset()) -> nbformat.NotebookNode:
@@ -142,10 +143,9 @@ def _runnable(path: Path, cell: str, narrative: set[str] = frozenset()) -> nbfor
     preamble["id"] = "leaderboard-preamble"
     keep = [preamble]
     for c in nb.cells:
-        meta = c.metadata.get("nbgrader", {})
-        if c.cell_type != "code" or (meta.get("grade") and not meta.get("solution")):
+        if c.cell_type != "code" or is_check_cell(c):
             continue
-        if c.get("id") in narrative and not meta.get("solution"):
+        if c.get("id") in narrative and not is_answer(c):
             continue
         c.outputs = []
         keep.append(c)
@@ -223,8 +223,7 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
 
     root = Path(root).resolve()
     config = load_course_config(root, work=work)
-    submitted = Path(config.CourseDirectory.submitted_directory)
-    work_dir = (submitted if submitted.is_absolute() else root / submitted).parent
+    work_dir = work_folder(root, config)
     found = graded_notebooks(work_dir, assignment)
     if not found:
         raise ValueError(f"assignment has no graded notebook in {work_dir / 'autograded'} "
@@ -234,7 +233,8 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
     marker = f"LEADERBOARD-{secrets.token_hex(8)}:"
     # The grader's kernel pool: every notebook runs in the same sandbox, with the same limits, as
     # when it was graded (``sandbox=False`` only with the instructor's explicit --no-sandbox).
-    pool = Grader(root, work=work, sandbox=sandbox, jobs=1).pool
+    sandboxed, memory, cpu = sandbox_limits(config, sandbox=sandbox)
+    pool = course_pool(root, work_dir, sandbox=sandboxed, memory_limit=memory, cpu_limit=cpu)
     pool.plan(len(found))
     rows = []
     try:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ctx_course.config import read_schema_in_process
-from ctx_course.sandbox import compile_course_packages
+from ctx_course.sandbox.policy import compile_course_packages
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"

@@ -8,7 +8,7 @@ from nbgrader.api import Gradebook
 
 from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 from ctx_course.config import assignments
-from ctx_course.grade import Grader
+from ctx_course.grading.grader import Grader
 
 pytestmark = pytest.mark.heavy
 

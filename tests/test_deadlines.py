@@ -14,7 +14,7 @@ from conftest import REPO, class_builder
 from nbgrader.api import Gradebook
 
 from ctx_course.cli import main
-from ctx_course.deadlines import (
+from ctx_course.grading.deadlines import (
     DeadlineError,
     LatePolicy,
     check_students,
@@ -23,8 +23,8 @@ from ctx_course.deadlines import (
     parse_deadlines,
     read_deadlines,
 )
-from ctx_course.grade import Grader
-from ctx_course.report import format_summary
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.report import format_summary
 
 ASSIGNMENT = "02-remaining"
 UTC = dt.UTC

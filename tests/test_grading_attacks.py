@@ -31,9 +31,10 @@ import pytest
 from nbgrader.api import Gradebook
 
 from conftest import REPO, class_builder
-from ctx_course.hidden_digests import strip_digests
-from ctx_course.grade import Grader, Student
-from ctx_course.sandbox import sandbox_problem
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.hidden_digests import strip_digests
+from ctx_course.grading.records import Student
+from ctx_course.sandbox.policy import sandbox_problem
 
 pytestmark = [
     pytest.mark.heavy,

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, class_builder
-from ctx_course.grade import Grader, read_roster
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.submissions import read_roster
 
 # nbgrader restores deleted check cells without a cell id; nbformat warns about it.
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
@@ -223,7 +224,7 @@ def test_second_run_changes_no_grade_and_duplicates_nothing(graded):
 def test_late_submission_loses_a_share_and_the_extension_holds(graded):
     """ada's 04 came 26 h 31 min after 15:59 UTC: two days started, 20 % of 3 points = 0.6, score 2.4 of 7;
     gus's 04 came 41 h late, within his three-day extension: no lateness. The summary lists ada only."""
-    from ctx_course.report import format_summary
+    from ctx_course.grading.report import format_summary
 
     rows = _rows(graded["csv_first"])
     ada, gus = rows[("ada", "04-assembly")], rows[("gus", "04-assembly")]
@@ -237,7 +238,7 @@ def test_late_submission_loses_a_share_and_the_extension_holds(graded):
 
 def test_canvas_file_of_the_example_class(graded):
     """The Canvas CSV: Points Possible 8, 6, 12, 7, 5 for 01–05; ada's 04 is 2.4; fay (no Canvas id) is left out."""
-    from ctx_course.export import canvas_rows
+    from ctx_course.grading.export import canvas_rows
     from nbgrader.api import Gradebook
 
     with Gradebook(graded["grader"].db_url, graded["grader"].course_id) as gb:
@@ -252,7 +253,7 @@ def test_canvas_file_of_the_example_class(graded):
 
 def test_similarity_pair_of_the_example_class(graded):
     """ben and gus handed in the same 04 under other names: the one pair of students the report finds."""
-    from ctx_course.similarity import similarity_report
+    from ctx_course.grading.similarity import similarity_report
 
     pairs = similarity_report(REPO, graded["work"])
     assert [(p.assignment, p.first, p.second) for p in pairs if p.kind == "students"] == [("04-assembly", "ben", "gus")]

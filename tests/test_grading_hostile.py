@@ -19,8 +19,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from conftest import REPO, class_builder
-from ctx_course.grade import Grader, Student
-from ctx_course.parallel import ParallelAutograde
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.parallel import ParallelAutograde
+from ctx_course.grading.records import Student
 
 pytestmark = pytest.mark.heavy
 
@@ -178,7 +179,7 @@ def test_student_code_runs_in_a_scratch_copy_in_autograde_mode(hostile):
 def test_a_grading_process_that_died_is_replaced(hostile):
     """A worker process killed while idle is replaced: the submission sent to it is graded (3/3)."""
     grader, _, _ = hostile
-    with ParallelAutograde(grader._settings, jobs=1) as workers:
+    with ParallelAutograde(grader.make_worker, jobs=1) as workers:
         workers._starting.join()
         process, _ = workers._workers[0]
         process.kill()

@@ -21,8 +21,8 @@ import pytest
 
 from conftest import REPO, class_builder
 from ctx_course.cli import main
-from ctx_course.grade import Grader
-from ctx_course.sandbox import sandbox_problem
+from ctx_course.grading.grader import Grader
+from ctx_course.sandbox.policy import sandbox_problem
 
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap cannot sandbox here")

@@ -20,20 +20,11 @@ from nbgrader.preprocessors import Execute
 from traitlets.utils.importstring import import_item
 
 from conftest import REPO
+from ctx_course.cells import hidden_spans
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
-from ctx_course.grade import (
-    ClassReport,
-    GradeResult,
-    RosterError,
-    Student,
-    collect,
-    find_submissions,
-    grading_config,
-    read_roster,
-)
-from ctx_course.kernels import KernelPool, PrelaunchedExecute
-from ctx_course.preprocessors import (
+from ctx_course.grading.grader import grading_config
+from ctx_course.grading.preprocessors import (
     AUTOGRADE_PREPROCESSORS,
     FEEDBACK_PREPROCESSORS,
     HIDDEN_START,
@@ -42,10 +33,14 @@ from ctx_course.preprocessors import (
     MarkHiddenTests,
     ScoreFromErrorsOnly,
 )
-from ctx_course import sandbox
-from ctx_course.sandbox import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
-from ctx_course.stopping import StopOnSignal
-from ctx_course.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
+from ctx_course.grading.records import ClassReport, GradeResult, RosterError, Student
+from ctx_course.grading.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
+from ctx_course.grading.stopping import StopOnSignal
+from ctx_course.grading.submissions import collect, find_submissions, read_roster
+from ctx_course.sandbox import policy
+from ctx_course.sandbox.execute import PrelaunchedExecute
+from ctx_course.sandbox.kernels import KernelPool
+from ctx_course.sandbox.policy import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
 
 
 def _write(path, text):
@@ -278,6 +273,15 @@ def test_an_unterminated_hidden_region_hides_the_rest_of_the_cell():
     source = "a = 1\n### BEGIN HIDDEN TESTS\nb = 2"
     cell, _ = HideHiddenTests().preprocess_cell(_code_cell([], source), {}, 0)
     assert cell.source == "a = 1"
+
+
+@pytest.mark.parametrize("line_end", ["\r\n", "\r"])
+def test_feedback_finds_the_hidden_region_whatever_the_line_ends(line_end):
+    """With \r\n or \r line ends, lines 3–5 are removed and lines 1–2 stay, as the digest rewriter counts them."""
+    source = CHECK_SOURCE.replace("\n", line_end)
+    assert hidden_spans(source) == [(3, 5)]
+    cell, _ = HideHiddenTests().preprocess_cell(_code_cell([], source), {}, 0)
+    assert cell.source == 'check_exercise("remaining", remaining)\nassert remaining(1, 0, 0, 0, 0) == (1, False)'
 
 
 def test_cells_without_hidden_tests_are_untouched():
@@ -564,7 +568,7 @@ def test_course_packages_are_compiled_so_no_kernel_compiles_them(tmp_path, monke
     PYTHONDONTWRITEBYTECODE) loads every module of ctx_reference from bytecode, none from source."""
     package = tmp_path / "packages" / "ctx_reference"
     shutil.copytree(REPO / "ctx_reference", package, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(sandbox, "_package_folders", lambda name: [str(package)])
+    monkeypatch.setattr(policy, "_package_folders", lambda name: [str(package)])
     assert compile_course_packages() == [str(package)]
     modules = sorted(str(path) for path in package.rglob("*.py"))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(package.parent))

@@ -1,4 +1,4 @@
-"""Hidden digests are compared by the grader, outside the learner's kernel (ctx_course/hidden_digests.py).
+"""Hidden digests are compared by the grader, outside the learner's kernel (ctx_course/grading/hidden_digests.py).
 
 Units on hand-built sources, outputs and notebooks first; then real grading runs through
 ``Grader`` with the digest steps added: the model answer of every assignment, and a small class
@@ -20,21 +20,22 @@ from nbgrader.preprocessors import Execute
 from nbgrader.utils import determine_grade
 
 from conftest import REPO, SOLUTIONS, class_builder, notebooks
-from ctx_course.grade import Grader, grading_config
-from ctx_course.hidden_digests import (
+from ctx_course.cells import hidden_spans
+from ctx_course.grading.grader import Grader, grading_config
+from ctx_course.grading.hidden_digests import (
     REPORT_CALL,
     CompareDigests,
     HiddenTestError,
     StripDigests,
     expected_digests,
     failures,
-    hidden_spans,
     judge_cell,
     strip_digests,
     take_reports,
 )
-from ctx_course.kernels import KernelPool, PrelaunchedExecute
-from ctx_course.preprocessors import RestoreCells
+from ctx_course.grading.preprocessors import RestoreCells
+from ctx_course.sandbox.execute import PrelaunchedExecute
+from ctx_course.sandbox.kernels import KernelPool
 from ctx_reference.checks import report_digest
 from ctx_reference.checks.hidden import REPORT_PREFIX
 

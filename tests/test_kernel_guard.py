@@ -6,7 +6,7 @@ import queue
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from ctx_course.kernels import _GUARD_INSTALL
+from ctx_course.sandbox.execute import _GUARD_INSTALL
 
 CELL_LIMIT = 20  # seconds; every cell here takes well under one
 # The visible checks call the learner's function under a profile function, as this cell does.

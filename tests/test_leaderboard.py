@@ -7,7 +7,8 @@ import nbformat
 import pytest
 
 from conftest import REPO
-from ctx_course.grade import Grader, read_roster
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.submissions import read_roster
 from ctx_course.leaderboard import Row, leaderboard, rank, read_row
 
 pytestmark = pytest.mark.heavy  # runs notebooks in kernels: scheduled first

@@ -12,7 +12,7 @@ import pytest
 from conftest import LESSONS, REPO, SOLUTIONS, class_builder
 
 from ctx_course.cli import main
-from ctx_course.similarity import MODEL, answer_code, compare_answers
+from ctx_course.grading.similarity import MODEL, answer_code, compare_answers
 
 ASSIGNMENT = "04-assembly"
 build = class_builder()

@@ -6,7 +6,7 @@ from nbgrader.validator import Validator
 from traitlets.config import Config
 
 from conftest import LESSONS, REPO, SOLUTIONS, notebooks
-from ctx_course.kernels import CLIENT_CLASS, QuickStopKernelManager
+from ctx_course.sandbox.kernels import CLIENT_CLASS, QuickStopKernelManager
 
 pytestmark = pytest.mark.heavy
 

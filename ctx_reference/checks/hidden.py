@@ -15,7 +15,7 @@ When grading, the course's grader rewrites each hidden ``expect_digest`` call in
 ``report_digest`` call before the notebook runs, so the expected digest never reaches the
 learner's kernel: ``report_digest`` writes one report line (``REPORT_PREFIX`` and a JSON object
 with the label and the digest of the value) to stderr, and the grader compares it outside the
-kernel (``ctx_course/hidden_digests.py``). A report line left in a check cell fails the cell
+kernel (``ctx_course/grading/hidden_digests.py``). A report line left in a check cell fails the cell
 (nbgrader scores any stderr output 0), so a grading run that rewrites without comparing fails
 loudly instead of passing everything.
 """

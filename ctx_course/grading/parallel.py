@@ -4,9 +4,10 @@ Covers: ``default_jobs`` (how many submissions run at once unless told), and ``P
 which starts the worker processes and hands them submissions one at a time, giving the results
 back in submission order as soon as they are known, then the feedback, one assignment per task.
 
-Each worker builds its own ``Grader`` (so its own NbGraderAPI and its own ``KernelPool``): a
+Each worker builds its own ``Grader`` (so its own NbGraderAPI and its own ``KernelPool``) with the
+factory it is given (pickled by reference, so this module never imports the grader): a
 kernel is launched, used for one notebook and stopped inside one worker, exactly as in a run
-with one job, and whatever ``kernels.py`` does to launch a kernel applies to every worker alike.
+with one job, and whatever ``sandbox/kernels.py`` does to launch a kernel applies to every worker alike.
 
 Why processes that each write the gradebook, and not workers that only execute notebooks while
 the parent writes: nbgrader's autograde interleaves its gradebook writes with the notebook run
@@ -29,12 +30,14 @@ import os
 import threading
 import time
 from multiprocessing.connection import Connection, wait
-from typing import Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
+
+from .records import GradeResult
 
 # Worker processes never start as a copy of the parent (it may hold a gradebook connection and
 # an event loop): where available, a fork server that imported the grader once forks them, so
 # the import is paid once per run instead of once per worker; elsewhere each starts afresh.
-PRELOAD = ["ctx_course.grade"]
+PRELOAD = ["ctx_course.grading.grader"]
 
 # What nbgrader's log says when another worker held the gradebook's lock for too long, or added
 # the same new student a moment earlier.
@@ -63,16 +66,16 @@ class ParallelAutograde:
     The workers start as soon as this is created (their start-up overlaps whatever the parent
     does next, such as generating the assignments). Example::
 
-        with ParallelAutograde(settings, jobs=2) as workers:
+        with ParallelAutograde(grader.make_worker, jobs=2) as workers:
             for result in workers.results([("ada", "02-remaining", 1), ("ben", "02-remaining", 1)]):
                 print(result.auto_score)
 
-    ``settings`` are the keyword arguments of ``Grader`` (``root``, ``work``, ``timeout``,
-    ``prelaunch``); every worker builds its Grader from them.
+    ``make_grader`` builds the Grader of one worker (``Grader.make_worker``: the same course,
+    sandbox and limits, one job); it must pickle, so a ``functools.partial`` of the class.
     """
 
-    def __init__(self, settings: dict, jobs: int):
-        self.settings = dict(settings)
+    def __init__(self, make_grader: Callable[[], Any], jobs: int):
+        self.make_grader = make_grader
         self.jobs = check_jobs(jobs)
         self._context = _context()
         self._workers: list[tuple[multiprocessing.Process, Connection]] = []
@@ -87,20 +90,18 @@ class ParallelAutograde:
 
     def _start(self) -> tuple[multiprocessing.Process, Connection]:
         parent_end, child_end = self._context.Pipe()
-        process = self._context.Process(target=_serve, args=(self.settings, child_end), daemon=True)
+        process = self._context.Process(target=_serve, args=(self.make_grader, child_end), daemon=True)
         process.start()
         child_end.close()
         return process, parent_end
 
-    def results(self, submissions: Iterable[tuple[str, str, int]]) -> Iterator:
+    def results(self, submissions: Iterable[tuple[str, str, int]]) -> Iterator[GradeResult]:
         """Autograde every (student, assignment, notebooks) submission; yield the GradeResults in order.
 
         A result is yielded as soon as it and every one before it are known. A worker that dies
         (killed, out of memory) costs only the submission it was grading: that one is reported
         as not graded and a new worker takes its place.
         """
-        from .grade import GradeResult
-
         def stopped(task, exitcode):
             return GradeResult(task[1], task[2], False,
                                reason=f"the grading process stopped (exit code {exitcode}) while grading it")
@@ -203,18 +204,16 @@ def _context():
     return multiprocessing.get_context("spawn")
 
 
-def _serve(settings: dict, conn: Connection) -> None:
+def _serve(make_grader: Callable[[], Any], conn: Connection) -> None:
     """Worker loop: build a Grader, autograde each pair received, send back its GradeResult."""
     import warnings
 
     from nbformat.warnings import MissingIDFieldWarning
     from sqlalchemy.exc import SAWarning
 
-    from .grade import Grader
-
     warnings.filterwarnings("ignore", category=SAWarning)
     warnings.filterwarnings("ignore", category=MissingIDFieldWarning)
-    grader = Grader(**settings, jobs=1)
+    grader = make_grader()
     try:
         while True:
             try:

@@ -4,7 +4,7 @@ Covers: ``StopOnSignal``, a context manager that, while it is active, turns SIGT
 into a request to stop: the notebook running is abandoned (``on_stop``), no further notebook
 starts, and the caller still writes the feedback and the grades CSV of what was graded.
 
-Leaves out: what is graded and written (``grade.py``), how a kernel is abandoned (``kernels.py``).
+Leaves out: what is graded and written (``grader.py``), how a kernel is abandoned (``sandbox/kernels.py``).
 
 Vocabulary: a *stop request* is the first SIGTERM or SIGINT received; later ones are ignored
 until the run has written its results (SIGKILL still ends it at once).

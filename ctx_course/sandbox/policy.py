@@ -9,7 +9,7 @@ starts outlives it), no capabilities, an address-space and a CPU-time limit, and
 environment.
 
 Leaves out: starting and talking to the kernel (``kernels.py``), which notebooks run
-(``grade.py``).
+(``grading/grader.py``).
 
 Vocabulary: a kernel's *folder* is a temporary folder outside the grading folder holding
 ``run/`` (its connection file and IPC sockets, shared with the grader), ``home/`` (its HOME)
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from traitlets import Bool, Integer, Unicode
-from traitlets.config import Configurable
+from traitlets.config import Config, Configurable
 
 # Defaults: the address space of one kernel, and the CPU seconds one notebook may use.
 DEFAULT_MEMORY_LIMIT = "2G"
@@ -62,6 +62,25 @@ class SandboxSettings(Configurable):
     enabled = Bool(True, help="run every kernel in a bubblewrap sandbox").tag(config=True)
     memory_limit = Unicode(DEFAULT_MEMORY_LIMIT, help="address space of one kernel, e.g. 2G or 512M").tag(config=True)
     cpu_limit = Integer(DEFAULT_CPU_LIMIT, help="CPU seconds one notebook's kernel may use").tag(config=True)
+
+
+def sandbox_limits(
+    config: Config,
+    *,
+    sandbox: bool | None = None,
+    memory_limit: str | int | None = None,
+    cpu_limit: str | int | None = None,
+) -> tuple[bool, int, int]:
+    """Return (sandboxed, memory limit in bytes, CPU seconds): the course's ``SandboxSettings``, with
+    each argument that is not None taking the place of its setting.
+
+    Example: with the defaults, ``sandbox_limits(config, cpu_limit=5)`` is ``(True, 2147483648, 5)``.
+    """
+    settings = SandboxSettings(config=config)
+    sandboxed = settings.enabled if sandbox is None else bool(sandbox)
+    memory = parse_memory(settings.memory_limit if memory_limit is None else memory_limit)
+    cpu = parse_cpu(settings.cpu_limit if cpu_limit is None else cpu_limit)
+    return sandboxed, memory, cpu
 
 
 def parse_memory(value) -> int:

@@ -12,8 +12,8 @@ quotes a hidden test, from the feedback; and the preprocessor lists a grading ru
 ``FEEDBACK_PREPROCESSORS``), the same ones ``nbgrader_config.py`` names for nbgrader's own
 commands and the formgrader.
 
-Leaves out: running the notebooks (nbgrader's ``Execute``, or ``kernels.PrelaunchedExecute``),
-scoring, and the grading run itself (``grade.py``).
+Leaves out: running the notebooks (nbgrader's ``Execute``, or ``sandbox.execute.PrelaunchedExecute``),
+scoring, and the grading run itself (``grader.py``).
 
 Vocabulary: a *check cell* is a read-only autograded test cell; its *hidden tests* are the lines
 between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``, left out of the release and put
@@ -44,6 +44,7 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Integer
 
+from ..cells import hidden_spans, is_check_cell, is_graded, source_lines
 from .deadlines import ShowLateness
 from .hidden_digests import CompareDigests, StripDigests
 
@@ -139,7 +140,7 @@ class MarkHiddenTests(ClearHiddenTests):
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, cell_index):
-        if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("grade"):
+        if not is_graded(cell):
             return cell, resources
         marker = getattr(self, "marker", None) or f"[ctx_course: hidden tests start {secrets.token_hex(12)}]"
         lines = cell.source.split("\n")
@@ -179,7 +180,7 @@ class HideHiddenTests(ClearHiddenTests):
         """Return the pieces of hidden test lines that no output may contain (normalised)."""
         hidden, shown = [], []
         for cell in nb.cells:
-            lines = cell.source.split("\n")
+            lines = source_lines(cell.source)
             spans = self._hidden_spans(cell.source)
             inside = {n for first, last in spans for n in range(first, last + 1)}
             for number, line in enumerate(lines, start=1):
@@ -231,24 +232,13 @@ class HideHiddenTests(ClearHiddenTests):
         return output
 
     def _hidden_spans(self, source: str) -> list[tuple[int, int]]:
-        """Return the 1-based (first, last) line numbers of each hidden region of ``source``."""
-        spans, begin = [], None
-        lines = source.split("\n")
-        for number, line in enumerate(lines, start=1):
-            if begin is None and self.begin_test_delimeter in line:
-                begin = number
-            elif begin is not None and self.end_test_delimeter in line:
-                spans.append((begin, number))
-                begin = None
-        if begin is not None:  # an unterminated region hides everything after its start
-            spans.append((begin, len(lines)))
-        return spans
+        return hidden_spans(source, self.begin_test_delimeter, self.end_test_delimeter)
 
     def preprocess_cell(self, cell, resources, cell_index):
         spans = self._hidden_spans(cell.source)
         if not spans:
             return cell, resources
-        lines = cell.source.split("\n")
+        lines = source_lines(cell.source)
         hidden = {n for first, last in spans for n in range(first, last + 1)}
         cell.source = "\n".join(line for n, line in enumerate(lines, start=1) if n not in hidden)
         if cell.cell_type == "code":
@@ -302,8 +292,7 @@ class ScoreFromErrorsOnly(NbGraderPreprocessor):
     """
 
     def preprocess_cell(self, cell, resources, cell_index):
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+        if is_check_cell(cell):
             for number, output in enumerate(cell.outputs):
                 if output.get("output_type") == "execute_result":
                     cell.outputs[number] = nbformat.v4.new_output(

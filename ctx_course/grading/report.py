@@ -5,7 +5,7 @@ Covers: the line printed for each submission (``format_start`` while it is grade
 (``format_summary``), and the grades CSV exported from the gradebook (``export_grades``, its
 columns ``CSV_COLUMNS`` and the values of its ``status`` column).
 
-Leaves out: grading itself and the records it returns (``grade.py``); what the learner reads
+Leaves out: grading itself (``grader.py``) and the records it returns (``records.py``); what the learner reads
 (the feedback HTML, made by nbgrader with ``preprocessors.HideHiddenTests``).
 
 Vocabulary: a *progress line* is one submission's line, ``[index/total] student assignment …``
@@ -17,14 +17,12 @@ from __future__ import annotations
 import csv
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 
 from .deadlines import format_late
-
-if TYPE_CHECKING:  # annotations only: grade.py imports this module
-    from .grade import ClassReport, GradeResult
+from .records import ClassReport, GradeResult
 
 # Columns of the grades CSV, one row per student × assignment of the gradebook.
 CSV_COLUMNS = (

@@ -15,7 +15,7 @@ max``), for any other LMS or a spreadsheet.
 Covers: ``canvas_rows`` and ``long_rows`` (the rows, from an open gradebook), ``write_csv``,
 ``read_lms_ids``, ``export_grades_for_lms`` (what ``python -m ctx_course export`` runs), and the
 nbgrader export plugins ``CanvasExportPlugin`` and ``LongExportPlugin``
-(``nbgrader export --exporter=ctx_course.export.CanvasExportPlugin --to canvas.csv``).
+(``nbgrader export --exporter=ctx_course.grading.export.CanvasExportPlugin --to canvas.csv``).
 
 Leaves out: talking to Canvas (LTI grade passback, its REST API): the CSV is uploaded by hand
 (Grades → Import).
@@ -35,7 +35,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Unicode
 
-from .config import load_course_config
+from ..config import load_course_config, work_folder
 
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "    Points Possible"  # as Canvas's own export writes it
@@ -151,8 +151,7 @@ def gradebook_location(root: str | os.PathLike, work: str | os.PathLike | None =
     """Return the gradebook's URL, the course id and the work folder; ValueError if a SQLite gradebook is missing."""
     root = Path(root).resolve()
     config = load_course_config(root, work=work)
-    submitted = Path(config.CourseDirectory.submitted_directory)
-    folder = (submitted if submitted.is_absolute() else root / submitted).parent
+    folder = work_folder(root, config)
     db_url = config.CourseDirectory.db_url
     if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///") :]).is_file():
         raise ValueError(f"no gradebook at {db_url[len('sqlite:///') :]} (grade first, or pass --work)")
@@ -160,7 +159,7 @@ def gradebook_location(root: str | os.PathLike, work: str | os.PathLike | None =
 
 
 class CanvasExportPlugin(ExportPlugin):
-    """``nbgrader export --exporter=ctx_course.export.CanvasExportPlugin --to canvas.csv``: Canvas's import CSV."""
+    """Canvas's import CSV: ``nbgrader export --exporter=ctx_course.grading.export.CanvasExportPlugin --to c.csv``."""
 
     ids = Unicode("", help="CSV with columns assignment,lms_id: Canvas's id of each assignment").tag(config=True)
 
@@ -172,7 +171,7 @@ class CanvasExportPlugin(ExportPlugin):
 
 
 class LongExportPlugin(ExportPlugin):
-    """``nbgrader export --exporter=ctx_course.export.LongExportPlugin --to cells.csv``: one row per student × cell."""
+    """One row per student × cell: ``nbgrader export --exporter=ctx_course.grading.export.LongExportPlugin``."""
 
     def export(self, gradebook: Gradebook) -> None:
         write_csv(long_rows(gradebook), self.to or "cells.csv")

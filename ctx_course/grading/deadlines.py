@@ -22,8 +22,8 @@ submission's ``extension`` and each notebook's ``late_submission_penalty`` (reco
 the current score at every run, so a hand grade given later is penalised at the next
 ``--feedback-only``).
 
-Covers: ``LatePolicy`` and ``late_penalty`` (pure), ``parse_deadlines``/``read_deadlines`` (one
-``DeadlineError`` naming the entry for bad input), ``check_students``, ``apply_deadlines``
+Covers: ``LatePolicy`` and ``late_penalty`` (pure), ``parse_deadlines``/``read_deadlines``/
+``load_deadlines`` (one ``DeadlineError`` naming the entry for bad input), ``check_students``, ``apply_deadlines``
 (writes the gradebook and returns each submission's ``Lateness``), ``ShowLateness`` (the line
 at the top of a late submission's feedback page), and ``format_late`` (the instructor's words).
 
@@ -47,6 +47,9 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
+
+from ..config import CONFIG_FILE, assignments
+from .records import Lateness
 
 DEADLINES_FILE = "deadlines.toml"  # beside nbgrader_config.py
 POLICIES = ("none", "zero", "per-day")
@@ -78,18 +81,6 @@ class Deadlines:
     def due_for(self, student: str, assignment: str) -> dt.datetime | None:
         """Return the due date of one student's assignment (with her extension), or None if it has none."""
         return self.extensions.get((student, assignment), self.due.get(assignment))
-
-
-@dataclass(frozen=True)
-class Lateness:
-    """How late one submission was and what it cost: ``penalty`` in points, ``share`` of its score."""
-
-    due: dt.datetime  # UTC, with the extension
-    submitted: dt.datetime | None  # UTC, from timestamp.txt
-    seconds_late: float
-    extended: bool
-    penalty: float
-    share: float
 
 
 def late_penalty(policy: LatePolicy, score: float, seconds_late: float) -> float:
@@ -148,6 +139,21 @@ def read_deadlines(path: str | os.PathLike, assignments: Iterable[str]) -> Deadl
     except tomllib.TOMLDecodeError as exc:
         raise DeadlineError(f"{path.name}: not valid TOML ({exc})") from None
     return parse_deadlines(data, assignments, source=path.name)
+
+
+def load_deadlines(root: Path, deadlines: str | os.PathLike | bool | None) -> Deadlines | None:
+    """Return the course's Deadlines: from ``deadlines`` (a path), else ``deadlines.toml`` beside
+    ``nbgrader_config.py`` if there is one; None with ``deadlines=False`` or no file. The
+    assignments it may name are the course's (``solutions/``)."""
+    if deadlines is False:
+        return None
+    if deadlines is None or deadlines is True:
+        path = Path(root) / DEADLINES_FILE
+        if not path.is_file() or not (Path(root) / CONFIG_FILE).is_file():
+            return None
+    else:
+        path = Path(deadlines)
+    return read_deadlines(path, assignments(root))
 
 
 def check_students(deadlines: Deadlines, students: Iterable[str]) -> None:

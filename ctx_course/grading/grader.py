@@ -3,17 +3,19 @@
 Covers: registering the students of a roster, collecting submissions into the working folder,
 making sure every submitted assignment exists in the gradebook, autograding every
 student × assignment found in ``submitted/`` (each in its own try, so a broken submission never
-costs another one its grade), writing the feedback HTML, exporting a grades CSV, and the records
+costs another one its grade), writing the feedback HTML, exporting a grades CSV, and the record
 of what happened to each submission (score, or why it could not be graded).
 
-The preprocessors that cap outputs and keep hidden tests out of the feedback are in
-``preprocessors.py``; the kernels launched ahead of their notebooks in ``kernels.py``; the worker
-processes that grade several submissions at once in ``parallel.py``; the lines printed for the
-instructor and the grades CSV in ``report.py``.
+Elsewhere: the records in ``records.py``; the roster and the submitted folders in
+``submissions.py``; why a submission failed in ``diagnosis.py``; the preprocessors that cap
+outputs and keep hidden tests out of the feedback in ``preprocessors.py``; the kernels launched
+ahead of their notebooks in ``ctx_course/sandbox/``; the worker processes that grade several
+submissions at once in ``parallel.py``; the lines printed for the instructor and the grades CSV
+in ``report.py``.
 
 Also: a *manifest* of what was graded (submission digest, source digest) so that a rerun skips
 the unchanged submissions, and stopping cleanly on SIGTERM/SIGINT (``stopping.py``). Every
-kernel runs in a bubblewrap sandbox (``sandbox.py``) unless the grader is made with
+kernel runs in a bubblewrap sandbox (``sandbox/policy.py``) unless the grader is made with
 ``sandbox=False``.
 
 Leaves out: the manual grading of free-response cells (the formgrader does it), late penalties.
@@ -26,38 +28,34 @@ check cells, *manual points* from the free-response cells graded in the formgrad
 """
 from __future__ import annotations
 
-import csv
+import functools
 import hashlib
 import json
 import os
-import re
 import shutil
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
-from nbgrader.preprocessors import ClearHiddenTests, Execute
+from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
-from .config import CONFIG_FILE, assignments, load_course_config
-from .deadlines import DEADLINES_FILE, Deadlines, Lateness, apply_deadlines, check_students, read_deadlines
+from ..config import assignments, load_course_config, work_folder
+from ..sandbox.execute import PrelaunchedExecute
+from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, course_pool
+from ..sandbox.policy import sandbox_limits
+from .deadlines import apply_deadlines, check_students, load_deadlines
+from .diagnosis import diagnose, kernel_failed_to_start, last_error, tamper_notes, timeout_notes
 from .hand_grades import SNAPSHOTS, HandGrades
-from .kernels import KERNEL_LOG_LEVEL, KernelPool, PrelaunchedExecute, kernel_failed_to_start
 from .parallel import ParallelAutograde, check_jobs, default_jobs
-from .preprocessors import ANSI_ESCAPE, AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
+from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
+from .records import ClassReport, GradeResult, Student
 from .report import export_grades
-from .sandbox import (
-    SandboxPolicy, SandboxSettings, SandboxUnavailable, compile_course_packages, parse_cpu, parse_memory, sandbox_problem,
-)
 from .stopping import StopOnSignal
-
-# Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.
-ROSTER_ID = "id"
-ROSTER_FIELDS = ("first_name", "last_name", "email", "lms_user_id")
+from .submissions import collect, find_submissions
 
 # Where the grading run keeps the release it generates to fill the gradebook (never lessons/).
 SCRATCH_RELEASE = "release"
@@ -65,7 +63,6 @@ SCRATCH_RELEASE = "release"
 MANIFEST = "manifest.json"
 # Bumped when a change to grading itself must regrade every submission.
 GRADING_VERSION = "2"
-
 
 
 def grading_config(
@@ -98,161 +95,6 @@ def grading_config(
     return config
 
 
-def work_folder(root: Path, config: Config) -> Path:
-    """Return the folder a grading run writes to: the parent of the configured ``submitted/``."""
-    submitted = Path(config.CourseDirectory.submitted_directory)
-    if not submitted.is_absolute():
-        submitted = root / submitted
-    return submitted.parent
-
-
-# --------------------------------------------------------------------------------------------
-# Records
-
-
-@dataclass(frozen=True)
-class Student:
-    """One row of the roster."""
-
-    id: str
-    first_name: str | None = None
-    last_name: str | None = None
-    email: str | None = None
-    lms_user_id: str | None = None
-
-
-@dataclass(frozen=True)
-class GradeResult:
-    """What grading one student's submission of one assignment gave.
-
-    ``graded`` False means nbgrader could not grade it and ``reason`` says why in one line.
-    ``auto_score``/``max_auto_score`` are the points of the autograded check cells;
-    ``manual_pending`` the points of free-response cells still to grade in the formgrader.
-    ``notes`` flag what nbgrader repaired (an edited or deleted read-only cell it restored,
-    a cell stopped by the timeout).
-    """
-
-    student: str
-    assignment: str
-    graded: bool
-    auto_score: float = 0.0
-    max_auto_score: float = 0.0
-    manual_pending: float = 0.0
-    reason: str = ""
-    notes: tuple[str, ...] = ()
-    seconds: float = 0.0
-    log: str = field(default="", repr=False, compare=False)
-    late: Lateness | None = None  # past its due date (deadlines.toml): by how much, what it cost
-    regrade: tuple[str, ...] = ()  # hand-graded cells whose answer changed: reopened for the formgrader
-    skipped: bool = field(default=False, compare=False)  # unchanged since the last run: read back, not run
-
-
-@dataclass(frozen=True)
-class ClassReport:
-    """The outcome of one grading run: one result per submission, and where things were written."""
-
-    results: tuple[GradeResult, ...]
-    seconds: float
-    work: Path
-    grades_csv: Path | None = None
-    feedback: int = 0
-    not_on_roster: tuple[str, ...] = ()
-    phases: dict = field(default_factory=dict, compare=False)
-    sandboxed: bool = True
-    stopped_by: str | None = None  # "SIGTERM" or "SIGINT" when the run was asked to stop
-    stop_status: int = 0  # 128 + the signal's number, the exit status of a stopped run
-
-    @property
-    def skipped(self) -> int:
-        """How many submissions were unchanged since the last run and only read back."""
-        return sum(r.skipped for r in self.results)
-
-    @property
-    def failed(self) -> tuple[GradeResult, ...]:
-        """The submissions that could not be graded."""
-        return tuple(r for r in self.results if not r.graded)
-
-
-class RosterError(ValueError):
-    """The roster CSV cannot be read: the message names the file and the row."""
-
-
-# --------------------------------------------------------------------------------------------
-# Roster and collection
-
-
-def read_roster(path: str | os.PathLike) -> list[Student]:
-    """Return the students of a roster CSV with columns id, first_name, last_name, email.
-
-    Like ``nbgrader db student import``: ``id`` is required, empty cells become None, other
-    columns are ignored. Example: a file ``id,first_name,last_name,email`` /
-    ``ada,Ada,Lovelace,ada@example.org`` gives ``[Student("ada", "Ada", "Lovelace", "ada@example.org")]``.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise RosterError(f"roster must be a CSV file (got {str(path)!r})")
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        if reader.fieldnames is None or ROSTER_ID not in [k.strip() for k in reader.fieldnames]:
-            raise RosterError(f"roster {str(path)!r} must have a header with an {ROSTER_ID!r} column (got {reader.fieldnames!r})")
-        students, seen = [], set()
-        for number, row in enumerate(reader, start=2):
-            row = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
-            student_id = row.get(ROSTER_ID, "")
-            if not valid_id(student_id):
-                raise RosterError(f"roster {str(path)!r} line {number}: id must be a plain folder name (got {student_id!r})")
-            if student_id in seen:
-                raise RosterError(f"roster {str(path)!r} line {number}: id {student_id!r} appears twice")
-            seen.add(student_id)
-            students.append(Student(student_id, **{k: row.get(k) or None for k in ROSTER_FIELDS}))
-    return students
-
-
-def valid_id(name: str) -> bool:
-    """Return whether ``name`` can be a student or assignment folder: non-empty, no separator, no dot first."""
-    return bool(name) and name == name.strip() and not name.startswith(".") and "/" not in name and "\\" not in name
-
-
-def collect(source: str | os.PathLike, submitted: str | os.PathLike) -> list[tuple[str, str]]:
-    """Copy ``<source>/<student>/<assignment>/`` folders into ``submitted`` and return the pairs copied.
-
-    Like ``nbgrader collect``: a submission already in ``submitted`` is replaced by the new copy.
-    Copying a folder onto itself does nothing. Example:
-    ``collect("examples/class/submitted", "grading/example/submitted")``.
-    """
-    source, submitted = Path(source).resolve(), Path(submitted).resolve()
-    if not source.is_dir():
-        raise ValueError(f"submissions must be a folder of <student>/<assignment>/ folders (got {str(source)!r})")
-    pairs = find_submissions(source)
-    if source == submitted:
-        return pairs
-    for student, assignment in pairs:
-        target = submitted / student / assignment
-        if target.exists():
-            shutil.rmtree(target)
-        # A link in a submission would make this copy read the grader's files: links are left out.
-        shutil.copytree(source / student / assignment, target, ignore=_links)
-    return pairs
-
-
-def _links(folder: str, names: list[str]) -> list[str]:
-    return [name for name in names if os.path.islink(os.path.join(folder, name))]
-
-
-def find_submissions(submitted: str | os.PathLike) -> list[tuple[str, str]]:
-    """Return the (student, assignment) pairs that have a folder under ``submitted``, sorted."""
-    submitted = Path(submitted)
-    if not submitted.is_dir():
-        return []
-    return sorted(
-        (student.name, assignment.name)
-        for student in submitted.iterdir()
-        if student.is_dir() and valid_id(student.name)
-        for assignment in student.iterdir()
-        if assignment.is_dir() and valid_id(assignment.name)
-    )
-
-
 # --------------------------------------------------------------------------------------------
 # Grading
 
@@ -283,30 +125,22 @@ class Grader:
         deadlines: str | os.PathLike | bool | None = None,
     ):
         self.root = Path(root).resolve()
-        # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
-        self.deadlines = load_deadlines(self.root, deadlines)
         # Submissions autograded at once, each in a worker process with its own kernels (parallel.py).
         self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
         course = load_course_config(self.root, work=work)
         self.work = work_folder(self.root, course)
-        settings = SandboxSettings(config=course)
-        self.sandboxed = settings.enabled if sandbox is None else bool(sandbox)
-        memory = parse_memory(settings.memory_limit if memory_limit is None else memory_limit)
-        cpu = parse_cpu(settings.cpu_limit if cpu_limit is None else cpu_limit)
-        policy = None
-        if self.sandboxed:
-            problem = sandbox_problem()
-            if problem is not None:
-                raise SandboxUnavailable(problem)
-            policy = SandboxPolicy.for_course(self.root, self.work, memory_limit=memory, cpu_limit=cpu)
+        # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
+        self.deadlines = load_deadlines(self.root, deadlines)
+        self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit, cpu_limit=cpu_limit)
         # What every worker process builds its own Grader from (the same sandbox and limits).
-        self._settings = dict(root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
-                              sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu,
-                              deadlines=False)  # the parent applies the deadlines
+        self.make_worker: Callable[[], Grader] = functools.partial(
+            Grader, root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
+            sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, jobs=1,
+            deadlines=False,  # the parent applies the deadlines
+        )
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
-        compile_course_packages()  # so that no kernel compiles ctx_reference again
-        self.pool = KernelPool(self.work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=prelaunch)
+        self.pool = course_pool(self.root, self.work, sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, ahead=prelaunch)
         self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir
@@ -353,7 +187,7 @@ class Grader:
                 shutil.rmtree(target)
             outcome = self.api.generate_assignment(aid, force=True)
             if not outcome["success"]:
-                problems[aid] = "could not prepare the assignment from solutions/: " + _last_error(outcome)
+                problems[aid] = "could not prepare the assignment from solutions/: " + last_error(outcome)
         return problems
 
     def notebook_count(self, student: str, assignment: str) -> int:
@@ -576,7 +410,7 @@ class Grader:
             return None
         with self.gradebook():  # created here, once, before any worker opens it
             pass
-        return ParallelAutograde(self._settings, jobs)
+        return ParallelAutograde(self.make_worker, jobs)
 
     def _known_students(self) -> set[str]:
         """Return the students of the roster, of the submissions folder and of the gradebook."""
@@ -610,141 +444,26 @@ class Grader:
         return _with_seconds(result, time.perf_counter() - start)
 
     # -- helpers
+    def _diagnose(self, student: str, assignment: str, outcome: dict) -> str:
+        """Return one line saying why nbgrader could not grade a submission (see ``diagnosis.diagnose``)."""
+        with self.gradebook() as gb:
+            try:
+                expected = [nb.name for nb in gb.find_assignment(assignment).notebooks]
+            except MissingEntry:
+                expected = []
+        return diagnose(self._dir("submitted", student, assignment), expected, outcome,
+                        timeout=self.config.Execute.timeout, cpu_limit=self.cpu_limit)
+
     def _read_result(self, student: str, assignment: str, log: str) -> GradeResult:
         with self.gradebook() as gb:
             sub = gb.find_submission(assignment, student)
             pending = sum(
                 g.max_score for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade and g.max_score
             )
-            notes = self._tamper_notes(gb, student, assignment)
+            notes = tamper_notes(gb, self._dir("submitted", student, assignment), assignment)
             auto, max_auto = float(sub.code_score or 0), float(sub.max_code_score or 0)
-        notes += self._timeout_notes(student, assignment)
+        notes += timeout_notes(self._dir("autograded", student, assignment), self.config.Execute.timeout)
         return GradeResult(student, assignment, True, auto, max_auto, float(pending), notes=notes, log=log)
-
-    def _tamper_notes(self, gb: Gradebook, student: str, assignment: str) -> tuple[str, ...]:
-        """Name the read-only cells a student edited or deleted (nbgrader restored them)."""
-        notes = []
-        hider = ClearHiddenTests(enforce_metadata=False)
-        for notebook in gb.find_assignment(assignment).notebooks:
-            path = self._dir("submitted", student, assignment) / f"{notebook.name}.ipynb"
-            if not path.is_file():
-                notes.append(f"{notebook.name}.ipynb missing: scored 0")
-                continue
-            cells = {}
-            for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
-                grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-                if grade_id:
-                    cells[grade_id] = _source_text(cell.get("source", ""))
-            edited, deleted = [], []
-            check_cells = {c.name for c in notebook.grade_cells}
-            answers = sorted(c.name for c in notebook.solution_cells if c.name not in cells)
-            for source_cell in notebook.source_cells:
-                if not source_cell.locked:
-                    continue
-                released = nbformat.v4.new_code_cell(source_cell.source)
-                hider._remove_hidden_test_region(released)
-                if source_cell.name not in cells:
-                    if source_cell.name in check_cells:  # nbgrader puts deleted check cells back
-                        deleted.append(source_cell.name)
-                elif cells[source_cell.name].rstrip() != released.source.rstrip():
-                    edited.append(source_cell.name)
-            if edited:
-                notes.append("edited read-only cells restored: " + ", ".join(sorted(edited)))
-            if deleted:
-                notes.append("deleted check cells restored: " + ", ".join(sorted(deleted)))
-            if answers:
-                notes.append("deleted answer cells restored: " + ", ".join(answers))
-        return tuple(notes)
-
-    def _timeout_notes(self, student: str, assignment: str) -> tuple[str, ...]:
-        timed_out = 0
-        for path in self._dir("autograded", student, assignment).glob("*.ipynb"):
-            nb = json.loads(path.read_text(encoding="utf-8"))
-            timed_out += sum(
-                o.get("ename") == "CellTimeoutError"
-                for c in nb.get("cells", [])
-                for o in c.get("outputs", [])
-                if o.get("output_type") == "error"
-            )
-        if not timed_out:
-            return ()
-        seconds = self.config.Execute.timeout
-        return (f"{timed_out} cell(s) stopped after the {seconds} s time limit",)
-
-    def _diagnose(self, student: str, assignment: str, outcome: dict) -> str:
-        """Return one line saying why nbgrader could not grade a submission."""
-        folder = self._dir("submitted", student, assignment)
-        with self.gradebook() as gb:
-            try:
-                expected = [nb.name for nb in gb.find_assignment(assignment).notebooks]
-            except MissingEntry:
-                expected = []
-        present = sorted(p.name for p in folder.glob("*.ipynb"))
-        wanted = [f"{name}.ipynb" for name in expected]
-        if wanted and not set(wanted) & set(present):
-            found = f" (found: {', '.join(present)})" if present else " (the folder holds no notebook)"
-            return f"missing notebook {', '.join(wanted)}{found}"
-        for name in wanted:
-            path = folder / name
-            if not path.is_file():
-                continue
-            try:
-                json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                return f"{name} is not valid notebook JSON ({_short(exc)})"
-            try:
-                nbformat.read(path, as_version=nbformat.NO_CONVERT)
-            except Exception as exc:
-                return f"{name} is not a valid notebook ({_short(exc)})"
-        text = outcome.get("log", "") + outcome.get("error", "")
-        if "became unresponsive" in text or "CellTimeoutError" in text:
-            seconds = self.config.Execute.timeout
-            return f"a cell ran past the {seconds} s limit and ignored the interrupt (an endless loop that catches KeyboardInterrupt?)"
-        if "DeadKernelError" in text or "Kernel died" in text:
-            if self.cpu_limit is not None:
-                return f"the kernel died while running the notebook (past the {self.cpu_limit} s CPU-time limit, or out of memory?)"
-            return "the kernel died while running the notebook"
-        return _last_error(outcome)
-
-
-def load_deadlines(root: Path, deadlines: str | os.PathLike | bool | None) -> Deadlines | None:
-    """Return the course's Deadlines: from ``deadlines`` (a path), else ``deadlines.toml`` beside
-    ``nbgrader_config.py`` if there is one; None with ``deadlines=False`` or no file."""
-    if deadlines is False:
-        return None
-    if deadlines is None or deadlines is True:
-        path = root / DEADLINES_FILE
-        if not path.is_file() or not (root / CONFIG_FILE).is_file():
-            return None
-    else:
-        path = Path(deadlines)
-    return read_deadlines(path, assignments(root))
-
-
-def grade_class(
-    root: str | os.PathLike = ".",
-    *,
-    work: str | os.PathLike | None = None,
-    submissions: str | os.PathLike | None = None,
-    roster: str | os.PathLike | None = None,
-    timeout: int | None = None,
-    sandbox: bool | None = None,
-    jobs: int | None = None,
-    on_start: Callable | None = None,
-    on_result: Callable | None = None,
-) -> ClassReport:
-    """Register the roster, collect ``submissions`` into the working folder, grade every submission.
-
-    Example: ``grade_class(".", submissions="examples/class/submitted",
-    roster="examples/class/roster.csv", work="grading/example")`` grades the example class and
-    writes ``grading/example/grades.csv``.
-    """
-    students = read_roster(roster) if roster is not None else []
-    grader = Grader(root, work=work, timeout=timeout, sandbox=sandbox, jobs=jobs)
-    if submissions is not None:
-        grader.collect(submissions)
-    grader.register(students)
-    return grader.grade(on_start=on_start, on_result=on_result)
 
 
 # --------------------------------------------------------------------------------------------
@@ -759,30 +478,6 @@ def _hash_tree(sha, folder: Path, suffix: str = "") -> None:
     for path in sorted(p for p in folder.rglob(f"*{suffix}") if p.is_file() and "__pycache__" not in p.parts):
         sha.update(str(path.relative_to(folder)).encode() + b"\0")
         sha.update(hashlib.sha256(path.read_bytes()).digest())
-
-
-def _source_text(source) -> str:
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _short(exc: Exception, limit: int = 120) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _last_error(outcome: dict) -> str:
-    """Return the most telling error line of an nbgrader log: the last `SomeError: message` line."""
-    text = ANSI_ESCAPE.sub("", outcome.get("log", "") + "\n" + outcome.get("error", ""))
-    generic = ("NbGraderException", "Please see the")
-    candidates = [
-        line.strip()
-        for line in text.splitlines()
-        if re.match(r"^\s*[\w.]*(Error|Exception|Exit)\b.*:", line) and not any(g in line for g in generic)
-    ]
-    if candidates:
-        return _short(Exception(candidates[-1]), 200)
-    errors = [line[len("[ERROR] "):] for line in text.splitlines() if line.startswith("[ERROR]")]
-    return _short(Exception(errors[0] if errors else "nbgrader reported a failure"), 200)
 
 
 def _with_seconds(result: GradeResult, seconds: float) -> GradeResult:

@@ -1,27 +1,27 @@
 """Kernels for a grading run: launched one notebook ahead, each used for one notebook only.
 
-Covers: ``KernelPool``, which starts the kernel of the next notebook while the current one runs,
-each one (with a ``SandboxPolicy``) inside a bubblewrap sandbox of its own and talking to the
-grader over IPC sockets in its own folder (``SandboxedKernelManager``); ``PrelaunchedExecute``,
-nbgrader's ``Execute`` running each notebook in a kernel taken from the pool, in a scratch copy
-of the submission, and putting the kernel's hooks back (``kernel_guard.py``) before every graded
-cell; ``ReadyKernelClient``, which starts a notebook as soon as its kernel answers;
-``QuickStopKernelManager``, whose immediate shutdown waits only as long as the kernel's process
-takes to end, and ``stop_kernel``, which uses it and frees the kernel's folder; the kernels'
-command-line option (``KERNEL_LOG_LEVEL``); and telling, from nbgrader's log,
-that a kernel could not start (``kernel_failed_to_start``), so the run can try once more.
+Covers:
 
-Leaves out: which notebooks run and what is done with the results (``grade.py``), time limits
-(nbgrader's ``Execute.timeout``), what the sandbox lets a kernel see (``sandbox.py``).
+- ``KernelPool``, which starts the kernel of the next notebook while the current one runs, each
+  one (with a ``SandboxPolicy``) inside a bubblewrap sandbox of its own, talking to the grader
+  over IPC sockets in its own folder (``SandboxedKernelManager``);
+- ``course_pool``, the pool of a course as the grading run and the leaderboard make it;
+- ``ReadyKernelClient``, which starts a notebook as soon as its kernel answers;
+- ``QuickStopKernelManager``, whose immediate shutdown waits only as long as the kernel's process
+  takes to end, and ``stop_kernel``, which uses it and frees the kernel's folder;
+- the kernels' command-line option (``KERNEL_LOG_LEVEL``).
+
+Leaves out: running a notebook in a kernel of the pool (``execute.py``), which notebooks run and
+what is done with the results (``ctx_course/grading/grader.py``), time limits (nbgrader's
+``Execute.timeout``), what the sandbox lets a kernel see (``policy.py``).
 
 Vocabulary: a *kernel manager* starts, watches and stops one kernel process; a kernel *launched
 ahead* was started before its notebook was due; a kernel is *fresh* when no notebook ran in it;
-a kernel's *folder* and *scratch copy* are described in ``sandbox.py``.
+a kernel's *folder* and *scratch copy* are described in ``policy.py``.
 """
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import tempfile
 import time
@@ -29,28 +29,23 @@ from pathlib import Path
 from queue import Empty
 from typing import Sequence
 
-import nbformat
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
-from nbgrader.preprocessors import Execute
 from traitlets import Any
 
-from .sandbox import SandboxPolicy, prepare_folder
-
-# The kernel-side code that puts IPython's hooks back before each graded cell (sent as text).
-GUARD_SOURCE = Path(__file__).with_name("kernel_guard.py").read_text(encoding="utf-8")
-# What a graded cell shows when the kernel did not let its hooks be put back (scored 0).
-GUARD_FAILED = {
-    "ename": "GradingGuardError",
-    "evalue": "评分前无法还原内核的检查环境（之前的代码改动了 IPython 或内置函数），这一格按未通过计分",
-}
+from .policy import (
+    DEFAULT_CPU_LIMIT,
+    DEFAULT_MEMORY_LIMIT,
+    SandboxPolicy,
+    SandboxUnavailable,
+    compile_course_packages,
+    prepare_folder,
+    sandbox_problem,
+)
 
 # Kernel command-line option: the grading run's kernels report errors only.
 KERNEL_LOG_LEVEL = "--IPKernelApp.log_level=ERROR"
-
-# What nbgrader's log says when a kernel could not start (a port taken by another process, say).
-KERNEL_START_FAILURES = ("Address already in use", "Kernel died before replying to kernel_info")
 
 
 class ReadyKernelClient(AsyncKernelClient):
@@ -190,6 +185,32 @@ class KernelPool:
         return self
 
 
+def course_pool(
+    root: str | os.PathLike,
+    work: str | os.PathLike,
+    *,
+    sandbox: bool = True,
+    memory_limit: str | int = DEFAULT_MEMORY_LIMIT,
+    cpu_limit: str | int = DEFAULT_CPU_LIMIT,
+    ahead: bool = True,
+) -> KernelPool:
+    """Return the KernelPool of a course at ``root`` graded into ``work``: every kernel sandboxed
+    (``SandboxPolicy.for_course`` with these limits) unless ``sandbox`` is False.
+
+    Raises SandboxUnavailable, before any kernel starts, when bubblewrap cannot sandbox kernels
+    here. Also writes the bytecode of the course's packages, so that no kernel compiles them again.
+    Example: ``course_pool(".", "grading", cpu_limit=60)``.
+    """
+    policy = None
+    if sandbox:
+        problem = sandbox_problem()
+        if problem is not None:
+            raise SandboxUnavailable(problem)
+        policy = SandboxPolicy.for_course(root, work, memory_limit=memory_limit, cpu_limit=cpu_limit)
+    compile_course_packages()
+    return KernelPool(work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=ahead)
+
+
 class QuickStopKernelManager(AsyncKernelManager):
     """A kernel manager whose ``shutdown_kernel(now=True)`` ends the kernel without idle waits.
 
@@ -248,96 +269,3 @@ def stop_kernel(manager: AsyncKernelManager) -> None:
     folder = getattr(manager, "folder", None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-class PrelaunchedExecute(Execute):
-    """nbgrader's Execute, running each notebook in a kernel taken from a KernelPool.
-
-    The kernel was started in the pool's folder; before the first cell it moves to the
-    notebook's folder, where nbgrader would have started it, or, in a sandbox, to a scratch
-    copy of it (the grader copies nothing back: nbgrader needs only the executed notebook).
-    Before the first cell it also takes a snapshot of the kernel (``kernel_guard.install``);
-    before each graded cell it puts the kernel back (``kernel_guard.reset``) and scores the
-    cell as failed when that does not answer as expected. Without a pool (nbgrader's own
-    commands), this is nbgrader's Execute.
-    """
-
-    pool = Any(None, allow_none=True, help="a KernelPool shared by a grading run").tag(config=True)
-
-    def preprocess(self, nb, resources=None, km=None):
-        kernel_name = nb.metadata.get("kernelspec", {}).get("name", self.pool.kernel_name if self.pool else None)
-        if self.pool is None or km is not None or kernel_name != self.pool.kernel_name:
-            return super().preprocess(nb, resources, km=km)
-        folder = os.path.abspath((resources or {}).get("metadata", {}).get("path") or ".")
-        manager = self.pool.take()
-        self.pool.current = manager
-        self.pool.launch_next()
-        kernel_folder = getattr(manager, "folder", None)
-        if kernel_folder is not None:
-            scratch = Path(kernel_folder) / "work"
-            shutil.copytree(folder, scratch, symlinks=True, dirs_exist_ok=True)
-            folder = str(scratch)
-        self._guard_token = secrets.token_hex(8)
-
-        async def enter_folder(notebook):
-            code = f"__import__('os').chdir({folder!r})\n{_GUARD_INSTALL}"
-            reply_to = self.kc.execute(code, silent=True, store_history=False)
-            await self.async_wait_for_reply(reply_to)
-
-        self.on_notebook_start = enter_folder
-        try:
-            return super().preprocess(nb, resources, km=manager)
-        finally:
-            self.on_notebook_start = None
-            self._guard_token = None
-            self.pool.current = None
-            if self.kc is not None:
-                self.kc.stop_channels()
-                self.kc = None
-            stop_kernel(manager)
-            self.km = None
-
-    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
-        graded = cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
-        guarded = True
-        if graded and getattr(self, "_guard_token", None) and self.kc is not None:
-            guarded = await self._reset_kernel()
-        cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
-        if not guarded:
-            cell.outputs.append(nbformat.v4.new_output("error", traceback=[f"{GUARD_FAILED['ename']}: {GUARD_FAILED['evalue']}"], **GUARD_FAILED))
-        return cell
-
-    # nbconvert calls the synchronous wrapper, which nbclient made of its own coroutine.
-    execute_cell = run_sync(async_execute_cell)
-
-    async def _reset_kernel(self) -> bool:
-        """Put the kernel's hooks back; return whether it answered with this notebook's token."""
-        expression = f"__import__('sys').modules['_ctx_guard'].reset({self._guard_token!r})"
-        msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"guard": expression})
-        try:
-            reply = await self.async_wait_for_reply(msg_id)
-        except Exception:
-            return False
-        answer = (reply or {}).get("content", {}).get("user_expressions", {}).get("guard", {})
-        return answer.get("status") == "ok" and answer.get("data", {}).get("text/plain") == repr(f"ok:{self._guard_token}")
-
-
-# Run at the start of every notebook: load kernel_guard.py as the module _ctx_guard and snapshot the kernel.
-_GUARD_INSTALL = (
-    "import sys as _s, types as _t\n"
-    "_m = _t.ModuleType('_ctx_guard')\n"
-    f"exec(compile({GUARD_SOURCE!r}, '<grading guard>', 'exec'), _m.__dict__)\n"
-    "_s.modules['_ctx_guard'] = _m\n"
-    "_m.install()\n"
-    "del _s, _t, _m\n"
-)
-
-
-def kernel_failed_to_start(outcome: dict) -> bool:
-    """Return whether an nbgrader outcome failed because a kernel could not start (not the student's fault).
-
-    Example: ``kernel_failed_to_start({"success": False, "log": "OSError: Address already in use"})``
-    is True; the grading run then autogrades that submission once more.
-    """
-    text = outcome.get("log", "") + outcome.get("error", "")
-    return any(sign in text for sign in KERNEL_START_FAILURES)

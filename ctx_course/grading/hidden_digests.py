@@ -29,7 +29,7 @@ answered by repeating the report of one right value, whatever the other values a
 
 Leaves out: the visible checks (they run in the kernel, as in the lab), the hidden ``assert``
 lines (they still run in the kernel), and sandboxing: code running with the grader's
-privileges can still read the gradebook or ``solutions/`` (see grade.py).
+privileges can still read the gradebook or ``solutions/`` (see grader.py).
 
 Vocabulary: a *check cell* is a read-only autograded test cell; its *hidden tests* are the lines
 between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``; a *report* is one line
@@ -49,6 +49,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import ClearHiddenTests
 
 from ctx_reference.checks.hidden import DIGEST_HEX, REPORT_PREFIX, expect_digest
+
+from ..cells import hidden_spans, is_check_cell
 
 # What a rewritten call calls: self-contained, so it needs no import in the cell, and the
 # name it leaves in the cell says what it does.
@@ -82,25 +84,6 @@ class DigestCall:
 
 # --------------------------------------------------------------------------------------------
 # Finding and rewriting the calls (pure functions of a cell's source)
-
-
-def hidden_spans(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS") -> list[tuple[int, int]]:
-    """Return the 1-based (first, last) line numbers of each hidden region of ``source``.
-
-    ``hidden_spans("a\\n### BEGIN HIDDEN TESTS\\nb\\n### END HIDDEN TESTS")`` is ``[(2, 4)]``; an
-    unterminated region runs to the last line.
-    """
-    spans, start = [], None
-    lines = _LINE_END.split(source)
-    for number, line in enumerate(lines, start=1):
-        if start is None and begin in line:
-            start = number
-        elif start is not None and end in line:
-            spans.append((start, number))
-            start = None
-    if start is not None:
-        spans.append((start, len(lines)))
-    return spans
 
 
 def digest_calls(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END HIDDEN TESTS") -> list[DigestCall]:
@@ -293,11 +276,6 @@ def judge_cell(cell, expected: dict[str, str]) -> list[str]:
     return messages
 
 
-def _is_check_cell(cell) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
-
-
 # --------------------------------------------------------------------------------------------
 # The two preprocessors
 
@@ -312,7 +290,7 @@ class StripDigests(ClearHiddenTests):
     """
 
     def preprocess_cell(self, cell, resources, cell_index):
-        if not _is_check_cell(cell):
+        if not is_check_cell(cell):
             return cell, resources
         grade_id = cell.metadata.nbgrader.get("grade_id")
         try:
@@ -336,7 +314,7 @@ class CompareDigests(ClearHiddenTests):
         expected = self.expected(resources)
         resources.setdefault("ctx_digests", {})
         for cell in nb.cells:
-            if not _is_check_cell(cell):
+            if not is_check_cell(cell):
                 continue
             grade_id = cell.metadata.nbgrader.get("grade_id")
             messages = judge_cell(cell, expected.get(grade_id, {}))

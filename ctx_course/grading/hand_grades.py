@@ -15,7 +15,7 @@ Covers: ``answer_digests`` (pure: the answer each grade cell of a notebook grade
 snapshot waits in ``<work>/hand_grades/<student>/<assignment>.json``: a run stopped half-way, or
 an autograde that failed, leaves it there, and the next run starts from it.
 
-Leaves out: the grading itself (``grade.py``), and grading by hand (the formgrader).
+Leaves out: the grading itself (``grader.py``), and grading by hand (the formgrader).
 
 Vocabulary: a *hand grade* is a grade cell's record that a person changed in the formgrader (a
 manual score or extra credit) and its comment; the *answer* of a free-response cell is the cell

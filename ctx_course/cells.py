@@ -1,0 +1,105 @@
+"""What a notebook cell is to grading, read from its nbgrader metadata, and its source as text.
+
+Covers: whether a cell is graded (``is_graded``), an answer (``is_answer``) or a check cell
+(``is_check_cell``); a cell's source as one string (``source_text``) and as lines
+(``source_lines``); where its hidden tests are (``hidden_spans``). Every module that asks one of
+these questions asks it here, so when nbgrader's metadata changes there is one place to follow.
+
+Leaves out: changing cells (the preprocessors in ``grading/`` do). Imports nothing of the
+package, so the sandbox, the grading run and the leaderboard can all use it.
+
+Vocabulary: a *graded* cell is a code cell with nbgrader's ``grade`` flag (a check cell, or an
+answer graded by hand); an *answer* cell has nbgrader's ``solution`` flag (a learner writes it);
+a *check cell* is a graded cell that is not an answer: a read-only autograded test cell. Its
+*hidden tests* are the lines from ``### BEGIN HIDDEN TESTS`` to ``### END HIDDEN TESTS``, left
+out of the release and put back for grading. A cell is a notebook node or the plain dict of a
+notebook read as JSON.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
+END_HIDDEN = "END HIDDEN TESTS"
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _nbgrader(cell: Any) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def is_graded(cell: Any) -> bool:
+    """Return whether ``cell`` is a code cell that nbgrader grades (a check cell or a graded answer).
+
+    >>> is_graded({"cell_type": "code", "metadata": {"nbgrader": {"grade": True}}})
+    True
+    >>> is_graded({"cell_type": "markdown", "metadata": {"nbgrader": {"grade": True}}})
+    False
+    """
+    return cell.get("cell_type") == "code" and bool(_nbgrader(cell).get("grade"))
+
+
+def is_answer(cell: Any) -> bool:
+    """Return whether ``cell`` is an answer cell, one a learner writes (nbgrader's ``solution`` flag).
+
+    >>> is_answer({"cell_type": "code", "metadata": {"nbgrader": {"solution": True}}})
+    True
+    >>> is_answer({"cell_type": "code", "metadata": {}})
+    False
+    """
+    return bool(_nbgrader(cell).get("solution"))
+
+
+def is_check_cell(cell: Any) -> bool:
+    """Return whether ``cell`` is a check cell: graded, and not an answer a learner writes.
+
+    >>> is_check_cell({"cell_type": "code", "metadata": {"nbgrader": {"grade": True, "solution": False}}})
+    True
+    >>> is_check_cell({"cell_type": "code", "metadata": {"nbgrader": {"grade": True, "solution": True}}})
+    False
+    """
+    return is_graded(cell) and not is_answer(cell)
+
+
+def source_text(source: str | list[str]) -> str:
+    """Return a cell's source (or an output's text) as one string: notebooks on disk may hold a list of lines.
+
+    >>> source_text(["a = 1\\n", "b = 2"])
+    'a = 1\\nb = 2'
+    """
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def source_lines(source: str) -> list[str]:
+    """Return the lines of ``source``, split at ``\\n``, ``\\r\\n`` or ``\\r`` as Python counts them.
+
+    >>> source_lines("a\\r\\nb\\rc")
+    ['a', 'b', 'c']
+    """
+    return _LINE_END.split(source)
+
+
+def hidden_spans(source: str, begin: str = BEGIN_HIDDEN, end: str = END_HIDDEN) -> list[tuple[int, int]]:
+    """Return the 1-based (first, last) line numbers (``source_lines``) of each hidden region of ``source``.
+
+    ``begin`` and ``end`` are nbgrader's delimiters (``ClearHiddenTests.begin_test_delimeter``).
+    An unterminated region runs to the last line:
+
+    >>> hidden_spans("a\\n### BEGIN HIDDEN TESTS\\nb\\n### END HIDDEN TESTS")
+    [(2, 4)]
+    >>> hidden_spans("a\\n### BEGIN HIDDEN TESTS\\nb")
+    [(2, 3)]
+    """
+    spans, start = [], None
+    lines = source_lines(source)
+    for number, line in enumerate(lines, start=1):
+        if start is None and begin in line:
+            start = number
+        elif start is not None and end in line:
+            spans.append((start, number))
+            start = None
+    if start is not None:
+        spans.append((start, len(lines)))
+    return spans

@@ -1,0 +1,12 @@
+"""The instructor's grading run: everything the grader process and its worker processes do.
+
+Modules: ``records`` (what a run returns), ``submissions`` (the roster and the submitted folders),
+``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``parallel``
+(worker processes), ``report`` (progress lines, summary, grades CSV), ``stopping`` (SIGTERM and
+SIGINT), ``preprocessors`` and ``hidden_digests`` (the nbgrader steps of grading and feedback).
+
+Student code never runs in these processes: it runs in kernels started by ``ctx_course.sandbox``,
+which imports nothing from here. Import the modules themselves (``from
+ctx_course.grading.grader import Grader``): this file imports none of them, so loading one
+module (nbgrader's config names the preprocessors) does not load the others.
+"""

@@ -1,0 +1,97 @@
+"""The roster and the submitted folders of a grading run.
+
+Covers: reading a roster CSV (``read_roster``), the folder names a student or an assignment may
+have (``valid_id``), copying submissions into the working folder (``collect``) and listing the
+submissions found there (``find_submissions``).
+
+Leaves out: grading them (``grader.py``). A *submission* is one student's folder for one
+assignment, ``<student>/<assignment>/``.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+from pathlib import Path
+
+from .records import RosterError, Student
+
+# Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.
+ROSTER_ID = "id"
+ROSTER_FIELDS = ("first_name", "last_name", "email", "lms_user_id")
+
+
+def read_roster(path: str | os.PathLike) -> list[Student]:
+    """Return the students of a roster CSV with columns id, first_name, last_name, email.
+
+    Like ``nbgrader db student import``: ``id`` is required, empty cells become None, other
+    columns are ignored. Example: a file ``id,first_name,last_name,email`` /
+    ``ada,Ada,Lovelace,ada@example.org`` gives ``[Student("ada", "Ada", "Lovelace", "ada@example.org")]``.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise RosterError(f"roster must be a CSV file (got {str(path)!r})")
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames is None or ROSTER_ID not in [k.strip() for k in reader.fieldnames]:
+            raise RosterError(
+                f"roster {str(path)!r} must have a header with an {ROSTER_ID!r} column (got {reader.fieldnames!r})"
+            )
+        students, seen = [], set()
+        for number, row in enumerate(reader, start=2):
+            row = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
+            student_id = row.get(ROSTER_ID, "")
+            if not valid_id(student_id):
+                raise RosterError(
+                    f"roster {str(path)!r} line {number}: id must be a plain folder name (got {student_id!r})"
+                )
+            if student_id in seen:
+                raise RosterError(f"roster {str(path)!r} line {number}: id {student_id!r} appears twice")
+            seen.add(student_id)
+            students.append(Student(student_id, **{k: row.get(k) or None for k in ROSTER_FIELDS}))
+    return students
+
+
+def valid_id(name: str) -> bool:
+    """Return whether ``name`` can be a student or assignment folder: non-empty, no separator, no dot first."""
+    return bool(name) and name == name.strip() and not name.startswith(".") and "/" not in name and "\\" not in name
+
+
+def collect(source: str | os.PathLike, submitted: str | os.PathLike) -> list[tuple[str, str]]:
+    """Copy ``<source>/<student>/<assignment>/`` folders into ``submitted`` and return the pairs copied.
+
+    Like ``nbgrader collect``: a submission already in ``submitted`` is replaced by the new copy.
+    Copying a folder onto itself does nothing. Example:
+    ``collect("examples/class/submitted", "grading/example/submitted")``.
+    """
+    source, submitted = Path(source).resolve(), Path(submitted).resolve()
+    if not source.is_dir():
+        raise ValueError(f"submissions must be a folder of <student>/<assignment>/ folders (got {str(source)!r})")
+    pairs = find_submissions(source)
+    if source == submitted:
+        return pairs
+    for student, assignment in pairs:
+        target = submitted / student / assignment
+        if target.exists():
+            shutil.rmtree(target)
+        # A link in a submission would make this copy read the grader's files: links are left out.
+        shutil.copytree(source / student / assignment, target, ignore=_links)
+    return pairs
+
+
+def _links(folder: str, names: list[str]) -> list[str]:
+    return [name for name in names if os.path.islink(os.path.join(folder, name))]
+
+
+def find_submissions(submitted: str | os.PathLike) -> list[tuple[str, str]]:
+    """Return the (student, assignment) pairs that have a folder under ``submitted``, sorted."""
+    submitted = Path(submitted)
+    if not submitted.is_dir():
+        return []
+    return sorted(
+        (student.name, assignment.name)
+        for student in submitted.iterdir()
+        if student.is_dir() and valid_id(student.name)
+        for assignment in student.iterdir()
+        if assignment.is_dir() and valid_id(assignment.name)
+    )

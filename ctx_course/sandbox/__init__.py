@@ -1,0 +1,11 @@
+"""Everything that starts, confines, talks to or runs inside a student's kernel.
+
+Modules: ``policy`` (the bubblewrap sandbox and its limits), ``kernels`` (the kernel managers, the
+``KernelPool`` that launches them one notebook ahead, ``course_pool``), ``execute`` (nbgrader's
+Execute running notebooks in the pool's kernels) and ``kernel_guard`` (runs inside the kernel; the
+grader sends it as text and never imports it).
+
+This is the whole boundary around student code: nothing here imports ``ctx_course.grading``.
+Import the modules themselves (``from ctx_course.sandbox.kernels import KernelPool``): this file
+imports none of them.
+"""
