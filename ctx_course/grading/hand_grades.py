@@ -32,6 +32,8 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from ..cells import source_text
+
 # Where the snapshot of a submission being regraded waits (under the grading run's work folder).
 SNAPSHOTS = "hand_grades"
 
@@ -66,7 +68,7 @@ def answer_digests(cells: list[dict]) -> dict[str, str]:
         grade_id = meta.get("grade_id")
         if not grade_id:
             continue
-        source = _text(cell.get("source", ""))
+        source = source_text(cell.get("source", ""))
         if meta.get("solution"):
             since_check.append(source)
         if meta.get("grade"):
@@ -189,7 +191,3 @@ class HandGrades:
         if graded:
             self.pending.unlink(missing_ok=True)
         return reopened
-
-
-def _text(source) -> str:
-    return "".join(source) if isinstance(source, list) else str(source)

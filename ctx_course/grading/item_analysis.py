@@ -35,6 +35,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from ..cells import source_text
 from .hidden_digests import FAILED, digest_calls, hidden_spans
 
 CSV_COLUMNS = (
@@ -154,7 +155,7 @@ def item_analysis(db_url: str, course_id: str, work: str | os.PathLike, assignme
                         cell = cells.get(grade.name)
                         if cell is None:
                             continue
-                        source = _text(cell.get("source", ""))
+                        source = source_text(cell.get("source", ""))
                         outcomes = hidden_outcomes(labels.get(grade.name, []), source, cell.get("outputs", []), passed)
                         for label, outcome in outcomes.items():
                             key = (assignment.name, notebook.name, grade.name, label)
@@ -245,7 +246,3 @@ def _autograded_cells(work: Path, student: str, assignment: str, notebook: str) 
         for c in cells
         if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
     }
-
-
-def _text(source) -> str:
-    return "".join(source) if isinstance(source, list) else str(source)
