@@ -11,7 +11,7 @@ LAB_ARGS ?=
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab update test test-browser lessons grade formgrader bench bench-grading clean-grading
+.PHONY: lab update test preflight test-browser lint lessons grade formgrader bench bench-grading clean-grading
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,18 @@ lab: $(STAMP)
 update: $(STAMP)
 	$(ACTIVATE) python -m ctx_course update
 
-test: $(STAMP)
+# preflight first: the system packages the suite needs, installed (as root on Debian) or named in
+# one line before anything runs (scripts/preflight.sh).
+test: preflight $(STAMP)
 	$(ACTIVATE) python -m pytest
+
+preflight:
+	@scripts/preflight.sh $(PYTHON)
+
+# The style the code keeps: ruff's rules (pyproject.toml [tool.ruff]) and mypy on ctx_reference.
+lint: $(STAMP)
+	$(ACTIVATE) ruff check .
+	$(ACTIVATE) mypy
 
 # Every notebook run in JupyterLab in a headless Chromium (needs /usr/bin/chromium; see README).
 test-browser: $(BROWSER_STAMP)

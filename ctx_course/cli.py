@@ -62,17 +62,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     grade.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     grade.add_argument("--submissions", metavar="DIR", help="collect <student>/<assignment>/ folders from DIR first")
-    grade.add_argument("--roster", metavar="CSV", help=f"students to register (default: <work>/{DEFAULT_ROSTER} if present)")
+    grade.add_argument("--roster", metavar="CSV",
+                       help=f"students to register (default: <work>/{DEFAULT_ROSTER} if present)")
     grade.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    grade.add_argument("--timeout", metavar="S", type=int, help="seconds one cell may run (default: nbgrader_config.py)")
+    grade.add_argument("--timeout", metavar="S", type=int,
+                       help="seconds one cell may run (default: nbgrader_config.py)")
     grade.add_argument(
-        "--jobs", metavar="N", type=int, help="submissions graded at once, each in its own kernel (default: one per core)"
+        "--jobs", metavar="N", type=int,
+        help="submissions graded at once, each in its own kernel (default: one per core)",
     )
     grade.add_argument(
         "--example",
         action="store_true",
         help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} "
-        f"--work {EXAMPLE_WORK} --deadlines {EXAMPLE_DEADLINES}",
+             f"--work {EXAMPLE_WORK} --deadlines {EXAMPLE_DEADLINES}",
     )
     grade.add_argument(
         "--feedback-only",
@@ -85,14 +88,17 @@ def main(argv: list[str] | None = None) -> int:
         help="due dates, extensions and late policy (default: deadlines.toml beside nbgrader_config.py)",
     )
     grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
-    grade.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since the last run")
+    grade.add_argument("--force", action="store_true",
+                       help="regrade every submission, also those unchanged since the last run")
     grade.add_argument(
         "--no-sandbox",
         action="store_true",
         help="run student code without the bubblewrap sandbox, with your privileges (not recommended)",
     )
-    grade.add_argument("--memory-limit", metavar="SIZE", help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
-    grade.add_argument("--cpu-limit", metavar="S", help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
+    grade.add_argument("--memory-limit", metavar="SIZE",
+                       help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
+    grade.add_argument("--cpu-limit", metavar="S",
+                       help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
     board = sub.add_parser(
         "leaderboard",
         help="re-score the graded policies of an assignment on hidden workloads; write a CSV and a PNG",
@@ -103,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("assignment", help="assignment id, e.g. 11-capstone")
     board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    board.add_argument("--no-sandbox", action="store_true", help="run student code without the bubblewrap sandbox (not recommended)")
+    board.add_argument("--no-sandbox", action="store_true",
+                       help="run student code without the bubblewrap sandbox (not recommended)")
     export = sub.add_parser(
         "export",
         help="write the gradebook's grades as a CSV an LMS imports (Canvas) or one row per student and cell",
@@ -111,9 +118,11 @@ def main(argv: list[str] | None = None) -> int:
         "(students matched by the roster's lms_user_id; those without one are listed) or as a long CSV "
         "(student, assignment, notebook, cell, score, max).",
     )
-    export.add_argument("--format", choices=("canvas", "long"), required=True, help="canvas: Canvas's import CSV; long: one row per cell")
+    export.add_argument("--format", choices=("canvas", "long"), required=True,
+                        help="canvas: Canvas's import CSV; long: one row per cell")
     export.add_argument("--to", metavar="CSV", help="where to write (default: <work>/canvas.csv or <work>/cells.csv)")
-    export.add_argument("--ids", metavar="CSV", help="Canvas's id of each assignment: a CSV with columns assignment,lms_id")
+    export.add_argument("--ids", metavar="CSV",
+                        help="Canvas's id of each assignment: a CSV with columns assignment,lms_id")
     export.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     export.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     items = sub.add_parser(
@@ -216,7 +225,8 @@ def _grade(args: argparse.Namespace) -> int:
         args.work = args.work or str(root / EXAMPLE_WORK)
         args.deadlines = args.deadlines or str(root / EXAMPLE_DEADLINES)
     if args.submissions is not None and not Path(args.submissions).is_dir():
-        raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders (got {args.submissions!r})")
+        raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders "
+                         f"(got {args.submissions!r})")
     students = read_roster(args.roster) if args.roster is not None else None
 
     from nbformat.warnings import MissingIDFieldWarning
@@ -240,7 +250,8 @@ def _grade(args: argparse.Namespace) -> int:
     if args.submissions is not None and not args.feedback_only:
         grader.collect(args.submissions)
     elif not grader.submitted.is_dir():
-        raise ValueError(f"no submissions to grade: {grader.submitted} does not exist (collect first, or pass --submissions)")
+        raise ValueError(f"no submissions to grade: {grader.submitted} does not exist "
+                         f"(collect first, or pass --submissions)")
     grader.register(students or [])
 
     def on_start(index, total, student, assignment):
@@ -267,7 +278,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
         shown = row.error or ("disqualified" if row.score is None else f"{row.score:.3f}")
         print(f"{row.student}: {shown}", flush=True)
 
-    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work, sandbox=False if args.no_sandbox else None, on_row=on_row)
+    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work,
+                                           sandbox=False if args.no_sandbox else None, on_row=on_row)
     print(f"{len(rows)} students ranked: {csv_path} and {png_path}")
     return 0
 

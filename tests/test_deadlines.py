@@ -10,7 +10,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import REPO, class_builder
 from nbgrader.api import Gradebook
 
 from ctx_course.cli import main
@@ -25,6 +24,8 @@ from ctx_course.grading.deadlines import (
 )
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.report import format_summary
+
+from conftest import REPO, class_builder
 
 ASSIGNMENT = "02-remaining"
 UTC = dt.UTC

@@ -9,11 +9,12 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, class_builder
 
 from ctx_course.cli import main
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.records import Student
+
+from conftest import REPO, class_builder
 
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 

@@ -14,13 +14,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, class_builder
 from nbgrader.api import Gradebook
 from nbgrader.server_extensions.formgrader.apihandlers import CommentHandler, GradeHandler
 
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.hand_grades import answer_digests
 from ctx_course.grading.report import format_summary
+
+from conftest import REPO, class_builder
 
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 

@@ -11,11 +11,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from conftest import REPO, class_builder  # noqa: E402
-
 from ctx_course.cli import main  # noqa: E402
 from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.grading.item_analysis import CHECK, HIDDEN, check_items, hidden_outcomes, item_analysis, items_figure  # noqa: E402
+
+from conftest import REPO, class_builder  # noqa: E402
 
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 

@@ -9,10 +9,11 @@ import json
 import shutil
 
 import pytest
-from conftest import LESSONS, REPO, SOLUTIONS, class_builder
 
 from ctx_course.cli import main
 from ctx_course.grading.similarity import MODEL, answer_code, compare_answers
+
+from conftest import LESSONS, REPO, SOLUTIONS, class_builder
 
 ASSIGNMENT = "04-assembly"
 build = class_builder()

@@ -34,9 +34,9 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
@@ -131,7 +131,8 @@ class Grader:
         self.work = work_folder(self.root, course)
         # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
         self.deadlines = load_deadlines(self.root, deadlines)
-        self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit, cpu_limit=cpu_limit)
+        self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit,
+                                                     cpu_limit=cpu_limit)
         # What every worker process builds its own Grader from (the same sandbox and limits).
         self.make_worker: Callable[[], Grader] = functools.partial(
             Grader, root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
@@ -140,7 +141,8 @@ class Grader:
         )
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
-        self.pool = course_pool(self.root, self.work, sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, ahead=prelaunch)
+        self.pool = course_pool(self.root, self.work, sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu,
+                                ahead=prelaunch)
         self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir
@@ -207,11 +209,13 @@ class Grader:
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
             if not outcome["success"]:
-                result = GradeResult(student, assignment, False, reason=self._diagnose(student, assignment, outcome), log=log)
+                reason = self._diagnose(student, assignment, outcome)
+                result = GradeResult(student, assignment, False, reason=reason, log=log)
             else:
                 result = replace(self._read_result(student, assignment, log), regrade=reopened)
         except Exception as exc:  # reading the gradebook back must not stop the class either
-            result = GradeResult(student, assignment, False, reason=f"graded, but the gradebook could not be read: {exc}", log=log)
+            result = GradeResult(student, assignment, False,
+                                 reason=f"graded, but the gradebook could not be read: {exc}", log=log)
         if not result.graded:
             # nbgrader removed the autograded copy; stale feedback must not outlive it.
             shutil.rmtree(self._dir("feedback", student, assignment), ignore_errors=True)
@@ -312,7 +316,8 @@ class Grader:
                 elif (student, aid) in skipped:
                     result = skipped[(student, aid)]
                 elif stop.signal:
-                    result = GradeResult(student, aid, False, reason=f"the run was stopped by {stop.signal} before it started")
+                    result = GradeResult(student, aid, False,
+                                         reason=f"the run was stopped by {stop.signal} before it started")
                 elif autograde:
                     result = next(ahead) if workers is not None else self.autograde(student, aid)
                     if stop.signal and not result.graded:

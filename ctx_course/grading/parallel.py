@@ -16,8 +16,9 @@ re-implementing it. SQLite serialises the writers itself: a writer waits for the
 seconds by default) and each transaction lasts milliseconds. Two races remain, and a submission
 that meets one is autograded again (what a second run would do): the lock held past the wait
 ("database is locked"), and two workers adding the same new student at once, each grading one of
-her submissions (the second insert fails with an IntegrityError before anything else is written). Everything before (registering the roster,
-generating the assignments) and after (feedback, grades.csv) stays in the parent, one writer.
+her submissions (the second insert fails with an IntegrityError before anything else is written).
+Everything before (registering the roster, generating the assignments) and after (feedback,
+grades.csv) stays in the parent, one writer.
 
 Leaves out: grading across machines (see the README), and which submissions to grade.
 
@@ -29,8 +30,9 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from .records import GradeResult
 
@@ -115,7 +117,8 @@ class ParallelAutograde:
             pass
 
     def _run(self, tasks: list[tuple], stopped) -> Iterator:
-        """Hand the tasks out one at a time; yield their answers in order (``stopped(task, exitcode)`` for a lost one)."""
+        """Hand the tasks out one at a time; yield their answers in order (``stopped(task, exitcode)`` for a
+        lost one)."""
         self._starting.join()
         pending = list(tasks)
         done: dict[int, object] = {}
@@ -176,7 +179,7 @@ class ParallelAutograde:
     def close(self) -> None:
         """Ask every worker to stop its kernels and exit; wait for them."""
         self._starting.join()
-        for process, conn in self._workers:
+        for _process, conn in self._workers:
             try:
                 conn.send(None)
             except OSError:
@@ -189,7 +192,7 @@ class ParallelAutograde:
             conn.close()
         self._workers = []
 
-    def __enter__(self) -> "ParallelAutograde":
+    def __enter__(self) -> ParallelAutograde:
         return self
 
     def __exit__(self, *exc) -> None:

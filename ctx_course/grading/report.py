@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -163,9 +163,11 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     if not total:
         lines = ["No submissions found."]
     if report.skipped:
-        lines.append(f"Skipped {report.skipped} unchanged since the last run (read back from the gradebook; --force regrades them).")
+        lines.append(f"Skipped {report.skipped} unchanged since the last run "
+                     f"(read back from the gradebook; --force regrades them).")
     if not report.sandboxed:
-        lines.insert(0, "WARNING: --no-sandbox: student code ran with your privileges (it could read solutions/ and change grading/).")
+        lines.insert(0, "WARNING: --no-sandbox: student code ran with your privileges "
+                        "(it could read solutions/ and change grading/).")
     if report.stopped_by:
         lines.append(
             f"STOPPED by {report.stopped_by}: the notebook running was abandoned and no other was started; "
@@ -180,7 +182,8 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
         lines += [f"  {r.student} {r.assignment}: {format_late(r.late)}" for r in late]
     regrade = [r for r in report.results if r.regrade]
     if regrade:
-        lines.append(f"To grade by hand again ({len(regrade)}; the answer changed since it was graded, the earlier score is kept):")
+        lines.append(f"To grade by hand again ({len(regrade)}; the answer changed since it was graded, "
+                     "the earlier score is kept):")
         lines += [f"  {r.student} {r.assignment}: {', '.join(r.regrade)}" for r in regrade]
     if report.not_on_roster:
         lines.append("Not on the roster (graded anyway): " + ", ".join(report.not_on_roster))
