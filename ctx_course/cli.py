@@ -99,6 +99,15 @@ def main(argv: list[str] | None = None) -> int:
                        help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
     grade.add_argument("--cpu-limit", metavar="S",
                        help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
+    check = sub.add_parser(
+        "hub-check",
+        help="check that the course hub answers and the exchange root can be used (from any account)",
+        description="Ask the hub's REST API for its version and check that nbgrader's exchange root exists and "
+        "is writable by this account. One line each; one error: line (exit status 2) for what is wrong.",
+    )
+    check.add_argument("--url", default="http://127.0.0.1:8000", help="the hub's address (default: %(default)s)")
+    check.add_argument("--exchange", metavar="DIR",
+                       help="the exchange root (default: $COURSE_EXCHANGE, else /srv/nbgrader/exchange)")
     board = sub.add_parser(
         "leaderboard",
         help="re-score the graded policies of an assignment on hidden workloads; write a CSV and a PNG",
@@ -186,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
             return _items(args)
         elif args.command == "similarity":
             return _similarity(args)
+        elif args.command == "hub-check":
+            return _hub_check(args)
     except WorkspaceError as exc:  # a notebook or the manifest cannot be read: nothing was changed
         print(f"error: {exc}；没有改动任何文件", file=sys.stderr)
         return 2
@@ -268,6 +279,23 @@ def _grade(args: argparse.Namespace) -> int:
         return report.stop_status
     return 1 if report.failed else 0
 
+
+
+def _hub_check(args: argparse.Namespace) -> int:
+    """Print the hub's version and the exchange root's state; raise ValueError (one line) for a problem."""
+    import os
+
+    from .exchange import root_problem
+    from .hubcheck import hub_version
+
+    version = hub_version(args.url)
+    print(f"hub: JupyterHub {version} answers at {args.url}")
+    exchange = args.exchange or os.environ.get("COURSE_EXCHANGE", "/srv/nbgrader/exchange")
+    problem = root_problem(exchange)
+    if problem is not None:
+        raise ValueError(problem)
+    print(f"exchange: {exchange} exists and is writable by this account")
+    return 0
 
 
 def _leaderboard(args: argparse.Namespace) -> int:

@@ -375,7 +375,27 @@ class Grader:
             sandboxed=self.sandboxed or not autograde,  # no notebook ran: nothing to warn about
             stopped_by=stop.signal,
             stop_status=128 + stop.number if stop.number else 0,
+            outside_exchange=self.outside_exchange(results),
         )
+
+    def outside_exchange(self, results: Sequence[GradeResult]) -> tuple[str, ...]:
+        """Name the graded submissions that nbgrader's ``release_feedback`` cannot return to their learner.
+
+        A submission made with ``nbgrader submit`` carries ``timestamp.txt`` and
+        ``submission_secret.txt``; one copied in with ``--submissions`` has neither, and its
+        learner has no secret to find the page by. Named only for assignments that others handed
+        in through the exchange (a class graded wholly from an LMS download is not flagged).
+        Example: ``("cai 02-remaining",)``.
+        """
+        secret_file = "submission_secret.txt"
+        has_secret = {
+            (r.student, r.assignment): (self._dir("submitted", r.student, r.assignment) / secret_file).is_file()
+            for r in results
+            if r.graded
+        }
+        through_exchange = {a for (_, a), secret in has_secret.items() if secret}
+        return tuple(f"{s} {a}" for (s, a), secret in sorted(has_secret.items())
+                     if not secret and a in through_exchange)
 
     # -- manifest
     def _digest(self, student: str, assignment: str) -> str:

@@ -185,6 +185,11 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
         lines.append(f"To grade by hand again ({len(regrade)}; the answer changed since it was graded, "
                      "the earlier score is kept):")
         lines += [f"  {r.student} {r.assignment}: {', '.join(r.regrade)}" for r in regrade]
+    if report.outside_exchange:
+        lines.append(
+            "Not submitted through the exchange (no submission_secret.txt: nbgrader release_feedback skips them, "
+            "hand their feedback over another way): " + ", ".join(report.outside_exchange)
+        )
     if report.not_on_roster:
         lines.append("Not on the roster (graded anyway): " + ", ".join(report.not_on_roster))
     if report.grades_csv is not None:
