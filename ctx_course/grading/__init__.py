@@ -3,9 +3,13 @@
 Modules: ``records`` (what a run returns), ``submissions`` (the roster and the submitted folders),
 ``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``parallel``
 (worker processes), ``report`` (progress lines, summary, grades CSV), ``stopping`` (SIGTERM and
-SIGINT), ``preprocessors`` and ``metadata`` (the nbgrader steps of grading and feedback),
-``behaviour`` (check cells judged here, on what the learner's functions return) and
-``reference_build`` (``ctx_reference`` without a notebook's exercise functions).
+SIGINT), ``preprocessors`` and ``metadata`` (the nbgrader steps of grading and feedback), ``behaviour``
+(check cells judged here, on what the learner's functions return), ``reference_build``
+(``ctx_reference`` without a notebook's exercise functions),
+``hand_grades`` (hand grades kept through a regrade), ``deadlines`` (due dates, extensions, late
+penalties); and what an instructor reads after a run: ``export`` (Canvas and long CSVs, also as
+nbgrader export plugins), ``item_analysis`` (per check cell and hidden test) and ``similarity``
+(answers alike each other or the model answer).
 
 Student code never runs in these processes: it runs in kernels and answer processes started
 with ``ctx_course.sandbox``, which imports nothing from here. Import the modules themselves (``from

@@ -48,7 +48,9 @@ from ..sandbox.execute import PrelaunchedExecute
 from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, course_pool
 from ..sandbox.policy import SandboxPolicy, sandbox_limits
 from .behaviour import discard_pending
+from .deadlines import apply_deadlines, check_students, load_deadlines
 from .diagnosis import diagnose, kernel_failed_to_start, last_error, tamper_notes, timeout_notes
+from .hand_grades import SNAPSHOTS, HandGrades
 from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .records import ClassReport, GradeResult, Student
@@ -129,18 +131,22 @@ class Grader:
         memory_limit: str | int | None = None,
         cpu_limit: int | None = None,
         jobs: int | None = None,
+        deadlines: str | os.PathLike | bool | None = None,
     ):
         self.root = Path(root).resolve()
         # Submissions autograded at once, each in a worker process with its own kernels (parallel.py).
         self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
         course = load_course_config(self.root, work=work)
         self.work = work_folder(self.root, course)
+        # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
+        self.deadlines = load_deadlines(self.root, deadlines)
         self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit,
                                                      cpu_limit=cpu_limit)
         # What every worker process builds its own Grader from (the same sandbox and limits).
         self.make_worker: Callable[[], Grader] = functools.partial(
             Grader, root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
             sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, jobs=1,
+            deadlines=False,  # the parent applies the deadlines
         )
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
@@ -210,18 +216,22 @@ class Grader:
         if links:  # nbgrader would read through them (another student's files, the solutions)
             reason = f"the submission holds links, which are not followed: {', '.join(links[:3])}; collect it again"
             return GradeResult(student, assignment, False, reason=reason, seconds=time.perf_counter() - start)
+        hand = HandGrades(self.gradebook, student, assignment, self._dir("autograded", student, assignment),
+                          self.work / SNAPSHOTS)
+        hand.before()  # nbgrader reopens every hand-graded cell: put them back after the run
         outcome = self._run_autograde(student, assignment)
         if not outcome["success"] and kernel_failed_to_start(outcome):
             discard_pending(student, assignment)
             outcome = self._run_autograde(student, assignment)  # not the student's fault: once more
         discard_pending(student, assignment)  # a notebook that failed before it was scored
+        reopened = hand.after()
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
             if not outcome["success"]:
                 reason = self._diagnose(student, assignment, outcome)
                 result = GradeResult(student, assignment, False, reason=reason, log=log)
             else:
-                result = self._read_result(student, assignment, log)
+                result = replace(self._read_result(student, assignment, log), regrade=reopened)
         except Exception as exc:  # reading the gradebook back must not stop the class either
             result = GradeResult(student, assignment, False,
                                  reason=f"graded, but the gradebook could not be read: {exc}", log=log)
@@ -271,6 +281,8 @@ class Grader:
         running, starts no other, and still writes the feedback and the CSV (``stopped_by``).
         """
         self._running_workers: ParallelAutograde | None = None
+        if self.deadlines is not None:  # an extension for nobody is bad input: nothing is graded
+            check_students(self.deadlines, self._known_students())
         with StopOnSignal(on_stop=self._abandon) as stop:
             return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start, on_result=on_result)
 
@@ -348,6 +360,10 @@ class Grader:
                 self.pool.close()
             self.builds.close()
         phases["autograde"] = time.perf_counter() - tick
+        if self.deadlines is not None:
+            with self.gradebook() as gb:
+                late = apply_deadlines(gb, self.deadlines, [(r.student, r.assignment) for r in results if r.graded])
+            results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
 
         tick = time.perf_counter()
         if workers is None or stop.signal:  # after a stop the workers are gone: write it here
@@ -441,6 +457,12 @@ class Grader:
         with self.gradebook():  # created here, once, before any worker opens it
             pass
         return ParallelAutograde(self.make_worker, jobs)
+
+    def _known_students(self) -> set[str]:
+        """Return the students of the roster, of the submissions folder and of the gradebook."""
+        with self.gradebook() as gb:
+            students = {s.id for s in gb.students}
+        return students | {s.id for s in self.roster} | {s for s, _ in find_submissions(self.submitted)}
 
     def _add_new_students(self, pairs) -> None:
         """Add to the gradebook the students nbgrader would add when autograding these pairs.

@@ -47,6 +47,7 @@ from traitlets import Integer
 
 from ..cells import hidden_spans, is_check_cell, source_lines
 from .behaviour import ScoreFromBehaviour, StartEvaluation
+from .deadlines import ShowLateness
 from .metadata import RestoreMetadata
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
@@ -344,4 +345,4 @@ AUTOGRADE_PREPROCESSORS = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
-FEEDBACK_PREPROCESSORS = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+FEEDBACK_PREPROCESSORS = [GetGrades, ShowLateness, HideHiddenTests, CSSHTMLHeaderPreprocessor]
