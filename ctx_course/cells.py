@@ -2,7 +2,8 @@
 
 Covers: whether a cell is graded (``is_graded``), an answer (``is_answer``) or a check cell
 (``is_check_cell``); a cell's source as one string (``source_text``) and as lines
-(``source_lines``); where its hidden tests are (``hidden_spans``). Every module that asks one of
+(``source_lines``); where its hidden tests are (``hidden_spans``) and which of them are named
+(``hidden_checks``). Every module that asks one of
 these questions asks it here, so when nbgrader's metadata changes there is one place to follow.
 
 Leaves out: changing cells (the preprocessors in ``grading/`` do). Imports nothing of the
@@ -13,15 +14,19 @@ answer graded by hand); an *answer* cell has nbgrader's ``solution`` flag (a lea
 a *check cell* is a graded cell that is not an answer: a read-only autograded test cell. Its
 *hidden tests* are the lines from ``### BEGIN HIDDEN TESTS`` to ``### END HIDDEN TESTS``, left
 out of the release and put back for grading. A cell is a notebook node or the plain dict of a
-notebook read as JSON.
+notebook read as JSON. A *hidden check* is one hidden ``expect_digest(label, …)`` call, named by
+its label.
 """
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
 BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
 END_HIDDEN = "END HIDDEN TESTS"
+# What a hidden check calls (ctx_reference.checks.expect_digest); its first argument is the label.
+HIDDEN_CHECK = "expect_digest"
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -103,3 +108,37 @@ def hidden_spans(source: str, begin: str = BEGIN_HIDDEN, end: str = END_HIDDEN) 
     if start is not None:
         spans.append((start, len(lines)))
     return spans
+
+
+def hidden_checks(source: str, begin: str = BEGIN_HIDDEN, end: str = END_HIDDEN) -> list[tuple[str, int, int]]:
+    """Return (label, first line, last line) of each hidden check of ``source``, in source order.
+
+    A hidden check is a call of ``expect_digest`` inside a hidden region whose label is a string
+    literal; other calls and a cell that is not Python give none:
+
+    >>> hidden_checks('x = 1\\n### BEGIN HIDDEN TESTS\\nexpect_digest("a", f(1), "0")\\n### END HIDDEN TESTS')
+    [('a', 3, 3)]
+    """
+    spans = hidden_spans(source, begin, end)
+    if not spans or HIDDEN_CHECK not in source:
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        label = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "label"), None)
+        last = node.end_lineno or node.lineno
+        if (
+            name == HIDDEN_CHECK
+            and isinstance(label, ast.Constant)
+            and isinstance(label.value, str)
+            and any(first <= node.lineno and last <= end_line for first, end_line in spans)
+        ):
+            found.append((label.value, node.lineno, last, node.col_offset))
+    return [(label, first, last) for label, first, last, _ in sorted(found, key=lambda f: (f[1], f[3]))]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
+import json
 
 import matplotlib
 import pytest
@@ -12,6 +13,7 @@ import pytest
 matplotlib.use("Agg")
 
 from ctx_course.cli import main  # noqa: E402
+from ctx_course.grading.behaviour import VERDICT_KEY  # noqa: E402
 from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.grading.item_analysis import CHECK, HIDDEN, check_items, hidden_outcomes, item_analysis, items_figure  # noqa: E402
 
@@ -118,6 +120,18 @@ def test_figure_draws_a_bar_per_check_cell_and_caught_hidden_test(analysed):
     ]
 
 
+def test_the_label_is_kept_for_the_instructor_not_shown_to_the_learner(analysed):
+    """ben's autograded check_remaining records the hidden test that caught him; his feedback page names none."""
+    tmp, _ = analysed
+    notebook = json.loads((tmp / "work" / "autograded" / "ben" / ASSIGNMENT / "remaining.ipynb").read_text("utf-8"))
+    [cell] = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "check_remaining"]
+    assert cell["metadata"][VERDICT_KEY] == {"hidden_test": BELOW}
+    [page] = (tmp / "work" / "feedback" / "ben" / ASSIGNMENT).glob("*.html")
+    text = page.read_text(encoding="utf-8")
+    assert "Score: 0.0 / 3.0" in text  # the page of his graded check_remaining
+    assert not any(label in text for label in (FIRST, NEGATIVE, TENTH, BELOW)) and VERDICT_KEY not in text
+
+
 def test_check_items_tallies_each_cell():
     """Two rows of one cell, one passed: one Item, 2 submissions, share 0.5; an empty class has no item."""
     [item] = check_items([("02", "nb", "check", True), ("02", "nb", "check", False)])
@@ -125,20 +139,8 @@ def test_check_items_tallies_each_cell():
     assert check_items([]) == []
 
 
-def test_a_kernel_error_on_a_hidden_line_fails_that_test_only():
-    """An error raised on the line of hidden test "b" fails b; a and c stay unknown (not compared)."""
-    source = (
-        'x = 1\n### BEGIN HIDDEN TESTS\nreport("a", f(1))\nreport("b", f(2))\nreport("c", f(3))\n### END HIDDEN TESTS'
-    )
-    error = {
-        "output_type": "error",
-        "ename": "ZeroDivisionError",
-        "evalue": "",
-        "traceback": [
-            "\x1b[0;31mZeroDivisionError\x1b[0m",
-            "Cell In[4], line 4",
-            "ZeroDivisionError: division by zero",
-        ],
-    }
-    assert hidden_outcomes(["a", "b", "c"], source, [error], False) == {"a": "unknown", "b": "failed", "c": "unknown"}
-    assert hidden_outcomes(["a", "b", "c"], source, [], True) == dict.fromkeys("abc", "passed")
+def test_the_first_failed_hidden_test_fails_that_test_only():
+    """The grader stopped at hidden test "b": a passed, b failed, c unknown; no label leaves all unknown."""
+    assert hidden_outcomes(["a", "b", "c"], "b", False) == {"a": "passed", "b": "failed", "c": "unknown"}
+    assert hidden_outcomes(["a", "b", "c"], "", False) == dict.fromkeys("abc", "unknown")
+    assert hidden_outcomes(["a", "b", "c"], "", True) == dict.fromkeys("abc", "passed")

@@ -23,7 +23,8 @@ sandbox's rules (``sandbox.py``).
 
 Vocabulary: the *answer cells* are the code cells with ``solution: true``; the *learner's names*
 are the names they define at top level; a *verdict* is one check cell's outcome (passed, and a
-Chinese line for the feedback that holds no text from the learner's process).
+Chinese line for the feedback that holds no text from the learner's process, and the label of the
+first hidden check it failed, for the instructor).
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Any as AnyTrait
 from traitlets import Integer
 
+from ..cells import hidden_checks
 from ..sandbox import answerer as wire
 from .reference_build import ReferenceBuilds, graded_exercises, withheld_objects
 
@@ -74,6 +76,10 @@ TIMED_OUT = "评分时你的函数运行超过了 {seconds} 秒，这一格按�
 ANSWERER_DIED = "评分时运行你的函数的进程意外结束了（内存或 CPU 时间用完了？），"\
     "这一格按未通过计分。"
 NOT_RUN = "这一格的检查没有运行：{why}"
+# Where the autograded notebook keeps a check cell's verdict for the instructor (item analysis):
+# ``{"hidden_test": label}``, the label of the first hidden check it failed ("" for none). The
+# feedback page does not show cell metadata, so the label stays out of what the learner sees.
+VERDICT_KEY = "ctx_verdict"
 # What a check cell's error from the kernel becomes when the grader's evaluation passed it.
 KERNEL_ERROR_NOTE = "（笔记本里这一格报错 {ename}，评分以评分程序单独运行的检查为准："\
     "这一格通过。）\n"
@@ -454,12 +460,13 @@ class LearnerFunction:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One check cell's outcome: passed, the feedback line, the detail for the instructor, what it printed."""
+    """One check cell's outcome: passed, the feedback line, its detail and first failed hidden check, its prints."""
 
     passed: bool
     line: str = ""
     detail: str = ""
     hidden: bool = False
+    hidden_test: str = ""  # the label of the hidden check the cell failed on ("" when none did)
     printed: str = field(default="", repr=False, compare=False)
 
 
@@ -572,12 +579,27 @@ def _check(cell: Cell, namespace: dict, session: AnswerSession) -> Verdict:
         line = _line_in(exc, filename)
         hidden = line is None or line in hidden_lines(cell.source)
         if hidden:
-            return Verdict(False, HIDDEN_FAILED, detail, hidden=True)
+            return Verdict(False, HIDDEN_FAILED, detail, hidden=True, hidden_test=failed_check(cell.source, line))
         text = cell.source.split("\n")[line - 1].strip()
         return Verdict(False, VISIBLE_FAILED.format(line=line, text=text), detail)
     if session.withheld:  # the learner's code met a withheld function and went on
         return Verdict(False, USED_REFERENCE, "ReferenceWithheld caught by the learner's code")
     return Verdict(True)
+
+
+def failed_check(source: str, line: int | None) -> str:
+    """Return the label of the hidden check of ``source`` on ``line`` ("" when the line is in none).
+
+    The line is where the check cell stopped (``_line_in``): the cell runs top to bottom, so the
+    hidden checks before it passed:
+
+    >>> cell = '### BEGIN HIDDEN TESTS\\nexpect_digest("a", f(1), "0")\\nexpect_digest("b", f(2), "0")'
+    >>> failed_check(cell, 3), failed_check(cell, 1)
+    ('b', '')
+    """
+    if line is None:
+        return ""
+    return next((label for label, first, last in hidden_checks(source) if first <= line <= last), "")
 
 
 def _line_in(exc: BaseException, filename: str) -> int | None:
@@ -717,7 +739,8 @@ def apply_verdict(cell, verdict: Verdict) -> None:
 
     The kernel's stderr becomes stdout (it never costs points). A passed cell loses the kernel's
     errors (each becomes one note line); a failed cell keeps them, and gets one error with the
-    verdict's line when the kernel raised none.
+    verdict's line when the kernel raised none. The cell's ``VERDICT_KEY`` metadata gets the first
+    hidden check it failed (whatever the submission held there is replaced).
     """
     outputs = []
     for output in cell.outputs:
@@ -735,6 +758,7 @@ def apply_verdict(cell, verdict: Verdict) -> None:
             error = {"ename": "CheckFailed", "evalue": verdict.line, "traceback": [f"CheckFailed: {verdict.line}"]}
             outputs.append(nbformat.v4.new_output("error", **error))
     cell.outputs = outputs
+    cell.metadata[VERDICT_KEY] = {"hidden_test": "" if verdict.passed else verdict.hidden_test}
 
 
 class ScoreFromBehaviour(NbGraderPreprocessor):

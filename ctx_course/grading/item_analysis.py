@@ -1,23 +1,25 @@
 """Item analysis of a graded class: the share that passed each check cell, and what each hidden test caught.
 
 Read from what grading left, never by running anything: the check cells' grades from the
-gradebook, and, for the hidden tests, the check cells' errors in the instructor's autograded
-notebooks (``<work>/autograded/<student>/<assignment>/``). A check cell scores all or nothing,
-so *passed* means full points. A hidden test (one hidden ``expect_digest`` call, named by its
-label) *caught* a submission when it is the one the check cell failed on: the grader names the
-first hidden test that did not pass (``隐藏测试没有通过：<label>``), or the error was raised on
-its line. Hidden tests before it are known to have passed only when the grader compared them
-(no error of the kernel's own), those after it are unknown; a check cell that passed passed
-every hidden test; one that failed in its visible checks tells nothing about its hidden tests.
-So a hidden test's ``passed`` is a lower bound and ``caught`` is exact.
+gradebook, and, for the hidden tests, the verdict the grader wrote into each check cell's
+metadata (``behaviour.VERDICT_KEY``) of the instructor's autograded notebooks
+(``<work>/autograded/<student>/<assignment>/``). A check cell scores all or nothing, so *passed*
+means full points. A hidden test (one hidden ``expect_digest`` call, named by its label,
+``cells.hidden_checks``) *caught* a submission when it is the one the check cell failed on: the
+grader runs the cell top to bottom and records the label of the hidden check it stopped at. The
+hidden tests before it passed, those after it are unknown; a check cell that passed passed every
+hidden test; one that failed in its visible checks, or in a hidden line that is no labelled
+check, tells nothing about its hidden tests. So a hidden test's ``passed`` is a lower bound and
+``caught`` is exact.
 
 Covers: ``check_items`` (pure per-cell tally), ``hidden_outcomes`` (pure: which hidden tests one
-autograded check cell passed, failed or left unknown), ``item_analysis`` (the class, from a work
-folder), ``write_items_csv`` and ``items_figure`` (the CSV and the figure, drawn by
+check cell passed, failed or left unknown), ``item_analysis`` (the class, from a work folder),
+``write_items_csv`` and ``items_figure`` (the CSV and the figure, drawn by
 ``ctx_reference.plots.plot_item_analysis`` with the bundled font).
 
-Leaves out: free-response cells (graded by hand), and hidden ``assert`` lines, which have no
-label (a failure there counts for the check cell only).
+Leaves out: free-response cells (graded by hand); hidden ``assert`` lines, which have no label (a
+failure there counts for the check cell only); notebooks autograded before the verdict was kept
+in the cell (their hidden tests count as unknown).
 
 Vocabulary: an *item* is one check cell or one hidden test; *submissions* counts the graded
 submissions that have that cell.
@@ -28,15 +30,14 @@ from __future__ import annotations
 import csv
 import json
 import os
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from ..cells import source_text
-from .hidden_digests import FAILED, digest_calls, hidden_spans
+from ..cells import hidden_checks
+from .behaviour import VERDICT_KEY
 
 CSV_COLUMNS = (
     "kind",
@@ -51,10 +52,6 @@ CSV_COLUMNS = (
     "share_passed",
 )
 CHECK, HIDDEN = "check cell", "hidden test"
-# How the grader names the first hidden test a check cell did not pass (hidden_digests.failures).
-_FAILED_PREFIX = "隐藏测试没有通过："
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_CELL_LINE = re.compile(r"Cell In\[\d*\], line (\d+)")
 
 
 @dataclass(frozen=True)
@@ -77,39 +74,21 @@ class Item:
         return self.passed / self.submissions if self.submissions else 0.0
 
 
-def hidden_outcomes(labels: Sequence[str], source: str, outputs: list[dict], passed: bool) -> dict[str, str]:
-    """Return {label: "passed" | "failed" | "unknown"} for the hidden tests of one autograded check cell.
+def hidden_outcomes(labels: Sequence[str], first_failed: str, passed: bool) -> dict[str, str]:
+    """Return {label: "passed" | "failed" | "unknown"} for the hidden tests of one graded check cell.
 
-    ``labels`` are the cell's hidden tests in source order (from the instructor's cell), ``source``
-    the cell as graded (hidden tests in it, on the same lines), ``outputs`` its outputs, ``passed``
-    whether it scored full points. Example: labels a, b, c and the error
-    ``CheckFailed: 隐藏测试没有通过：b`` give ``{"a": "passed", "b": "failed", "c": "unknown"}``.
+    ``labels`` are the cell's hidden tests in source order (from the instructor's cell),
+    ``first_failed`` the label of the one the grader's run of the cell stopped at ("" for none),
+    ``passed`` whether it scored full points. Example: labels a, b, c and ``first_failed`` b give
+    ``{"a": "passed", "b": "failed", "c": "unknown"}``.
     """
     labels = list(labels)
     if passed:
         return dict.fromkeys(labels, "passed")
     outcome = dict.fromkeys(labels, "unknown")
-    errors = [o for o in outputs if o.get("output_type") == "error"]
-    if not errors:
-        return outcome
-    error = errors[0]
-    if error.get("ename") == FAILED:
-        message = str(error.get("evalue", ""))
-        for index, label in enumerate(labels):
-            if message == _FAILED_PREFIX + label or message.startswith(_FAILED_PREFIX + label + "（"):
-                outcome.update(dict.fromkeys(labels[:index], "passed"), **{label: "failed"})
-                break
-        return outcome
-    match = _CELL_LINE.search(_ANSI.sub("", "\n".join(error.get("traceback", []))))
-    if match:
-        number = int(match.group(1))
-        lines = source.split("\n")
-        inside = any(first <= number <= last for first, last in hidden_spans(source))
-        if inside and number <= len(lines):
-            for label in labels:
-                if repr(label) in lines[number - 1] or f'"{label}"' in lines[number - 1]:
-                    outcome[label] = "failed"
-                    break
+    if first_failed in labels:
+        index = labels.index(first_failed)
+        outcome.update(dict.fromkeys(labels[:index], "passed"), **{first_failed: "failed"})
     return outcome
 
 
@@ -143,7 +122,11 @@ def item_analysis(db_url: str, course_id: str, work: str | os.PathLike, assignme
                     for c in notebook.grade_cells
                     if c.cell_type == "code" and not _is_answer(notebook, c.name)
                 }
-                labels = {c.name: _labels(c.source) for c in notebook.source_cells if c.name in checks}
+                labels = {
+                    c.name: [label for label, _, _ in hidden_checks(c.source or "")]
+                    for c in notebook.source_cells
+                    if c.name in checks
+                }
                 for submission_notebook in notebook.submissions:
                     student = submission_notebook.student.id
                     cells = _autograded_cells(work, student, assignment.name, notebook.name)
@@ -155,8 +138,13 @@ def item_analysis(db_url: str, course_id: str, work: str | os.PathLike, assignme
                         cell = cells.get(grade.name)
                         if cell is None:
                             continue
-                        source = source_text(cell.get("source", ""))
-                        outcomes = hidden_outcomes(labels.get(grade.name, []), source, cell.get("outputs", []), passed)
+                        verdict = cell.get("metadata", {}).get(VERDICT_KEY)
+                        if not isinstance(verdict, dict):  # autograded before verdicts were kept
+                            verdict = {}
+                        first_failed = verdict.get("hidden_test", "")
+                        if not isinstance(first_failed, str):
+                            first_failed = ""
+                        outcomes = hidden_outcomes(labels.get(grade.name, []), first_failed, passed)
                         for label, outcome in outcomes.items():
                             key = (assignment.name, notebook.name, grade.name, label)
                             hidden.setdefault(key, {"passed": 0, "failed": 0, "unknown": 0})[outcome] += 1
@@ -222,13 +210,6 @@ def items_figure(items: Sequence[Item], most: int = 12):
 
 # --------------------------------------------------------------------------------------------
 # Small helpers
-
-
-def _labels(source: str) -> list[str]:
-    try:
-        return [call.label for call in digest_calls(source)]
-    except ValueError:  # a cell the grader refused: nothing to say about its hidden tests
-        return []
 
 
 def _is_answer(notebook, name: str) -> bool:
