@@ -6,6 +6,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from .grading.records import WorkerRefused
 from .lab import exec_lab
 from .release import ReleaseError, generate_release
 from .sandbox.policy import SandboxUnavailable
@@ -48,7 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     grade.add_argument("--timeout", metavar="S", type=int, help="seconds one cell may run (default: nbgrader_config.py)")
     grade.add_argument(
-        "--jobs", metavar="N", type=int, help="submissions graded at once, each in its own kernel (default: one per core)"
+        "--jobs", metavar="N", type=int,
+        help="submissions graded at once, by a local Dask cluster of N worker processes (default: one per core)",
+    )
+    grade.add_argument(
+        "--cluster", metavar="ADDRESS",
+        help="grade on the workers of an existing Dask scheduler, e.g. tls://grader.example.org:8786 (see README)",
     )
     grade.add_argument(
         "--example",
@@ -103,7 +109,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except SandboxUnavailable as exc:  # bubblewrap missing or refused: one line, nothing graded
+    except (SandboxUnavailable, WorkerRefused) as exc:  # bubblewrap or a worker refused: one line
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a Dask scheduler that cannot be reached
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
@@ -140,6 +149,7 @@ def _grade(args: argparse.Namespace) -> int:
         memory_limit=args.memory_limit,
         cpu_limit=args.cpu_limit,
         jobs=args.jobs,
+        cluster=args.cluster,
     )
     if students is None and (grader.work / DEFAULT_ROSTER).is_file():
         students = read_roster(grader.work / DEFAULT_ROSTER)
