@@ -16,11 +16,11 @@ ACTIVATE := . $(BIN)/activate &&
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[course,test]"
+	$(BIN)/python -m pip install --quiet -e ".[course,postgres,test]"
 	touch $(STAMP)
 
 $(BROWSER_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[course,test,browser]"
+	$(BIN)/python -m pip install --quiet -e ".[course,postgres,test,browser]"
 	touch $(BROWSER_STAMP)
 
 # The learner works in workspace/ (git-ignored): copies of the lessons that are never overwritten.

@@ -5,20 +5,23 @@ the version of every package that runs it), ``fingerprint_difference`` (one line
 first part that differs between two machines) and ``hash_tree`` (the digest of a folder).
 
 A grading worker on another machine must give a notebook the score the instructor's machine
-would: the same source notebooks (hidden tests), the same checker the check cells call, the
-same grading code and the same versions of what executes and scores a notebook.
+would: the same source notebooks (hidden tests, from the course folder), the same checker the
+check cells call and the same grading code (the packages as imported), and the same versions of
+what executes and scores a notebook.
 
 Leaves out: when the comparison is made and what is done about a difference (``engine.py``).
 """
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import platform
 from importlib import metadata
 from pathlib import Path
 
-# The folders of the course a grading run depends on, and the files of each that count.
-COURSE_PARTS = (("solutions", ""), ("ctx_reference", ".py"), ("ctx_course", ".py"))
+# The packages a grading run executes (the checker the check cells call, the grading code):
+# their files as this interpreter imports them, ``.py`` only.
+PACKAGES = ("ctx_reference", "ctx_course")
 # The packages whose version changes what a notebook's run gives.
 TOOLS = ("nbgrader", "nbconvert", "nbclient", "nbformat", "ipykernel", "jupyter_client", "numpy", "matplotlib")
 
@@ -39,12 +42,15 @@ def course_fingerprint(root: str | Path) -> dict[str, str]:
     Example: ``{"solutions/": "3f…", "ctx_reference/": "9a…", "ctx_course/": "c1…",
     "python": "3.11.2", "nbgrader": "0.9.5", …}``.
     """
-    root = Path(root)
-    parts = {}
-    for folder, suffix in COURSE_PARTS:
+    sha = hashlib.sha256()
+    hash_tree(sha, Path(root) / "solutions")
+    parts = {"solutions/": sha.hexdigest()}
+    for name in PACKAGES:
         sha = hashlib.sha256()
-        hash_tree(sha, root / folder, suffix)
-        parts[f"{folder}/"] = sha.hexdigest()
+        spec = importlib.util.find_spec(name)
+        for folder in (spec.submodule_search_locations or []) if spec is not None else ["missing"]:
+            hash_tree(sha, Path(folder), ".py")
+        parts[f"{name}/"] = sha.hexdigest()
     parts["python"] = platform.python_version()
     for name in TOOLS:
         try:

@@ -40,7 +40,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook, InvalidEntry, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
@@ -176,13 +176,19 @@ class Grader:
 
     # -- steps
     def register(self, students: Iterable[Student]) -> None:
-        """Create or update every student of the roster in the gradebook."""
+        """Create or update every student of the roster in the gradebook.
+
+        Runs from several folders may share one gradebook (PostgreSQL): a student added by
+        another run between looking her up and adding her is updated instead.
+        """
         self.roster = list(students)
         with self.gradebook() as gb:
             for s in self.roster:
-                gb.update_or_create_student(
-                    s.id, first_name=s.first_name, last_name=s.last_name, email=s.email, lms_user_id=s.lms_user_id
-                )
+                details = dict(first_name=s.first_name, last_name=s.last_name, email=s.email, lms_user_id=s.lms_user_id)
+                try:
+                    gb.update_or_create_student(s.id, **details)
+                except InvalidEntry:  # another run sharing the gradebook added her a moment ago
+                    gb.update_or_create_student(s.id, **details)
 
     def collect(self, source: str | os.PathLike) -> list[tuple[str, str]]:
         """Copy a folder of submissions into the working folder (see ``collect``)."""
@@ -444,14 +450,15 @@ class Grader:
     def _write(self, student: str, assignment: str, graded: GradedSubmission) -> GradeResult:
         """Write what a worker sent back into the gradebook and the autograded folder; return the result."""
         seconds = graded.result.seconds
-        if not graded.result.graded:
-            for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
-                shutil.rmtree(self._dir(kind, student, assignment), ignore_errors=True)
-            return graded.result
         try:
+            if graded.in_gradebook:  # as nbgrader records a submission it then fails to grade
+                with self.gradebook() as gb:
+                    write_rows(gb, student, assignment, graded)
+            if not graded.result.graded:
+                for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
+                    shutil.rmtree(self._dir(kind, student, assignment), ignore_errors=True)
+                return graded.result
             write_files(self._dir("autograded", student, assignment), graded.files)
-            with self.gradebook() as gb:
-                write_rows(gb, student, assignment, graded)
             result = self._read_result(student, assignment, graded.result.log)
         except Exception as exc:  # one submission's rows, not the class
             result = GradeResult(student, assignment, False, reason=f"graded, but the gradebook could not be written: {exc}",
@@ -469,7 +476,10 @@ class Grader:
                 try:
                     gb.find_student(student)
                 except MissingEntry:
-                    gb.add_student(student)
+                    try:
+                        gb.add_student(student)
+                    except InvalidEntry:  # another run sharing the gradebook added her a moment ago
+                        gb.find_student(student)
 
     def read_back(self, student: str, assignment: str) -> GradeResult:
         """Return the result already in the gradebook for a submission autograded earlier."""

@@ -95,14 +95,17 @@ class NotebookRows:
 class GradedSubmission:
     """What a grading worker sends back for one submission: plain data, nothing written yet.
 
-    ``result`` is the worker's GradeResult (its ``reason`` when not graded); when graded,
-    ``timestamp`` (the submission's, or None), ``notebooks`` (its rows) and ``files`` (the
-    autograded folder: relative path to bytes) are what the coordinator writes. ``worker``
+    ``result`` is the worker's GradeResult (its ``reason`` when not graded). When nbgrader got
+    as far as recording the submission (``in_gradebook``, also for most that it could not
+    grade), ``timestamp`` (the submission's, or None) and ``notebooks`` (its rows) are what the
+    coordinator writes into the gradebook; when graded, ``files`` (the autograded folder:
+    relative path to bytes) too. ``worker``
     names the worker that graded it; ``refusal`` says why that worker cannot grade at all
     (bubblewrap refused there, its course differs), which stops the run.
     """
 
     result: GradeResult
+    in_gradebook: bool = False
     timestamp: object = None
     notebooks: tuple[NotebookRows, ...] = ()
     files: dict[str, bytes] = field(default_factory=dict, repr=False)

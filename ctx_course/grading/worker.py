@@ -129,12 +129,11 @@ class GradingWorker(WorkerPlugin):
         grader.pool.plan(None if more else notebooks)
         try:
             result = grader.autograde(student, assignment)
-            if not result.graded:
-                return GradedSubmission(result, worker=self.name)
-            return GradedSubmission(
-                result, *_rows(grader, student, assignment, folder),
-                files=_read_tree(grader._dir("autograded", student, assignment)), worker=self.name,
-            )
+            rows = _rows(grader, student, assignment, folder)
+            files = _read_tree(grader._dir("autograded", student, assignment)) if result.graded else {}
+            if rows is None:
+                return GradedSubmission(result, files=files, worker=self.name)
+            return GradedSubmission(result, True, *rows, files=files, worker=self.name)
         finally:
             _clear(grader, student, assignment)
 
@@ -203,10 +202,15 @@ def _clear(grader, student: str, assignment: str) -> None:
             pass
 
 
-def _rows(grader, student: str, assignment: str, folder: Path) -> tuple[object, tuple[NotebookRows, ...]]:
-    """Return (timestamp, the rows of every notebook) of a submission in the worker's scratch gradebook."""
+def _rows(grader, student: str, assignment: str, folder: Path) -> tuple[object, tuple[NotebookRows, ...]] | None:
+    """Return (timestamp, the rows of every notebook) of a submission in the worker's scratch gradebook (None: no row)."""
+    from nbgrader.api import MissingEntry
+
     with grader.gradebook() as gb:
-        submission = gb.find_submission(assignment, student)
+        try:
+            submission = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return None
         notebooks = tuple(
             NotebookRows(
                 nb.name,
