@@ -86,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     board.add_argument("--no-sandbox", action="store_true", help="run student code without the bubblewrap sandbox (not recommended)")
+    board.add_argument("--jobs", metavar="N", type=int, default=1,
+                       help="notebooks scored at once, by a local Dask cluster of N worker processes (default: 1)")
+    board.add_argument("--cluster", metavar="ADDRESS", help="score on the workers of an existing Dask scheduler")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -183,6 +186,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
         shown = row.error or ("disqualified" if row.score is None else f"{row.score:.3f}")
         print(f"{row.student}: {shown}", flush=True)
 
-    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work, sandbox=False if args.no_sandbox else None, on_row=on_row)
+    rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work,
+                                           sandbox=False if args.no_sandbox else None, jobs=args.jobs,
+                                           cluster=args.cluster, on_row=on_row)
     print(f"{len(rows)} students ranked: {csv_path} and {png_path}")
     return 0

@@ -45,7 +45,7 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
-from ..config import assignments, load_course_config, work_folder
+from ..config import assignments, create_gradebook, load_course_config, work_folder
 from ..sandbox.execute import PrelaunchedExecute
 from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, course_pool
 from ..sandbox.policy import sandbox_limits
@@ -171,7 +171,10 @@ class Grader:
         return Path(self.coursedir.format_path(getattr(self.coursedir, f"{kind}_directory"), student, assignment))
 
     def gradebook(self) -> Gradebook:
-        """Open the gradebook (use as a context manager)."""
+        """Open the gradebook (use as a context manager); the first time, create its tables if missing."""
+        if not getattr(self, "_created", False):
+            create_gradebook(self.db_url, self.course_id)
+            self._created = True
         return Gradebook(self.db_url, self.course_id)
 
     # -- steps
