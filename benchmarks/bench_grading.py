@@ -52,8 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctx_course.config import CONFIG_FILE, assignments, load_course_config  # noqa: E402
-from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.grading.engine import default_jobs  # noqa: E402
+from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.release import generate_release  # noqa: E402
 from ctx_course.sandbox.kernels import KERNEL_LOG_LEVEL  # noqa: E402
 
@@ -210,7 +210,8 @@ def main(argv: list[str] | None = None) -> None:
             seconds["grader, 1 job, one core"], busy["grader, 1 job, one core"] = single.seconds, (used, wall)
         old = None
         if args.baseline is not None:
-            old, wall, used = measured(baseline_run, args.baseline.resolve(), tmp / "incoming", tmp / "work-old", args.jobs)
+            old, wall, used = measured(baseline_run, args.baseline.resolve(), tmp / "incoming", tmp / "work-old",
+                                       args.jobs)
             seconds["earlier version, N jobs"], busy["earlier version, N jobs"] = old["seconds"], (used, wall)
         if args.no_sandbox:
             open_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-open", jobs=1, sandbox=False)

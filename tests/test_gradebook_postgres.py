@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
-from ctx_course.grading.report import export_grades
 from postgres_server import PostgresServer, binaries
+
+from ctx_course.grading.report import export_grades
 
 pytestmark = [
     pytest.mark.heavy,

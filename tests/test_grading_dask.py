@@ -17,8 +17,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-
 from conftest import REPO, class_builder
+
 from ctx_course.cli import main
 from ctx_course.grading.engine import check_cluster
 from ctx_course.grading.grader import Grader
@@ -155,7 +155,7 @@ def test_the_separate_cluster_leaves_no_process_behind(three_ways):
 
 
 def test_workers_write_no_gradebook_of_the_coordinator(three_ways):
-    """The cluster run's gradebook and autograded notebooks are in its own working folder, written by the coordinator."""
+    """The cluster run's gradebook and autograded notebooks are in its own working folder, by the coordinator."""
     work = three_ways["work"] / "cluster"
     assert (work / "gradebook.db").is_file()
     assert sorted(p.parent.parent.name for p in (work / "autograded").glob(f"*/{ASSIGNMENT}/remaining.ipynb")) == [

@@ -5,8 +5,8 @@ import csv
 
 import nbformat
 import pytest
-
 from conftest import REPO
+
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.submissions import read_roster
 from ctx_course.leaderboard import Row, leaderboard, rank, read_row
@@ -18,7 +18,7 @@ EXAMPLE = REPO / "examples" / "capstone"
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The working folder of the example capstone class (ada model, ben never clears, cai broken, dana compact 5), graded."""
+    """The example capstone class graded (ada model, ben never clears, cai broken, dana compact 5): its folder."""
     work = tmp_path_factory.mktemp("capstone")
     grader = Grader(REPO, work=work, jobs=1)  # the leaderboard is under test here, not parallel grading
     grader.register(read_roster(EXAMPLE / "roster.csv"))

@@ -140,7 +140,7 @@ class DaskEngine:
                 self.client = Client(self.cluster, set_as_default=False)
             else:
                 self.client = Client(self.address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-                self.client.run_on_scheduler(_allow_one_retry)
+        self.client.run_on_scheduler(_allow_one_retry)
         self.client.register_plugin(GradingWorker(self.settings), name=PLUGIN_NAME)
         self.check_workers()
 
