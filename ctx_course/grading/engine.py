@@ -201,7 +201,8 @@ class DaskEngine:
                 reason=f"{ALLOWED_FAILURES + 1} grading workers died while grading it (it was retried once elsewhere)",
             ))
         except Exception as exc:  # the task failed on the worker: one submission, not the class
-            return GradedSubmission(GradeResult(student, assignment, False, reason=f"the grading worker failed: {type(exc).__name__}: {exc}"))
+            reason = f"the grading worker failed: {type(exc).__name__}: {exc}"
+            return GradedSubmission(GradeResult(student, assignment, False, reason=reason))
 
     def map(self, function, arguments: Iterable[tuple]) -> list:
         """Run ``function(*args)`` for each tuple on the workers; return the results in order."""
@@ -219,7 +220,7 @@ class DaskEngine:
             self._stopping = True
             futures = [f for f in self._futures if not f.done()]
         try:
-            running = self.client.processing()
+            running = self.client.run(_executing, on_error="ignore")
             self._running_at_stop = {key for keys in running.values() for key in keys}
             self.client.cancel(futures)
             self.client.run(abandon_kernel, on_error="ignore")
@@ -246,6 +247,11 @@ class DaskEngine:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _executing(dask_worker=None) -> list:
+    """On a worker: the keys of the tasks it is running now (not those waiting in its queue)."""
+    return [ts.key for ts in dask_worker.state.executing]
 
 
 def _allow_one_retry(dask_scheduler=None) -> None:

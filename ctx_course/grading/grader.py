@@ -11,8 +11,8 @@ Elsewhere: the records in ``records.py``; the roster and the submitted folders i
 outputs and keep hidden tests out of the feedback in ``preprocessors.py``; the kernels launched
 ahead of their notebooks in ``ctx_course/sandbox/``; the Dask workers that grade several
 submissions at once, on this machine or others, in ``engine.py`` and ``worker.py`` (this module
-alone writes what they send back, through ``gradebook_writer.py``); the lines printed for the instructor and the grades CSV
-in ``report.py``.
+alone writes what they send back, through ``gradebook_writer.py``); the lines printed for the
+instructor and the grades CSV in ``report.py``.
 
 Also: a *manifest* of what was graded (submission digest, source digest) so that a rerun skips
 the unchanged submissions, and stopping cleanly on SIGTERM/SIGINT (``stopping.py``). Every
@@ -336,7 +336,8 @@ class Grader:
                         if result.reason == "stopped before it started":
                             result = replace(result, reason=f"the run was stopped by {stop.signal} before it started")
                         else:
-                            result = replace(result, reason=f"abandoned: the run was stopped by {stop.signal} while it ran")
+                            reason = f"abandoned: the run was stopped by {stop.signal} while it ran"
+                            result = replace(result, reason=reason)
                 elif stop.signal:
                     result = GradeResult(student, aid, False, reason=f"the run was stopped by {stop.signal} before it started")
                 elif autograde:
@@ -464,8 +465,8 @@ class Grader:
             write_files(self._dir("autograded", student, assignment), graded.files)
             result = self._read_result(student, assignment, graded.result.log)
         except Exception as exc:  # one submission's rows, not the class
-            result = GradeResult(student, assignment, False, reason=f"graded, but the gradebook could not be written: {exc}",
-                                 log=graded.result.log)
+            reason = f"graded, but the gradebook could not be written: {exc}"
+            result = GradeResult(student, assignment, False, reason=reason, log=graded.result.log)
         return _with_seconds(result, seconds)
 
     def _add_new_students(self, pairs) -> None:

@@ -117,7 +117,8 @@ class GradingWorker(WorkerPlugin):
         if assignment not in self.prepared:
             problems = grader.prepare([assignment])
             if problems:
-                return GradedSubmission(GradeResult(student, assignment, False, reason=problems[assignment]), worker=self.name)
+                failed = GradeResult(student, assignment, False, reason=problems[assignment])
+                return GradedSubmission(failed, worker=self.name)
             self.prepared.add(assignment)
         folder = grader._dir("submitted", student, assignment)
         _clear(grader, student, assignment)
@@ -153,7 +154,8 @@ def grade_submission(student: str, assignment: str, files: dict[str, bytes], mor
     state: GradingWorker = worker.plugins[PLUGIN_NAME]
     problem = _checked(state)
     if problem is not None:
-        return GradedSubmission(GradeResult(student, assignment, False, reason=problem), worker=state.name, refusal=problem)
+        refused = GradeResult(student, assignment, False, reason=problem)
+        return GradedSubmission(refused, worker=state.name, refusal=problem)
     return state.grade(student, assignment, files, more)
 
 
@@ -203,7 +205,7 @@ def _clear(grader, student: str, assignment: str) -> None:
 
 
 def _rows(grader, student: str, assignment: str, folder: Path) -> tuple[object, tuple[NotebookRows, ...]] | None:
-    """Return (timestamp, the rows of every notebook) of a submission in the worker's scratch gradebook (None: no row)."""
+    """Return (timestamp, the rows of every notebook) of a submission in the scratch gradebook (None: it has none)."""
     from nbgrader.api import MissingEntry
 
     with grader.gradebook() as gb:
