@@ -11,12 +11,12 @@ LAB_ARGS ?=
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab test test-browser lessons grade formgrader bench bench-grading clean-grading
+.PHONY: lab update test test-browser lessons grade formgrader bench bench-grading clean-grading
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[course,postgres,test]"
+	$(BIN)/python -m pip install --quiet -e ".[course,postgres,test,tokenizers]"
 	touch $(STAMP)
 
 $(BROWSER_STAMP): $(STAMP)
@@ -27,6 +27,10 @@ $(BROWSER_STAMP): $(STAMP)
 # JupyterLab runs there without nbgrader's instructor tools (see ctx_course/lab.py).
 lab: $(STAMP)
 	$(ACTIVATE) python -m ctx_course lab $(LAB_ARGS)
+
+# Bring corrections of the release into workspace/: answers and edited cells kept, old files backed up.
+update: $(STAMP)
+	$(ACTIVATE) python -m ctx_course update
 
 test: $(STAMP)
 	$(ACTIVATE) python -m pytest
@@ -50,6 +54,7 @@ formgrader: $(STAMP)
 bench: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_sim.py
 	$(ACTIVATE) python benchmarks/bench_policy.py
+	$(ACTIVATE) python benchmarks/bench_rulers.py
 
 bench-grading: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_grading.py

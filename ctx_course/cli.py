@@ -1,4 +1,5 @@
-"""``python -m ctx_course``: regenerate the student release, prepare a learner's workspace, open it in JupyterLab, or grade a class."""
+"""``python -m ctx_course``: regenerate the student release, prepare a learner's workspace, open it in JupyterLab,
+bring corrections of the release into it, or grade a class."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +11,15 @@ from .grading.records import WorkerRefused
 from .lab import exec_lab
 from .release import ReleaseError, generate_release
 from .sandbox.policy import SandboxUnavailable
-from .workspace import WORKSPACE, prepare_workspace
+from .workspace import (
+    WORKSPACE,
+    WorkspaceError,
+    format_pending,
+    format_updated,
+    pending_updates,
+    prepare_workspace,
+    update_workspace,
+)
 
 # The example class shipped with the repository (see examples/README.md).
 EXAMPLE_SUBMISSIONS = Path("examples", "class", "submitted")
@@ -34,6 +43,14 @@ def main(argv: list[str] | None = None) -> int:
         "Every other option goes to JupyterLab (--port 8890, --no-browser, --ip 127.0.0.1, ...).",
     )
     lab.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds lessons/)")
+    update = sub.add_parser(
+        "update",
+        help=f"bring the current release into the notebooks of {WORKSPACE}/ that changed since they were copied",
+        description=f"For every notebook of {WORKSPACE}/ whose release (lessons/) changed since it was copied: "
+        f"copy the old file to {WORKSPACE}/backups/<time>/, then take the new version of every cell you did not edit "
+        "and keep your answers and every cell you edited as they are. Close those notebooks in JupyterLab first.",
+    )
+    update.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds lessons/)")
     grade = sub.add_parser(
         "grade",
         help="autograde every submission, write feedback and grades.csv",
@@ -101,14 +118,28 @@ def main(argv: list[str] | None = None) -> int:
             for path in copied:
                 print(f"copied {path}")
             print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new)")
+            _print_lines(format_pending(pending_updates(args.root), _update_command(args.root)))
         elif args.command == "lab":
             copied = prepare_workspace(args.root)
+            _print_lines(format_pending(pending_updates(args.root), _update_command(args.root)))
             print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new); starting JupyterLab there")
             exec_lab(args.root, extra)
+        elif args.command == "update":
+            done = update_workspace(args.root)
+            for updated in done:
+                _print_lines(format_updated(updated))
+            changed = sum(updated.report.changed for updated in done)
+            if done:
+                print(f"更新完成：{changed} 本笔记本有格子换成了新版")
+            else:
+                print(f"没有要更新的笔记本：{WORKSPACE}/ 里每本都是照现在的 lessons/ 复制或更新的")
         elif args.command == "grade":
             return _grade(args)
         elif args.command == "leaderboard":
             return _leaderboard(args)
+    except WorkspaceError as exc:  # a notebook or the manifest cannot be read: nothing was changed
+        print(f"error: {exc}；没有改动任何文件", file=sys.stderr)
+        return 2
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -119,6 +150,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _print_lines(lines: list[str]) -> None:
+    for line in lines:
+        print(line)
+
+
+def _update_command(root: str) -> str:
+    """The command that updates the workspace, as the learner would type it."""
+    if Path(root).resolve() == Path.cwd().resolve():
+        return "make update（或者 python -m ctx_course update）"
+    return f"python -m ctx_course update --root {root}"
 
 
 def _grade(args: argparse.Namespace) -> int:

@@ -527,3 +527,57 @@ def plot_position_fit(base: float, middle: float, end_drop: float,
     ax.legend(loc="upper center")
     ax.grid(True, alpha=0.3)
     return _finish(fig)
+
+
+# ---------------------------------------------------------------- reconciling the estimate
+
+
+ESTIMATE_COLORS = {"FakeTokenizer": "#7f7f7f", "EstimateTokenizer": "#1f77b4"}  # the same in every figure
+OTHER_ESTIMATE_COLORS = ("#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")  # the other estimates, in order
+
+
+def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]],
+                         kind_labels: Optional[Mapping[str, str]] = None) -> Figure:
+    """Return grouped bars of the relative error of each estimate, by kind of text: one panel per real ruler.
+
+    ``errors[real][estimate][kind]`` is (estimate - real) / real, e.g.
+    ``{"o200k_base": {"FakeTokenizer": {"zh_prose": -0.69, ...}, ...}, "Qwen": {...}}``;
+    every panel shows the same estimates and kinds. ``kind_labels`` names the kinds on the x
+    axis (default: the keys). Bars below 0 undercount: the ledger's alarm would ring late. The
+    bars carry gids ``"error:<real>:<estimate>"``; FakeTokenizer and EstimateTokenizer keep their
+    colours (`ESTIMATE_COLORS`) from figure to figure.
+
+    Used by the context-ledger notebook (section "对账：校准估算").
+    """
+    if not isinstance(errors, Mapping) or not errors:
+        raise ValueError(f"errors must be a non-empty mapping of real ruler to estimates (got {errors!r})")
+    first = next(iter(errors.values()))
+    if not isinstance(first, Mapping) or not first:
+        raise ValueError(f"errors[...] must be a non-empty mapping of estimate to kinds (got {first!r})")
+    estimates = list(first)
+    kinds = list(next(iter(first.values())))
+    for real, by_estimate in errors.items():
+        if not isinstance(by_estimate, Mapping) or list(by_estimate) != estimates:
+            raise ValueError(f"errors[{real!r}] must have the estimates {estimates} (got {by_estimate!r})")
+        for estimate, by_kind in by_estimate.items():
+            if not isinstance(by_kind, Mapping) or list(by_kind) != kinds:
+                raise ValueError(f"errors[{real!r}][{estimate!r}] must have the kinds {kinds} (got {by_kind!r})")
+    labels = [str((kind_labels or {}).get(kind, kind)) for kind in kinds]
+    fig = Figure(figsize=(WIDE_FIGSIZE[0], WIDE_FIGSIZE[1] * len(errors)), layout="constrained")
+    width = 0.8 / len(estimates)
+    axes = fig.subplots(len(errors), 1, sharex=True, squeeze=False)[:, 0]
+    others = iter(OTHER_ESTIMATE_COLORS * len(estimates))
+    colors = {e: ESTIMATE_COLORS[e] if e in ESTIMATE_COLORS else next(others) for e in estimates}
+    for ax, (real, by_estimate) in zip(axes, errors.items(), strict=True):
+        for i, (estimate, by_kind) in enumerate(by_estimate.items()):
+            offsets = [k + (i - (len(estimates) - 1) / 2) * width for k in range(len(kinds))]
+            ax.bar(offsets, [PERCENT * by_kind[kind] for kind in kinds], width,
+                   color=colors[estimate], label=estimate, gid=f"error:{real}:{estimate}")
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_ylabel("相对误差（%）")
+        ax.set_title(f"以 {real} 的实际 token 数为准：低于 0 是少算")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(loc="upper right", fontsize="small")
+    axes[-1].set_xticks(range(len(kinds)), labels)
+    axes[-1].set_xlabel("文本的种类")
+    return _finish(fig)

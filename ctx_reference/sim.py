@@ -63,7 +63,8 @@ from ctx_reference._validate import require_callable, require_int, require_real
 from ctx_reference.ledger import Zone, zone
 
 # ---------------------------------------------------------------------------
-# The lesson's numbers (all sizes in tokens).
+# The lesson's numbers (all sizes in tokens), except the three marked "rebuild's choice": the lesson
+# gives no value for them, so the reconstruction picked one.
 BASE_TOKENS = 8_000  # system prompt + tool definitions, sent with every request
 USER_TOKENS = 200  # one user message per turn
 TOOL_CALL_TOKENS = 100  # one tool call per turn
@@ -73,14 +74,14 @@ WINDOW_TOKENS = 100_000  # the context window of the simulated model
 THRESHOLD_TOKENS = 60_000  # manage the context only once it is larger than this
 KEEP_TURNS = 5  # the newest turns that management never touches
 TURNS = 60  # length of the task
-PLACEHOLDER_TOKENS = 10  # stub left where a tool result was cleared
+PLACEHOLDER_TOKENS = 10  # stub left where a tool result was cleared (rebuild's choice)
 SUMMARY_TOKENS = 2_000  # size of a compaction summary
-NOTE_TOKENS = 30  # one note per cleared fact (clear_notes)
+NOTE_TOKENS = 30  # one note per cleared fact, clear_notes (rebuild's choice)
 FIRST_QUESTION = 12  # the first question comes after this many full turns
 QUESTION_EVERY = 4  # turns between two questions
 FACT_LAG = 12  # a question at turn q asks for the fact of turn q - FACT_LAG
 CACHE_WRITE = 1.25  # × base input price, per token written to the cache
-CACHE_READ = 0.1  # × base input price, per token read from the cache
+CACHE_READ = 0.1  # × base input price, per token read from the cache (rebuild's choice)
 
 
 @dataclass(frozen=True)
@@ -429,8 +430,10 @@ class SimResult:
 class Step:
     """One turn of a workload: the tool it calls, its result's size, whether its fact matters.
 
-    Every tool result carries one fact (the fact of that turn). ``needed`` says the task
-    will ask for it again; an agent judges that when it reads the result, so a policy sees it.
+    Every tool result carries one fact (the fact of that turn). ``needed`` is the agent's guess,
+    made when it reads the result, that the task will ask for it again; a policy sees it. The
+    ``questions`` of a workload are what is really asked: a question may ask for a fact whose
+    ``needed`` is False (a wrong guess, see ``ctx_reference.workloads.with_wrong_hints``).
     """
 
     tool: str
@@ -506,9 +509,6 @@ class Workload:
                     or not 1 <= q[1] <= q[0] <= len(self.steps) or q[0] < last):
                 raise ValueError(f"questions must be (turn, fact_turn) pairs in turn order with "
                                  f"1 <= fact_turn <= turn <= {len(self.steps)} (got {q!r})")
-            if not self.steps[q[1] - 1].needed:
-                raise ValueError(f"questions ask for the fact of turn {q[1]}, so steps[{q[1] - 1}]"
-                                 f" must be needed=True (got {q!r})")
             last = q[0]
 
     @property

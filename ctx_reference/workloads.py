@@ -9,7 +9,9 @@ shape always gives the same workload. ``VISIBLE`` are the capstone notebook's wo
 lesson's task first.
 
 What it leaves out: real tool outputs and real question timing; a fact that is asked is asked
-once; sizes are drawn uniformly within each tool's range.
+once; sizes are drawn uniformly within each tool's range. In a generated workload the ``needed``
+hint a policy sees is exact -- an oracle no real agent has; ``with_wrong_hints`` makes it wrong
+for a few asked facts, to see what a policy that trusts the hint loses.
 
 Vocabulary: *tool mix* -- (tool, share of turns, smallest result, largest result); *burst* --
 ``burst_length`` consecutive turns whose result is ``burst_tokens``; *needed* -- the task asks
@@ -18,7 +20,7 @@ for that turn's fact again, ``lag`` turns later.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ctx_reference._validate import require_int, require_real
 from ctx_reference.sim import SimParams, Step, Workload, lesson_workload
@@ -160,3 +162,28 @@ def visible_workloads() -> tuple[Workload, ...]:
     ['lesson', 'repo-survey', 'log-bursts', 'quick-questions', 'long-memory']
     """
     return (lesson_workload(SimParams()),) + tuple(generate(s) for s in VISIBLE_SHAPES)
+
+
+def with_wrong_hints(workload: Workload, wrong: int, seed: int = 0) -> Workload:
+    """Return ``workload`` with the ``needed`` hint wrong for ``wrong`` of its asked facts (drawn with ``seed``).
+
+    The questions stay as they are; the chosen facts only look unneeded to a policy, as when an
+    agent misjudges a result it reads. The name says how many hints are wrong.
+
+    >>> w = with_wrong_hints(lesson_workload(SimParams()), 2)
+    >>> w.name, sum(s.needed for s in w.steps), len(w.questions)
+    ('lesson（2 个提示错了）', 10, 12)
+
+    Used by the capstone notebook (not graded).
+    """
+    if not isinstance(workload, Workload):
+        raise ValueError(f"workload must be a Workload (got {workload!r})")
+    asked = sorted({fact for _, fact in workload.questions})
+    require_int(wrong, "wrong", minimum=0)
+    if wrong > len(asked):
+        raise ValueError(f"wrong must be at most the {len(asked)} asked facts of {workload.name} (got {wrong!r})")
+    require_int(seed, "seed", minimum=0)
+    flipped = set(random.Random(seed).sample(asked, wrong))
+    steps = tuple(replace(step, needed=False) if turn in flipped else step
+                  for turn, step in enumerate(workload.steps, start=1))
+    return replace(workload, name=f"{workload.name}（{wrong} 个提示错了）", steps=steps)

@@ -105,6 +105,17 @@ class Server:
         except urllib.error.HTTPError as error:
             return error.code, error.read()
 
+    def put_json(self, path: str, data: object) -> tuple[int, bytes]:
+        """PUT ``data`` as JSON to ``path`` (token header); return status and body."""
+        request = urllib.request.Request(self.url(path), data=json.dumps(data).encode(), method="PUT",
+                                         headers={"Authorization": f"token {self.token}",
+                                                  "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
     def stop(self) -> None:
         """Stop the server (SIGINT twice, as Ctrl-C would; then kill) and its kernels."""
         if self.process.poll() is None:

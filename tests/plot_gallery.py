@@ -4,6 +4,12 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from ctx_reference import plots
+from ctx_reference.calibrate import (
+    KIND_LABELS,
+    LinearEstimate,
+    held_out_receipts,
+    receipt_error_by_kind,
+)
 from ctx_reference.ledger import WindowLedger, lesson_calls
 from ctx_reference.policy_score import score_builtins, score_policy
 from ctx_reference.recall import fit_position_curve
@@ -19,8 +25,13 @@ def every_figure() -> list[Figure]:
         ledger.record(name, **buckets)
     none = list(runs["none"].contexts)
     workloads = visible_workloads()
-    scores = {**score_builtins(workloads), "my_policy": score_policy(BUILTIN_POLICIES["clear_notes"], workloads, "my_policy")}
+    scores = {**score_builtins(workloads),
+              "my_policy": score_policy(BUILTIN_POLICIES["clear_notes"], workloads, "my_policy")}
     fit = fit_position_curve()
+    estimate_errors = {  # the shape notebook 09's section 14 passes (recorded receipts, no tokenizer needed)
+        ruler: {"EstimateTokenizer": {KIND_LABELS[k]: v for k, v in receipt_error_by_kind(
+            held_out_receipts(ruler), LinearEstimate(0.25, 1.0)).items()}} for ruler in ("o200k_base", "Qwen")
+    }
     return [
         plots.plot_recall_vs_length(),
         plots.plot_recall_vs_position(),
@@ -32,4 +43,5 @@ def every_figure() -> list[Figure]:
         plots.plot_policy_scores(scores, highlight="my_policy"),
         plots.plot_leaderboard(["ada", "ben", "cai"], [0.8, 1.2, None]),
         plots.plot_position_fit(fit.base, fit.middle, fit.end_drop),
+        plots.plot_estimate_errors(estimate_errors),
     ]

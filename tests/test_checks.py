@@ -9,6 +9,7 @@ import pytest
 from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefix_namespace, source
 
 import ctx_reference
+import ctx_reference.calibrate
 import ctx_reference.sessions
 import ctx_reference.window
 from ctx_reference.checks import ADAPTERS, EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
@@ -145,6 +146,7 @@ REFERENCE = {
     "write_progress": ctx_reference.sessions.write_progress,
     "restore": ctx_reference.sessions.restore,
     "fit_position": _fit_position,
+    "fit_rates": ctx_reference.calibrate.fit_rates,
     **{name: adapt(_capstone_policy) for name, adapt in ADAPTERS.items()},
 }
 

@@ -19,6 +19,7 @@ from notebook_cells import BEGIN, cells, check_parts, prefix_namespace, source
 from traitlets.config import Config
 
 import ctx_reference
+import ctx_reference.calibrate
 import ctx_reference.sessions
 import ctx_reference.sim
 from ctx_reference import omission_marker
@@ -62,7 +63,7 @@ HIDDEN_EXPECTED = {
     ("03-recall", "答案正在中间"): 0.35,  # 0.5 × (1 − 0.3)
     ("03-recall", "极长的上下文"): 8e-06,  # 1 / (1 + 2500 ** 1.5) ≈ 7.99994e-06
     ("03-recall", "小语料全塞 25 篇"): 0.67,
-    ("03-recall", "小语料检索 4 篇"): 0.553,
+    ("03-recall", "小语料检索 8 篇"): 0.553,
     # fit_position: points computed from known parameters give them back (x = (p − 0.5) / N)
     ("03-recall", "15 篇、6 个点：还原 0.7/0.4/0.2"): (0.7, 0.4, 0.2),
     # x = 0.125, 0.375, 0.875: 0.6 × (1 − 0.2 × 0.4375 + 0.1 × 0.125) = 0.555, 0.6 × 0.85 = 0.51, 0.6
@@ -163,6 +164,12 @@ HIDDEN_EXPECTED = {
     ("09-context-ledger", "换一把尺子：每个字符 2 个 token"): ({"system": 0, "task_state": 0, "tool_results": 0, "history": 6}, 6, Zone.CAUTION, 10),
     ("09-context-ledger", "正好 85 %"): Zone.CAUTION,
     ("09-context-ledger", "比 85 % 多 1"): Zone.DANGER,
+    # fit_rates: receipts made from known rates give them back; one script each: sum(c·t) / sum(c²)
+    ("09-context-ledger", "0.3 / 0.8 的三张回执"): (0.3, 0.8),  # 50·0.3 + 10·0.8 = 23, 20·0.3 = 6, 25·0.8 = 20
+    ("09-context-ledger", "同样三张回执、倒过来给"): (0.3, 0.8),
+    ("09-context-ledger", "两张回执正好定出两个系数"): (0.5, 2.0),  # 12·0.5 + 3·2 = 12, 4·0.5 + 6·2 = 14
+    ("09-context-ledger", "每张回执只有一种文字"): (0.26, 0.72),  # (10·3 + 20·5) / 500, (5·4 + 10·7) / 125
+    ("09-context-ledger", "换行和 emoji"): (0.25, 1.5),  # 12·0.25 = 3, 4·1.5 = 6, 3 + 2·1.5 = 6
     ("10-sessions", "预算正好等于 next 的 11 token"): [("next", 3, "给导出接口加分页")],
     ("10-sessions", "预算 10"): [("done", 1, "建好用户表")],  # next 11、failed 11 放不下，done 8
     ("10-sessions", "四种各一条、预算 22"): [("failed", 2, "缓存加锁：死锁"), ("next", 3, "给导出接口加分页")],  # 11 + 11
@@ -184,7 +191,6 @@ HIDDEN_EXPECTED = {
     ("11-capstone", "隐藏任务 5（问得又多又急）：不溢出、不丢事实"): SAFE_RUN,
     ("11-capstone", "隐藏任务：都安全，而且每个都比 clear_notes 便宜"): True,
     ("11-capstone", "隐藏任务：都安全，而且每个都比 compact 便宜"): True,
-    ("11-capstone", "隐藏任务：总分低于 1"): True,
 }
 
 
@@ -304,6 +310,7 @@ WRAPPERS = {
     "write_progress": lambda records, budget: ctx_reference.sessions.write_progress(records, budget),
     "restore": lambda progress_text: ctx_reference.sessions.restore(progress_text),
     "fit_position": lambda positions, accuracy, n_docs: _fit_through_reference(positions, accuracy, n_docs),
+    "fit_rates": lambda receipts: ctx_reference.calibrate.fit_rates(receipts),
     # the capstone: a policy of one's own that hands the decision to a built-in
     "context_policy": lambda view: ctx_reference.sim.CompactOld(keep=2)(view),
     "beat_clear_notes": lambda view: ctx_reference.sim.BUILTIN_POLICIES["clear_notes"](view),

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,10 @@ NBGRADER_PLUGINS_OFF = {
 }
 
 
+TRANSLATION = "@jupyterlab/translation-extension:plugin"
+NOTIFICATION = "@jupyterlab/apputils-extension:notification"
+
+
 def _tree(root: Path) -> set[Path]:
     return {p.relative_to(root) for p in root.rglob("*")}
 
@@ -33,7 +38,10 @@ def course(tmp_path_factory):
     """A copy of the course (config, lessons, solutions) whose learner's lab is running."""
     root = copy_course(tmp_path_factory.mktemp("course"))
     before = _tree(root)
-    server = start_learner_lab(root, tmp_path_factory.mktemp("log") / "lab.log")
+    log = tmp_path_factory.mktemp("log")
+    # The learner's own JupyterLab settings (what Settings writes) go to a folder of the test's.
+    env = {"JUPYTERLAB_SETTINGS_DIR": str(log / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(log / "workspaces")}
+    server = start_learner_lab(root, log / "lab.log", env=env)
     yield root, server, before
     server.stop()
 
@@ -124,3 +132,116 @@ def test_other_commands_still_reject_unknown_options(capsys):
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["release", "--port", "8890"])
     assert exit_info.value.code == 2 and "unrecognized arguments: --port 8890" in capsys.readouterr().err
+
+
+def test_course_extra_installs_the_chinese_language_pack():
+    """The `course` extra (what `make lab` installs) asks for JupyterLab's Simplified Chinese language pack."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = [re.split(r"[<>=!~ \[]", r, maxsplit=1)[0].lower() for r in project["optional-dependencies"]["course"]]
+    assert "jupyterlab-language-pack-zh-cn" in names
+
+
+def test_lab_defaults_to_simplified_chinese_and_serves_its_translations(course):
+    """The lab's default language is zh_CN and the server has the zh_CN translations of JupyterLab itself."""
+    _, server, _ = course
+    schema = server.get_json(f"lab/api/settings/{TRANSLATION}")["schema"]
+    assert schema["properties"]["locale"]["default"] == "zh_CN"
+    languages = server.get_json("lab/api/translations/")["data"]
+    assert "zh_CN" in languages
+    strings = server.get_json("lab/api/translations/zh_CN")["data"]["jupyterlab"]
+    assert strings["menu\x04File"] == ["文件"]
+
+
+def test_jupyter_news_and_update_checks_are_off(course):
+    """The lab never asks about Jupyter news nor fetches it or update checks from the network by default."""
+    _, server, _ = course
+    properties = server.get_json(f"lab/api/settings/{NOTIFICATION}")["schema"]["properties"]
+    assert properties["fetchNews"]["default"] == "false"
+    assert properties["checkForUpdates"]["default"] is False
+
+
+def test_learner_can_switch_the_language_back_in_settings(course):
+    """Chinese is a default, not a lock: a language the learner picks in Settings is saved and read back."""
+    _, server, _ = course
+    status, body = server.put_json(f"lab/api/settings/{TRANSLATION}", {"raw": json.dumps({"locale": "en"})})
+    assert status == 204, body[:300]
+    saved = server.get_json(f"lab/api/settings/{TRANSLATION}")
+    assert saved["settings"]["locale"] == "en" and saved["schema"]["properties"]["locale"]["default"] == "zh_CN"
+    server.put_json(f"lab/api/settings/{TRANSLATION}", {"raw": "{}"})
+
+
+def _correct(path: Path, cell_id: str, extra: str) -> None:
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if cell["id"] == cell_id:
+            cell["source"] = "".join(cell["source"]) + extra
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.fixture
+def started(tmp_path, monkeypatch):
+    """A course whose learner started (a workspace with an answer), and `make lab` that does not start a server."""
+    from ctx_course import cli
+
+    shutil.copytree(LESSONS, tmp_path / "lessons")
+    monkeypatch.setattr(cli, "exec_lab", lambda root, extra: None)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["lab"]) == 0
+    _correct(tmp_path / "workspace" / "02-remaining" / "remaining.ipynb", "remaining", "\n# 我的答案")
+    return tmp_path
+
+
+def test_lab_lists_each_changed_notebook_on_its_own_line_with_the_update_command(started, capsys):
+    """No notice for an unchanged release; after two notebooks are corrected, `make lab` names each on a line and the command."""
+    from ctx_course import cli
+
+    capsys.readouterr()
+    assert cli.main(["lab"]) == 0
+    assert "课程有更新" not in capsys.readouterr().out
+    changed = ["02-remaining/remaining.ipynb", "06-strategies/strategies.ipynb"]
+    for name in changed:
+        _correct(started / "lessons" / name, "cell-01", "\n更正")
+    capsys.readouterr()
+    assert cli.main(["lab"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "课程有更新：下面 2 本笔记本在你复制之后改过了。"
+    assert lines[1:3] == [f"  {name}" for name in changed]
+    assert "make update" in lines[3] and "starting JupyterLab" in lines[4]
+
+
+def test_update_command_keeps_the_answer_and_brings_the_correction(started, capsys):
+    """`python -m ctx_course update` takes the corrected narrative cell, keeps the answer, and names the backup."""
+    from ctx_course import cli
+
+    mine = started / "workspace" / "02-remaining" / "remaining.ipynb"
+    _correct(started / "lessons" / "02-remaining" / "remaining.ipynb", "cell-01", "\n更正")
+    capsys.readouterr()
+    assert cli.main(["update"]) == 0
+    out = capsys.readouterr().out
+    cells = {cell["id"]: "".join(cell["source"]) for cell in json.loads(mine.read_text(encoding="utf-8"))["cells"]}
+    assert cells["cell-01"].endswith("\n更正") and cells["remaining"].endswith("\n# 我的答案")
+    assert out.startswith("02-remaining/remaining.ipynb：换成新版 1 格，新增 0 格，去掉 0 格；"
+                          "原样保留你的答案 3 格")
+    assert "旧文件备份在 workspace/backups/" in out
+
+
+def test_update_command_on_a_broken_notebook_prints_one_error_and_changes_nothing(started, capsys):
+    """A broken workspace notebook: exit status 2, one `error:` line naming it on stderr, no file changed."""
+    from ctx_course import cli
+
+    _correct(started / "lessons" / "02-remaining" / "remaining.ipynb", "cell-01", "\n更正")
+    mine = started / "workspace" / "02-remaining" / "remaining.ipynb"
+    mine.write_text("not a notebook", encoding="utf-8")
+    before = {p: p.read_bytes() for p in (started / "workspace").rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert cli.main(["update"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: workspace/02-remaining/remaining.ipynb 不是能读的笔记本")
+    assert {p: p.read_bytes() for p in (started / "workspace").rglob("*") if p.is_file()} == before
+
+
+def test_make_update_runs_the_update_command():
+    """`make update` runs `python -m ctx_course update`."""
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    recipe = re.search(r"^update: .*\n\t(.*)$", makefile, flags=re.M).group(1)
+    assert "python -m ctx_course update" in recipe

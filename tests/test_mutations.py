@@ -1,9 +1,15 @@
-"""Every wrong implementation of an exercise fails its visible check AND its hidden tests.
+"""No wrong implementation of an exercise shows all ✓ and then fails the hidden tests.
 
-For each exercise of the solution notebooks there is a list of wrong functions (mutants): one
-per rule the exercise's prompt states, plus mistakes learners make in practice. A mutant that
-passed the visible check but failed the hidden tests would show a learner all ✓ and then score
-0; a mutant that passed both would mean a stated rule nobody tests.
+The rule, for every exercise: every mutant that fails a hidden test fails the visible check too.
+Two sets of mutants are held to it:
+
+- hand-written ones: one per rule the exercise's prompt states, plus mistakes learners make in
+  practice (an ``assemble`` that treats every text it has *seen* as a duplicate, ``[:-keep]``,
+  kinds read in any case, ...). Each must fail the visible check and the hidden tests: one that
+  passed both would mean a stated rule nobody tests;
+- generated ones: every one-token edit of the model answer (a comparison flipped between strict
+  and not, ``==``/``!=``, ``in``/``not in``, an integer ±1, ``and``/``or``, ``+``/``-``, a
+  ``not`` dropped). Many of them are harmless or fail both; none may fail the hidden tests alone.
 
 The hidden tests run in-process: the code cells before the check cell are executed once
 (``notebook_cells.prefix_namespace``), the check cell's visible part runs with the model answer,
@@ -11,6 +17,7 @@ then the mutant is bound to the exercise's name and the hidden tests are exec'd.
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import math
@@ -18,7 +25,7 @@ import re
 
 import numpy as np
 import pytest
-from notebook_cells import check_cell, check_parts, prefix_namespace
+from notebook_cells import cells, check_cell, check_parts, grade_id, prefix_namespace, source
 
 from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zone, omission_marker, zone
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
@@ -291,7 +298,7 @@ A = ("04-assembly", "assemble")
 
 
 def _assemble(items, budget, *, dedup="text", dup_first=True, order="input", stable_first=True,
-              key=None, strict=False, stop=False, check_required=True, swap_error=False):
+              key=None, strict=False, stop=False, check_required=True, swap_error=False, remember_seen=False):
     """A configurable assemble; the defaults are the rules of the exercise."""
     items = list(items)
     need = sum(item.tokens for item in items if item.required)
@@ -311,6 +318,8 @@ def _assemble(items, budget, *, dedup="text", dup_first=True, order="input", sta
             dropped.append((item, "duplicate"))
         elif no_room:
             dropped.append((item, "no room"))
+            if remember_seen:
+                texts.append(item.text)
             if stop:
                 break
         elif is_dup:
@@ -325,6 +334,12 @@ def _assemble(items, budget, *, dedup="text", dup_first=True, order="input", sta
     if stable_first:
         chosen = [item for item in chosen if item.stable] + [item for item in chosen if not item.stable]
     return Assembly(items=chosen, used=used, dropped=dropped)
+
+
+@mutant(*A)
+def assemble_text_seen_counts_as_duplicate(items, budget):
+    """Remembers every text it looked at, kept or not: a copy of an item with no room becomes a duplicate."""
+    return _assemble(items, budget, remember_seen=True)
 
 
 @mutant(*A)
@@ -489,6 +504,17 @@ def _select(context_tokens, uncleared_turns, turn, params, *, at_threshold=False
     if not candidates or not enough(len(candidates) * per, params.clear_at_least):
         return shape([])
     return shape(candidates)
+
+
+@mutant(*S)
+def select_slices_off_the_newest_keep(c, u, t, p):
+    """Drops the newest keep entries with [:-keep]: for keep = 0 that slice is empty, so nothing is cleared."""
+    if c <= p.threshold:
+        return []
+    candidates = list(u)[:-p.keep]
+    if not candidates or len(candidates) * (p.tool_result - p.placeholder) < p.clear_at_least:
+        return []
+    return candidates
 
 
 @mutant(*S)
@@ -831,6 +857,103 @@ def measure_fixed_limit(buckets, tokenizer, limit):
     return LedgerEntry(tokens=entry.tokens, total=entry.total, zone=zone(entry.total, 8_000), limit=8_000)
 
 
+# ---- 09 fit_rates ----------------------------------------------------------------------------
+F = ("09-context-ledger", "fit_rates")
+
+
+def _features(receipts, ascii_of=lambda ch: ord(ch) < 128):
+    rows = [[sum(1 for ch in r.text if ascii_of(ch)), sum(1 for ch in r.text if not ascii_of(ch))] for r in receipts]
+    return np.array(rows, dtype=float).reshape(-1, 2), np.array([r.prompt_tokens for r in receipts], dtype=float)
+
+
+def _fit(receipts, *, ascii_of=lambda ch: ord(ch) < 128, check=True, name_it=True):
+    x, y = _features(receipts, ascii_of)
+    if check and (len(y) == 0 or np.linalg.matrix_rank(x) < 2):
+        raise ValueError("receipts cannot tell the rates apart" if name_it else "cannot fit")
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return float(a), float(b)
+
+
+@mutant(*F)
+def fit_rates_with_an_intercept(receipts):
+    x, y = _features(receipts)
+    if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
+        raise ValueError("receipts cannot tell the rates apart")
+    (a, b, _), *_ = np.linalg.lstsq(np.column_stack([x, np.ones(len(y))]), y, rcond=None)
+    return float(a), float(b)
+
+
+@mutant(*F)
+def fit_rates_ratio_of_sums_per_script(receipts):
+    x, y = _features(receipts)
+    if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
+        raise ValueError("receipts cannot tell the rates apart")
+    ascii_only, other_only = x[:, 1] == 0, x[:, 0] == 0  # mixed receipts are ignored
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(y[ascii_only].sum() / x[ascii_only, 0].sum()), float(y[other_only].sum() / x[other_only, 1].sum())
+
+
+@mutant(*F)
+def fit_rates_swapped(receipts):
+    a, b = _fit(receipts)
+    return b, a
+
+
+@mutant(*F)
+def fit_rates_returns_numpy_floats(receipts):
+    a, b = _fit(receipts)
+    return np.float64(a), np.float64(b)
+
+
+@mutant(*F)
+def fit_rates_returns_a_list(receipts):
+    return list(_fit(receipts))
+
+
+@mutant(*F)
+def fit_rates_counts_letters_only_as_ascii(receipts):
+    return _fit(receipts, ascii_of=lambda ch: ch.isascii() and ch.isalpha())
+
+
+@mutant(*F)
+def fit_rates_counts_utf8_bytes(receipts):
+    rows = [[sum(1 for ch in r.text if ord(ch) < 128), sum(len(ch.encode()) for ch in r.text if ord(ch) >= 128)]
+            for r in receipts]
+    x = np.array(rows, dtype=float).reshape(-1, 2)
+    y = np.array([r.prompt_tokens for r in receipts], dtype=float)
+    if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
+        raise ValueError("receipts cannot tell the rates apart")
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return float(a), float(b)
+
+
+@mutant(*F)
+def fit_rates_characters_per_token(receipts):
+    x, y = _features(receipts)
+    if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
+        raise ValueError("receipts cannot tell the rates apart")
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return float(1 / a), float(1 / b)
+
+
+@mutant(*F)
+def fit_rates_without_the_rank_check(receipts):
+    x, y = _features(receipts)
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return float(a), float(b)
+
+
+@mutant(*F)
+def fit_rates_error_without_names(receipts):
+    return _fit(receipts, name_it=False)
+
+
+@mutant(*F)
+def fit_rates_rounds_to_two_decimals(receipts):
+    a, b = _fit(receipts)
+    return round(a, 2), round(b, 2)
+
+
 # ---- 10 write_progress -----------------------------------------------------------------------
 WP = ("10-sessions", "write_progress")
 PRIORITY = ("next", "failed", "decision", "done")
@@ -926,7 +1049,7 @@ LINE = r"^\[(next|failed|decision|done)\] t(\d+): (.+)$"
 
 
 def _restore(text, *, skip_blank=True, comments=True, strip=True, pattern=LINE, bad="raise", reverse=False,
-             container=list):
+             container=list, flags=0):
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip() if strip else line
@@ -934,13 +1057,19 @@ def _restore(text, *, skip_blank=True, comments=True, strip=True, pattern=LINE, 
             continue
         if (stripped.startswith("#") if comments else stripped == "# progress"):
             continue
-        match = re.match(pattern, stripped)
+        match = re.match(pattern, stripped, flags)
         if match is None:
             if bad == "skip":
                 continue
             raise ValueError(f"第 {number} 行不是一条记录：{line!r}" if bad == "raise" else "格式不对")
         records.append(Record(match.group(1), int(match.group(2)), match.group(3)))
     return container(reversed(records)) if reverse else container(records)
+
+
+@mutant(*RS)
+def restore_kind_in_any_case(text):
+    """Accepts [Done] and [NEXT] as kinds: the kinds are lower case."""
+    return _restore(text, flags=re.IGNORECASE)
 
 
 @mutant(*RS)
@@ -1132,6 +1261,94 @@ def test_model_answer_passes_visible_and_hidden(folder, name):
     answer = prefix_namespace(folder, gid)[bound]
     assert not _visible_fails(name, answer)
     assert not _hidden_fails(folder, name, answer)
+
+
+# ---- every exercise: one-token edits of the model answer --------------------------------------
+_FLIP = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
+         ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+_ARITHMETIC = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.FloorDiv, ast.FloorDiv: ast.Mult}
+_EDITS = ("flip", "plus one", "minus one", "and/or", "arithmetic", "drop not")
+
+
+def _sites(tree):
+    """Return (edit, node, index) for every place of the tree one of _EDITS applies to, in walk order."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            found += [("flip", node, k) for k, op in enumerate(node.ops) if type(op) in _FLIP]
+        elif isinstance(node, ast.Constant) and type(node.value) is int:
+            found += [("plus one", node, None), ("minus one", node, None)]
+        elif isinstance(node, ast.BoolOp):
+            found.append(("and/or", node, None))
+        elif isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+            found.append(("arithmetic", node, None))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            found.append(("drop not", node, None))
+    return found
+
+
+class _DropNot(ast.NodeTransformer):
+    def __init__(self, target):
+        self.target = target
+
+    def visit_UnaryOp(self, node):
+        return node.operand if node is self.target else self.generic_visit(node)
+
+
+def _one_token_edits(text):
+    """Yield (label, source) for every one-token edit of the source text."""
+    for i in range(len(_sites(ast.parse(text)))):
+        tree = ast.parse(text)
+        edit, node, k = _sites(tree)[i]
+        if edit == "flip":
+            node.ops[k] = _FLIP[type(node.ops[k])]()
+        elif edit in ("plus one", "minus one"):
+            node.value += 1 if edit == "plus one" else -1
+        elif edit == "and/or":
+            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        elif edit == "arithmetic":
+            node.op = _ARITHMETIC[type(node.op)]()
+        else:
+            tree = _DropNot(node).visit(tree)
+        yield f"{edit} at line {node.lineno}", ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _model_answer(folder, bound):
+    """Return the model answer's cell source without the nbgrader solution markers."""
+    (cell,) = [c for c in cells(folder) if grade_id(c) == bound]
+    return "\n".join(line for line in source(cell).split("\n") if "### " not in line)
+
+
+@pytest.mark.parametrize("folder, name", sorted(MUTANTS))
+def test_no_one_token_edit_fails_only_the_hidden_tests(folder, name):
+    """Every one-token edit of the model answer that fails the hidden tests also fails the visible check."""
+    gid, bound = _cell(name)
+    gaps, caught = [], 0
+    for label, text in _one_token_edits(_model_answer(folder, bound)):
+        namespace = dict(prefix_namespace(folder, gid))
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(text, namespace)
+        except Exception:  # the edit breaks the definition itself: nothing to grade
+            continue
+        edited = namespace[bound]
+        if _hidden_fails(folder, name, edited):
+            caught += 1
+            if not _visible_fails(name, edited):
+                gaps.append(label)
+    assert gaps == [], f"{name}: edits that pass every visible case but fail the hidden tests: {gaps}"
+    assert caught > 0
+
+
+def test_a_gap_is_found_when_there_is_one():
+    """The edit `used < 0` → `used <= 0` of zone fails the hidden 0 / 1 case and the visible 0 / 8,000 case."""
+    text = _model_answer("09-context-ledger", "zone")
+    edited_text = dict(_one_token_edits(text))
+    label = next(label for label, t in edited_text.items() if "used <= 0" in t)
+    namespace = dict(prefix_namespace("09-context-ledger", "check_zone"))
+    exec(edited_text[label], namespace)
+    assert _hidden_fails("09-context-ledger", "zone", namespace["zone"])
+    assert _visible_fails("zone", namespace["zone"])   # caught by the visible "0 / 8,000" case
 
 
 # ---- 11 capstone: the visible workloads expose what the hidden ones test ---------------------

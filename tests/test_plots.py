@@ -192,6 +192,53 @@ def test_zones_reject_bad_input(contexts, limit):
         plots.plot_zones(contexts, limit)
 
 
+# ---------------------------------------------------------------- reconciling the estimate
+
+ERRORS = {
+    "o200k_base": {"FakeTokenizer": {"中文": -0.69, "JSON": -0.35}, "EstimateTokenizer": {"中文": 0.27, "JSON": -0.30}},
+    "Qwen": {"FakeTokenizer": {"中文": -0.63, "JSON": -0.43}, "EstimateTokenizer": {"中文": 0.51, "JSON": -0.39}},
+}
+
+
+def test_estimate_errors_one_panel_per_real_ruler_bars_in_percent():
+    """Two real rulers give two panels; the o200k_base panel's bars are -69 / -35 % and +27 / -30 %."""
+    fig = plots.plot_estimate_errors(ERRORS)
+    assert len(fig.axes) == 2
+    bars = {c[0].get_gid(): [round(bar.get_height(), 6) for bar in c] for ax in fig.axes for c in ax.containers}
+    assert bars["error:o200k_base:FakeTokenizer"] == [-69.0, -35.0]
+    assert bars["error:o200k_base:EstimateTokenizer"] == [27.0, -30.0]
+    assert bars["error:Qwen:EstimateTokenizer"] == [51.0, -39.0]
+    assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == ["中文", "JSON"]
+    assert "o200k_base" in fig.axes[0].get_title()
+
+
+def test_estimate_errors_keep_the_colour_of_a_named_estimate():
+    """EstimateTokenizer is drawn in the same colour whether it comes first or second."""
+    first = plots.plot_estimate_errors({"Qwen": {"EstimateTokenizer": {"中文": 0.5}, "拟合后": {"中文": 0.06}}})
+    second = plots.plot_estimate_errors({"Qwen": {"FakeTokenizer": {"中文": -0.6}, "EstimateTokenizer": {"中文": 0.5}}})
+    colour = {to_hex(c[0].get_facecolor()) for fig in (first, second) for c in fig.axes[0].containers
+              if c.get_label() == "EstimateTokenizer"}
+    assert colour == {plots.ESTIMATE_COLORS["EstimateTokenizer"]}
+
+
+def test_estimate_errors_names_kinds_with_labels():
+    """kind_labels replaces the kind keys on the x axis."""
+    fig = plots.plot_estimate_errors({"o200k_base": {"FakeTokenizer": {"zh_prose": -0.69}}}, {"zh_prose": "中文"})
+    assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == ["中文"]
+
+
+@pytest.mark.parametrize("errors", [
+    {},
+    {"o200k_base": {}},
+    {"o200k_base": {"Fake": {"中文": -0.7}}, "Qwen": {"Estimate": {"中文": 0.5}}},
+    {"o200k_base": {"Fake": {"中文": -0.7}}, "Qwen": {"Fake": {"英文": 0.3}}},
+])
+def test_estimate_errors_reject_ragged_input(errors):
+    """No rulers, no estimates, or panels with different estimates or kinds raise ValueError naming errors."""
+    with pytest.raises(ValueError, match="errors"):
+        plots.plot_estimate_errors(errors)
+
+
 # ---------------------------------------------------------------- all figures
 
 

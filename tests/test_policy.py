@@ -242,7 +242,6 @@ def test_actions_validate_their_fields(make, fragment):
 
 
 @pytest.mark.parametrize("kw, fragment", [
-    (dict(questions=((4, 2),)), "must be needed=True"),
     (dict(questions=((5, 1),)), "1 <= fact_turn <= turn <= 4"),
     (dict(questions=((4, 1), (3, 3))), "in turn order"),
     (dict(threshold=30_000), "threshold must be <= window (20000) (got 30000)"),

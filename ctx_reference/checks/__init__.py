@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from . import (
-    assembly, capstone, evaldiff, ledger, recall, recall_fit, remaining, render, sessions, simulation, trim,
-    window_math,
+    assembly, calibrate, capstone, evaldiff, ledger, recall, recall_fit, remaining, render, sessions, simulation,
+    trim, window_math,
 )
 from .hidden import digest, expect_digest, report_digest
 from .runner import (
@@ -35,8 +35,8 @@ from .runner import (
 )
 
 _MODULES = (
-    window_math, remaining, recall, recall_fit, assembly, trim, simulation, render, evaldiff, ledger, sessions,
-    capstone,
+    window_math, remaining, recall, recall_fit, assembly, trim, simulation, render, evaldiff, ledger, calibrate,
+    sessions, capstone,
 )
 
 EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.items()}

@@ -60,6 +60,19 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             returns=Assembly,
         ),
         CheckCase(
+            # required 5,120 fill the budget; doc A does not fit, so its copy is not a copy of anything kept
+            "原课的九个候选项，预算 5,120：只放得下必需项；doc A 没放进去，它的副本就只是放不下，不算重复",
+            args=(_LESSON_ITEMS, 5_120),
+            expect=(
+                ["rules", "tools", "time", "question"],
+                5_120,
+                [("doc A", "no room"), ("doc A (copy)", "no room"), ("doc B", "no room"), ("doc C", "no room"),
+                 ("memory", "no room")],
+            ),
+            project=summary,
+            returns=Assembly,
+        ),
+        CheckCase(
             "必需项 rules 3,000 + tools 2,000 = 5,000，预算只有 4,000",
             args=(
                 [

@@ -56,12 +56,14 @@ _RESEARCH_1 = dict(lesson_calls())["research_1"]
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "zone": (
         CheckCase("原课的峰值：552 / 8,000（6.9 %）", args=(552, 8_000), expect=Zone.SAFE, project=as_zone),
+        CheckCase("还没用任何 token：0 / 8,000（0 %）", args=(0, 8_000), expect=Zone.SAFE, project=as_zone),
         CheckCase("窗口 10,000，用了 5,999（59.99 %）", args=(5_999, 10_000), expect=Zone.SAFE, project=as_zone),
         CheckCase("窗口 10,000，用了 6,000（正好 60 %）", args=(6_000, 10_000), expect=Zone.CAUTION, project=as_zone),
         CheckCase("窗口 10,000，用了 8,500（正好 85 %）", args=(8_500, 10_000), expect=Zone.CAUTION, project=as_zone),
         CheckCase("窗口 10,000，用了 8,501（85.01 %）", args=(8_501, 10_000), expect=Zone.DANGER, project=as_zone),
         CheckCase("窗口 10,000，用了 10,000（正好 100 %）", args=(10_000, 10_000), expect=Zone.DANGER, project=as_zone),
         CheckCase("窗口 10,000，用了 10,001（100.01 %）", args=(10_001, 10_000), expect=Zone.OVER, project=as_zone),
+        CheckCase("窗口只有 1 个 token，用了 1（正好 100 %）", args=(1, 1), expect=Zone.DANGER, project=as_zone),
         CheckCase(
             "很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）",
             args=(10**17 + 1, 10**17),

@@ -56,8 +56,8 @@ CASES = {
             returns=tuple,
         ),
         CheckCase(
-            "Lost in the Middle（原课展示的实测，GPT-3.5-Turbo，20 篇）：75.8/57.2/53.8/55.4/63.2 %，"
-            "以小数传入",
+            "Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）："
+            "75.8/57.2/53.8/55.4/63.2 %，以小数传入",
             args=(POSITIONS, (0.758, 0.572, 0.538, 0.554, 0.632), 20),
             expect=(0.760, 0.244, 0.136),
             project=rounded,

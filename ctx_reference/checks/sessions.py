@@ -139,6 +139,12 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             message_has=("2", "TODO: 写测试"),
         ),
         CheckCase(
+            "种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError",
+            args=("# progress\n[Done] t1: 写测试",),
+            raises=ValueError,
+            message_has=("2", "[Done] t1: 写测试"),
+        ),
+        CheckCase(
             "不认识的种类（[todo] t1: 写测试）：报 ValueError",
             args=("# progress\n[done] t1: 建好用户表\n[todo] t1: 写测试",),
             raises=ValueError,

@@ -5,7 +5,8 @@ Two exercises, the two hooks of ``ctx_reference.sim.simulate``:
 * ``select_to_clear`` -- the clearing policy. The cases are real moments of the lesson's runs,
   worked by hand from the setup (base 8,000; 3,600 tokens a turn; threshold 60,000; keep 5;
   a cleared result frees 3,000 − 10 = 2,990 tokens): before the threshold, the first clearing at
-  turn 15, the keep boundary at turns 23 and 56, keep 15 at turns 15 and 16, and the
+  turn 15, the keep boundary at turns 23 and 56, keep 15 at turns 15 and 16, keep 0 at turn 15
+  (every turn up to this one is a candidate), and the
   ``clear_at_least = 20,000`` run at turns 36 (6 × 2,990 = 17,940: wait) and 37
   (7 × 2,990 = 20,930: clear), plus the edges the prompt states: a context exactly at the
   threshold is not over it, freeing exactly ``clear_at_least`` is enough, and a list of turns
@@ -64,6 +65,12 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             "保留 15 轮、第 16 轮：上下文 65,600，只有第 1 轮在最新 15 轮之外",
             args=(65_600, range(1, 17), 16, KEEP_15),
             expect=[1],
+            returns=list,
+        ),
+        CheckCase(
+            "保留 0 轮、第 15 轮：上下文 62,000，轮次 ≤ 15 − 0 的全是候选，连这一轮的结果也清（小心 [:-0] 是空的）",
+            args=(62_000, range(1, 16), 15, SimParams(keep=0)),
+            expect=list(range(1, 16)),
             returns=list,
         ),
         CheckCase(

@@ -157,24 +157,43 @@ async (path) => {
   await panel.context.ready;
   await panel.sessionContext.ready;
   const menus = [...document.querySelectorAll('.lm-MenuBar-itemLabel')].map((m) => m.innerText);
+  const toasts = [...document.querySelectorAll('.Toastify__toast')].map((t) => t.innerText);
   const commands = ['nbgrader:open-formgrader', 'nbgrader:open-assignment-list', 'nbgrader:open-course-list'];
   return {
     menus,
     nbgraderCommands: commands.filter((id) => app.commands.hasCommand(id)),
     toolbar: panel.toolbar.node.innerText,
+    toasts,
   };
 }
 """
 
 
+# JupyterLab's menu bar in Simplified Chinese (the zh_CN language pack): File, Edit, View, Run,
+# Kernel, Tabs, Settings, Help.
+CHINESE_MENUS = ["文件", "编辑", "查看", "运行", "内核", "标签页", "设置", "帮助"]
+
+
+def _inspect_lab(page, lab) -> dict:
+    name = NOTEBOOKS[0]
+    if not page.url.startswith(lab.base):
+        page.goto(lab.url(f"lab/tree/{name}"))
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget")
+    return page.evaluate(INSPECT_LAB_JS, name)
+
+
+def test_learner_lab_menu_bar_is_in_chinese_and_asks_nothing_about_news(lab_page, lab):
+    """The learner's lab shows its menu bar in Simplified Chinese and no Jupyter news prompt."""
+    shown = _inspect_lab(lab_page, lab)
+    assert [label for label in CHINESE_MENUS if label not in shown["menus"]] == [], shown["menus"]
+    assert "File" not in shown["menus"]
+    assert [t for t in shown["toasts"] if "Jupyter" in t and ("新闻" in t or "news" in t)] == []
+
+
 def test_learner_lab_offers_validate_but_no_instructor_tools(lab_page, lab):
     """In the learner's lab the Validate button validates the notebook; no Nbgrader menu or Formgrader command exists."""
-    name = NOTEBOOKS[0]
-    if not lab_page.url.startswith(lab.base):
-        lab_page.goto(lab.url(f"lab/tree/{name}"))
-        lab_page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget")
-    shown = lab_page.evaluate(INSPECT_LAB_JS, name)
-    assert "File" in shown["menus"] and "Nbgrader" not in shown["menus"]
+    shown = _inspect_lab(lab_page, lab)
+    assert "文件" in shown["menus"] and "Nbgrader" not in shown["menus"]
     assert shown["nbgraderCommands"] == []
     assert "Validate" in shown["toolbar"]
     lab_page.get_by_role("button", name="Validate").first.click()
@@ -236,3 +255,36 @@ def test_moving_a_slider_redraws_the_figure(lab_page, lab, name):
     )
     lab_page.evaluate("async () => { const panel = window.jupyterapp.shell.currentWidget; "
                       "await panel.sessionContext.shutdown(); panel.dispose(); }")
+
+
+def _menu_labels(page) -> list[str]:
+    page.wait_for_selector(".lm-MenuBar-itemLabel")
+    return [label.inner_text() for label in page.query_selector_all(".lm-MenuBar-itemLabel")]
+
+
+def _choose_language(page, settings_menu: str, language_menu: str, language: str) -> None:
+    """Settings → Language → the language whose label starts with ``language``; accept the reload dialog."""
+    page.click(f".lm-MenuBar-itemLabel:text-is('{settings_menu}')")
+    page.hover(f".lm-Menu-itemLabel:text-is('{language_menu}')")
+    page.click(f".lm-Menu-itemLabel:has-text('{language}')")
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    page.wait_for_load_state()
+
+
+def test_learner_can_switch_the_lab_back_to_english_in_settings(browser, lab):
+    """Chinese is only the default: 设置 → 语言 → English reloads the lab in English (then Chinese is chosen again)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(90_000)
+    try:
+        page.goto(lab.url("lab"))
+        assert "文件" in _menu_labels(page)
+        _choose_language(page, "设置", "语言", "English - ")
+        page.wait_for_function("() => [...document.querySelectorAll('.lm-MenuBar-itemLabel')]"
+                               ".some((m) => m.innerText === 'File')")
+        english = _menu_labels(page)
+        _choose_language(page, "Settings", "Language", "Chinese (Simplified")
+        page.wait_for_function("() => [...document.querySelectorAll('.lm-MenuBar-itemLabel')]"
+                               ".some((m) => m.innerText === '文件')")
+    finally:
+        page.close()
+    assert english[:3] == ["File", "Edit", "View"]
