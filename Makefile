@@ -7,11 +7,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser
+HUB_STAMP := $(VENV)/.installed-hub
 LAB_ARGS ?=
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab update test test-browser lessons grade formgrader bench bench-grading clean-grading
+.PHONY: lab update test preflight test-browser test-hub lint lessons grade formgrader bench bench-grading clean-grading
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +24,10 @@ $(BROWSER_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[course,postgres,test,browser]"
 	touch $(BROWSER_STAMP)
 
+$(HUB_STAMP): $(BROWSER_STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[course,test,browser,hub]"
+	touch $(HUB_STAMP)
+
 # The learner works in workspace/ (git-ignored): copies of the lessons that are never overwritten.
 # JupyterLab runs there without nbgrader's instructor tools (see ctx_course/lab.py).
 lab: $(STAMP)
@@ -32,12 +37,27 @@ lab: $(STAMP)
 update: $(STAMP)
 	$(ACTIVATE) python -m ctx_course update
 
-test: $(STAMP)
+# preflight first: the system packages the suite needs, installed (as root on Debian) or named in
+# one line before anything runs (scripts/preflight.sh).
+test: preflight $(STAMP)
 	$(ACTIVATE) python -m pytest
+
+preflight:
+	@scripts/preflight.sh $(PYTHON)
+
+# The style the code keeps: ruff's rules (pyproject.toml [tool.ruff]) and mypy on ctx_reference.
+lint: $(STAMP)
+	$(ACTIVATE) ruff check .
+	$(ACTIVATE) mypy
 
 # Every notebook run in JupyterLab in a headless Chromium (needs /usr/bin/chromium; see README).
 test-browser: $(BROWSER_STAMP)
 	$(ACTIVATE) python -m pytest tests/browser --browser -n 0
+
+# The course on a real JupyterHub for a class of OS users (needs root, Node, configurable-http-proxy
+# in .hub/node_modules or on PATH, and /usr/bin/chromium; see README "Running the course on JupyterHub").
+test-hub: $(HUB_STAMP)
+	$(ACTIVATE) python -m pytest tests/hub --hub -n 0
 
 # Regenerate the student release (lessons/) from the source notebooks (solutions/).
 lessons: $(STAMP)

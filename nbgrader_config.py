@@ -75,3 +75,11 @@ c.GenerateFeedback.preprocessors = [
 ]
 # Kernels report errors only, instead of a transport warning per notebook.
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
+
+# nbgrader's exchange (release_assignment, collect, release_feedback, and the learners' commands):
+# the same commands, with one clear line for a broken notebook, an assignment not released, an
+# exchange root that cannot be used, and feedback of a submission that did not come through the
+# exchange (see ctx_course/exchange.py). The exchange root is set on the hub (hub/learner/).
+from ctx_course.exchange import use_course_exchange  # noqa: E402
+
+use_course_exchange(c)

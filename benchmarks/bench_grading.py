@@ -179,11 +179,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=STUDENTS, help=f"class size (default {STUDENTS})")
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
-    parser.add_argument("--jobs", type=int, default=default_jobs(), help="jobs of the parallel run (default: one per core)")
+    parser.add_argument("--jobs", type=int, default=default_jobs(),
+                        help="jobs of the parallel run (default: one per core)")
     parser.add_argument("--baseline", metavar="DIR", type=Path,
                         help="also grade with N jobs using the earlier version of the repository copied to DIR")
     parser.add_argument("--no-sandbox", action="store_true",
-                        help="also grade with 1 job without the sandbox, to measure its cost per notebook (budget 0.2 s)")
+                        help="also grade with 1 job without the sandbox, to measure its cost per notebook "
+                             "(budget 0.2 s)")
     args = parser.parse_args(argv)
     if args.students < 1:
         raise SystemExit(f"--students must be at least 1 (got {args.students})")
@@ -228,7 +230,8 @@ def main(argv: list[str] | None = None) -> None:
     lines = [
         f"bench_grading: {args.students} students × {len(assignment_ids)} assignment(s) = {count} notebooks, "
         f"{os.cpu_count()} cores, load average {load_before:.1f} before, {load_after:.1f} after",
-        f"  {'way':<40} {'seconds':>8} {'s/notebook':>11} {'× floor':>8} {f'× {args.jobs} jobs':>9} {'CPU s':>7} {'cores busy':>10}",
+        f"  {'way':<40} {'seconds':>8} {'s/notebook':>11} {'× floor':>8} {f'× {args.jobs} jobs':>9} "
+        f"{'CPU s':>7} {'cores busy':>10}",
     ]
     titles = {
         "floor": "floor (nbclient, one kernel per notebook)",
@@ -243,7 +246,8 @@ def main(argv: list[str] | None = None) -> None:
         core_seconds, wall = busy[key]
         used = f"{core_seconds:7.1f} {core_seconds / wall:10.2f}" if core_seconds is not None else f"{'–':>7} {'–':>10}"
         lines.append(
-            f"  {titles[key]:<40} {value:8.1f} {value / count:11.2f} {value / seconds['floor']:8.2f} {value / reference:9.2f} {used}"
+            f"  {titles[key]:<40} {value:8.1f} {value / count:11.2f} {value / seconds['floor']:8.2f} "
+            f"{value / reference:9.2f} {used}"
         )
     for title, report in (("--jobs 1", one), (f"--jobs {args.jobs}", many)):
         phases = report.phases

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import time
 
+from ctx_reference.policy import Clear, Compact
 from ctx_reference.policy_score import builtin_results, score_policy
-from ctx_reference.sim import Clear, Compact
 from ctx_reference.workloads import visible_workloads
 
 REPEATS = 5

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from functools import partial
 
 from ctx_reference.sim import STRATEGIES, SimParams, simulate
 
@@ -48,7 +49,7 @@ def main() -> None:
     """Print the report."""
     lines = [f"bench_sim (best of {REPEATS})"]
     for strategy in STRATEGIES:
-        seconds = best_of(REPEATS, lambda: simulate(strategy))
+        seconds = best_of(REPEATS, partial(simulate, strategy))
         lines.append(f"  default {strategy:<12} {seconds * 1e6:9.1f} µs")
 
     long_runs = [
@@ -58,7 +59,7 @@ def main() -> None:
     ]
     for strategy, params in long_runs:
         result = simulate(strategy, params)
-        seconds = best_of(REPEATS, lambda: simulate(strategy, params))
+        seconds = best_of(REPEATS, partial(simulate, strategy, params))
         lines.append(f"  {LONG_TURNS:,} turns {strategy:<12} {seconds * 1e3:9.1f} ms"
                      f"  ({len(result.contexts):,} requests, {result.rewrites:,} rewrites,"
                      f" peak {result.peak:,})")

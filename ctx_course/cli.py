@@ -62,9 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     grade.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     grade.add_argument("--submissions", metavar="DIR", help="collect <student>/<assignment>/ folders from DIR first")
-    grade.add_argument("--roster", metavar="CSV", help=f"students to register (default: <work>/{DEFAULT_ROSTER} if present)")
+    grade.add_argument("--roster", metavar="CSV",
+                       help=f"students to register (default: <work>/{DEFAULT_ROSTER} if present)")
     grade.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    grade.add_argument("--timeout", metavar="S", type=int, help="seconds one cell may run (default: nbgrader_config.py)")
+    grade.add_argument("--timeout", metavar="S", type=int,
+                       help="seconds one cell may run (default: nbgrader_config.py)")
     grade.add_argument(
         "--jobs", metavar="N", type=int,
         help="submissions graded at once, by a local Dask cluster of N worker processes (default: one per core)",
@@ -76,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument(
         "--example",
         action="store_true",
-        help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} --work {EXAMPLE_WORK}",
+        help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} "
+             f"--work {EXAMPLE_WORK}",
     )
     grade.add_argument(
         "--feedback-only",
@@ -84,14 +87,26 @@ def main(argv: list[str] | None = None) -> int:
         help="run no notebook: rewrite feedback and grades.csv from the gradebook (after grading by hand)",
     )
     grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
-    grade.add_argument("--force", action="store_true", help="regrade every submission, also those unchanged since the last run")
+    grade.add_argument("--force", action="store_true",
+                       help="regrade every submission, also those unchanged since the last run")
     grade.add_argument(
         "--no-sandbox",
         action="store_true",
         help="run student code without the bubblewrap sandbox, with your privileges (not recommended)",
     )
-    grade.add_argument("--memory-limit", metavar="SIZE", help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
-    grade.add_argument("--cpu-limit", metavar="S", help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
+    grade.add_argument("--memory-limit", metavar="SIZE",
+                       help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
+    grade.add_argument("--cpu-limit", metavar="S",
+                       help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
+    check = sub.add_parser(
+        "hub-check",
+        help="check that the course hub answers and the exchange root can be used (from any account)",
+        description="Ask the hub's REST API for its version and check that nbgrader's exchange root exists and "
+        "is writable by this account. One line each; one error: line (exit status 2) for what is wrong.",
+    )
+    check.add_argument("--url", default="http://127.0.0.1:8000", help="the hub's address (default: %(default)s)")
+    check.add_argument("--exchange", metavar="DIR",
+                       help="the exchange root (default: $COURSE_EXCHANGE, else /srv/nbgrader/exchange)")
     board = sub.add_parser(
         "leaderboard",
         help="re-score the graded policies of an assignment on hidden workloads; write a CSV and a PNG",
@@ -102,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("assignment", help="assignment id, e.g. 11-capstone")
     board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    board.add_argument("--no-sandbox", action="store_true", help="run student code without the bubblewrap sandbox (not recommended)")
+    board.add_argument("--no-sandbox", action="store_true",
+                       help="run student code without the bubblewrap sandbox (not recommended)")
     board.add_argument("--jobs", metavar="N", type=int, default=1,
                        help="notebooks scored at once, by a local Dask cluster of N worker processes (default: 1)")
     board.add_argument("--cluster", metavar="ADDRESS", help="score on the workers of an existing Dask scheduler")
@@ -137,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             return _grade(args)
         elif args.command == "leaderboard":
             return _leaderboard(args)
+        elif args.command == "hub-check":
+            return _hub_check(args)
     except WorkspaceError as exc:  # a notebook or the manifest cannot be read: nothing was changed
         print(f"error: {exc}；没有改动任何文件", file=sys.stderr)
         return 2
@@ -178,7 +196,8 @@ def _grade(args: argparse.Namespace) -> int:
         args.roster = str(root / EXAMPLE_ROSTER)
         args.work = args.work or str(root / EXAMPLE_WORK)
     if args.submissions is not None and not Path(args.submissions).is_dir():
-        raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders (got {args.submissions!r})")
+        raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders "
+                         f"(got {args.submissions!r})")
     students = read_roster(args.roster) if args.roster is not None else None
 
     from nbformat.warnings import MissingIDFieldWarning
@@ -202,7 +221,8 @@ def _grade(args: argparse.Namespace) -> int:
     if args.submissions is not None and not args.feedback_only:
         grader.collect(args.submissions)
     elif not grader.submitted.is_dir():
-        raise ValueError(f"no submissions to grade: {grader.submitted} does not exist (collect first, or pass --submissions)")
+        raise ValueError(f"no submissions to grade: {grader.submitted} does not exist "
+                         f"(collect first, or pass --submissions)")
     grader.register(students or [])
 
     def on_start(index, total, student, assignment):
@@ -219,6 +239,23 @@ def _grade(args: argparse.Namespace) -> int:
         return report.stop_status
     return 1 if report.failed else 0
 
+
+
+def _hub_check(args: argparse.Namespace) -> int:
+    """Print the hub's version and the exchange root's state; raise ValueError (one line) for a problem."""
+    import os
+
+    from .exchange import root_problem
+    from .hubcheck import hub_version
+
+    version = hub_version(args.url)
+    print(f"hub: JupyterHub {version} answers at {args.url}")
+    exchange = args.exchange or os.environ.get("COURSE_EXCHANGE", "/srv/nbgrader/exchange")
+    problem = root_problem(exchange)
+    if problem is not None:
+        raise ValueError(problem)
+    print(f"exchange: {exchange} exists and is writable by this account")
+    return 0
 
 
 def _leaderboard(args: argparse.Namespace) -> int:

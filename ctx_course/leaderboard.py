@@ -23,9 +23,9 @@ import csv
 import json
 import os
 import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 import nbformat
 
@@ -71,12 +71,12 @@ class Row:
     """One student's line of the leaderboard."""
 
     student: str
-    score: Optional[float] = None
+    score: float | None = None
     safe_workloads: int = 0
     workloads: int = 0
     facts_lost: int = 0
     overflows: int = 0
-    total_cost: Optional[float] = None
+    total_cost: float | None = None
     error: str = ""
 
     @property

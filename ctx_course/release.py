@@ -48,6 +48,7 @@ def generate_release(
             shutil.rmtree(target)
         result = api.generate_assignment(assignment_id, force=True)
         if not result["success"]:
-            raise ReleaseError(f"assignment {assignment_id!r} failed:\n{result.get('log', '')}{result.get('error', '')}")
+            details = f"{result.get('log', '')}{result.get('error', '')}"
+            raise ReleaseError(f"assignment {assignment_id!r} failed:\n{details}")
         done.append(assignment_id)
     return done

@@ -4,21 +4,45 @@ Every public name is importable from here; each lives in the module of its lesso
 ``tokens`` (estimating and counting tokens), ``window`` (what fits, what is left), ``recall``
 (the toy model of long-context degradation), ``assemble`` (a request under a budget), ``trim``
 (head and tail of tool output), ``sim`` (clearing, notes and compaction over a long task),
-``render`` (a structured system prompt and its lint), ``evaldiff`` (what a prompt change fixed and
-broke), ``ledger`` (a per-call context ledger with zones), ``sessions`` (state handed from one session to
-the next).
+``policy`` (the capstone's interface: what a context policy sees and may do), ``render`` (a
+structured system prompt and its lint), ``evaldiff`` (what a prompt change fixed and broke),
+``ledger`` (a per-call context ledger with zones), ``sessions`` (state handed from one session
+to the next).
 """
 from .assemble import Assembly, BudgetError, Item, assemble, lesson_items
 from .evaldiff import Case, Result, diff, lesson_cases, pass_rates, run_eval
 from .ledger import (
-    ContextOverflowError, LedgerEntry, LedgerSummary, WindowLedger, Zone, measure, summarize, zone, zones_for,
+    ContextOverflowError,
+    LedgerEntry,
+    LedgerSummary,
+    WindowLedger,
+    Zone,
+    measure,
+    summarize,
+    zone,
+    zones_for,
 )
-from .recall import LOST_IN_THE_MIDDLE, RecallModel, answer_position, retrieved_recall, stuff_vs_retrieve, stuffed_recall
+from .policy import BUILTIN_POLICIES, Clear, Compact, ContextView, Protect, Step, TurnRecord, Workload
+from .recall import (
+    LOST_IN_THE_MIDDLE,
+    RecallModel,
+    answer_position,
+    retrieved_recall,
+    stuff_vs_retrieve,
+    stuffed_recall,
+)
 from .render import PromptSpec, lint, render
 from .sessions import Record, SessionParams, SessionsResult, SessionStart, simulate_sessions
 from .sim import (
-    BUILTIN_POLICIES, STRATEGIES, Clear, Compact, ContextView, Protect, QuestionOutcome, SimParams, SimResult, Step,
-    TurnRecord, Workload, lesson_workload, request_cost, select_to_clear, simulate, simulate_policy,
+    STRATEGIES,
+    QuestionOutcome,
+    SimParams,
+    SimResult,
+    lesson_workload,
+    request_cost,
+    select_to_clear,
+    simulate,
+    simulate_policy,
 )
 from .tokens import FakeTokenizer, Tokenizer, estimate_tokens
 from .trim import omission_marker, save_full_output, trim_and_save, trim_lines, trim_with_reference

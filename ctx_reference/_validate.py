@@ -18,10 +18,8 @@ module that knows the model.
 """
 from __future__ import annotations
 
-from typing import Optional
 
-
-def require_int(value: object, name: str, minimum: Optional[int] = None) -> int:
+def require_int(value: object, name: str, minimum: int | None = None) -> int:
     """Return ``value`` if it is an int (bool excluded) and >= ``minimum`` when given.
 
     >>> require_int(8000, "limit", minimum=1)

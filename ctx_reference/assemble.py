@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Optional
 
 from ctx_reference._validate import require_int, require_str
 
@@ -52,7 +51,7 @@ class Item:
     priority: int = 0
     required: bool = False
     stable: bool = False
-    text: Optional[str] = None
+    text: str | None = None
 
     def __post_init__(self) -> None:
         require_str(self.name, "name")

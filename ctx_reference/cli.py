@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from typing import Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from ctx_reference import tables
 from ctx_reference.assemble import LESSON_BUDGET, BudgetError, assemble, lesson_items
@@ -93,7 +93,7 @@ def _number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number (got {text!r})") from None
 
 
-def _integer_or_none(text: str) -> Optional[int]:
+def _integer_or_none(text: str) -> int | None:
     """Parse an integer option value, or ``none`` for None."""
     if text.strip().lower() == "none":
         return None
@@ -105,6 +105,7 @@ def _integer_or_none(text: str) -> Optional[int]:
 
 def _add_sim_options(parser: argparse.ArgumentParser) -> None:
     """Add one option per SimParams field, its type taken from the field's default."""
+    parse: Callable[[str], object]
     for f in dataclasses.fields(SimParams):
         default = f.default
         if default is None:
@@ -243,7 +244,7 @@ def _error_line(error: ValueError, command: str) -> str:
     return f"{PROG} {command}: error: {prefix}{message}"
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ctx-reference`` with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
 
     >>> main(["window"])  # doctest: +ELLIPSIS

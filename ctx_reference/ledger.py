@@ -395,7 +395,8 @@ class WindowLedger:
     def __repr__(self) -> str:
         return (
             f"WindowLedger(window_limit_tokens={self.window_limit_tokens}, "
-            f"tokenizer={self.tokenizer!r}, enforce={self.enforce}, reserve_output={self.reserve_output}, calls={len(self._entries)})"
+            f"tokenizer={self.tokenizer!r}, enforce={self.enforce}, reserve_output={self.reserve_output}, "
+            f"calls={len(self._entries)})"
         )
 
 
@@ -443,15 +444,19 @@ def measured_call(ledger: WindowLedger | None, name: str, buckets: Mapping[str, 
 # researchers, summarize, review, report. Search results are invented (the
 # sources live on example.com); each text's length was chosen so that
 # FakeTokenizer (len // 4) gives the per-call counts listed in `lesson_calls`.
+# Names say which call and which bucket a text fills: _<CALL>_TASK is a call's task_state,
+# _<CALL>_RESULTS its tool_results, _<CALL>_HISTORY its history; _SOURCE_* is one search
+# result (tagged [S1]..[S8] in its text); _*_ANSWER and _*_FINDINGS are what an earlier call
+# wrote, carried into a later call's history.
 
-_PLAN_TS = (
+_PLAN_TASK = (
     "任务：为下面的研究问题制定检索计划，拆成三个子问题，每个子问题给两个搜索关键词，按 JSON 列表输出。\n"
     "研究问题：长上下文里，放在中间的信息为什么更容易被模型忽略？"
 )
-_R1_TS = "子问题 1：位置效应在公开实验里到底有多大？只依据下面的检索结果回答，每条结论后都注明来源编号。"
-_R2_TS = "子问题 2：工程上有哪些缓解位置效应的做法？只依据下面的检索结果回答，每条结论后都注明来源编号。"
+_RESEARCH_1_TASK = "子问题 1：位置效应在公开实验里到底有多大？只依据下面的检索结果回答，每条结论后都注明来源编号。"
+_RESEARCH_2_TASK = "子问题 2：工程上有哪些缓解位置效应的做法？只依据下面的检索结果回答，每条结论后都注明来源编号。"
 
-_S1 = (
+_SOURCE_POSITION_BIAS = (
     "[S1] Positional bias in long-context question answering -- example.com/papers/position-bias\n"
     "retrieved for: lost in the middle; rank 1 of 8; score 0.91\n"
     "The authors place one relevant passage among 20 distractor passages and move it from the first "
@@ -460,7 +465,7 @@ _S1 = (
     "window did not remove the dip; models with larger windows showed the same curve at a similar depth. "
     "The effect was weaker for a model tuned on long documents, but it was still clearly there in all runs."
 )
-_S2 = (
+_SOURCE_MIDDLE_DIP = (
     "[S2] 长文档问答中的“中间塌陷”现象 -- example.com/blog/middle-dip\n"
     "retrieved for: 中间塌陷 长上下文; rank 2 of 8; score 0.88\n"
     "作者用 50 篇文档做检索增强问答，把含答案的文档依次放在第 1、10、25、40、50 位。"
@@ -470,7 +475,7 @@ _S2 = (
     "他打算下个月补做多模型对比，并公开全部提示词和评分脚本，"
     "方便别人复现这个实验，也欢迎读者提交自己的测试结果。"
 )
-_S3 = (
+_SOURCE_NEEDLE_TESTS = (
     "[S3] Needle-in-a-haystack is not enough -- example.com/notes/needle-tests\n"
     "retrieved for: needle in a haystack; rank 3 of 8; score 0.84\n"
     "Single-fact retrieval tests saturate quickly: most recent models find one planted sentence at any "
@@ -479,7 +484,7 @@ _S3 = (
     "and recommends multi-hop probes at several depths before trusting a long prompt. "
     "Distractors that look like the answer hurt far more than random filler text does."
 )
-_S7 = (
+_SOURCE_DEPTH_REPLICATION = (
     "[S7] Measuring recall by depth: a replication -- example.com/papers/depth-replication\n"
     "retrieved for: recall by depth; rank 4 of 8; score 0.80\n"
     "A replication with four open models and three closed ones, 10 to 100 documents per prompt. "
@@ -488,7 +493,7 @@ _S7 = (
     "grew with the number of documents. Closed-book accuracy is reported as a baseline: for two "
     "models, a mid-context answer scored below it, so the documents made things worse than none."
 )
-_S4 = (
+_SOURCE_LAYOUT_GUIDE = (
     "[S4] 工程实践：关键信息放两端 -- example.com/guide/long-prompt-layout\n"
     "retrieved for: 长提示词 布局; rank 1 of 8; score 0.90\n"
     "指南建议把长资料放在提示词前部，把问题和最关键的指令放在最后；"
@@ -497,7 +502,7 @@ _S4 = (
     "指南给出的经验是：与其把二十篇资料全部塞进去，不如只放最相关的五篇，"
     "并把每篇的出处写清楚（来自团队内部评测）。"
 )
-_S5 = (
+_SOURCE_REORDER_CHUNKS = (
     "[S5] Reordering retrieved chunks -- example.com/papers/reorder-chunks\n"
     "retrieved for: context reorder; rank 2 of 8; score 0.87\n"
     "Instead of passing retrieved chunks in score order, the system puts the highest-scoring chunks "
@@ -507,7 +512,7 @@ _S5 = (
     "by the retriever in the first place: reordering cannot rescue what retrieval missed. "
     "The code is about 20 lines."
 )
-_S6 = (
+_SOURCE_COMPRESS_THEN_ASK = (
     "[S6] 压缩与摘要对位置效应的影响 -- example.com/blog/compress-then-ask\n"
     "retrieved for: 压缩 摘要 位置效应; rank 3 of 8; score 0.81\n"
     "先把长资料压缩成要点再提问，上下文变短，中间塌陷随之减轻；"
@@ -515,7 +520,7 @@ _S6 = (
     "作者还比较了两种摘要方式：一次性压缩整份资料，和按章节分段压缩。"
     "分段压缩保留的细节更多，但调用次数也更多，总成本大约是前者的两倍。"
 )
-_S8 = (
+_SOURCE_QUESTION_TWICE = (
     "[S8] Ask the question twice -- example.com/notes/question-at-both-ends\n"
     "retrieved for: question placement; rank 4 of 8; score 0.77\n"
     "A cheap trick from a practitioner write-up: state the question once before the documents and "
@@ -527,18 +532,20 @@ _S8 = (
     "in a later review step."
 )
 
-_R1_TR = "\n\n".join([_S1, _S2, _S3, _S7])
-_R2_TR = "\n\n".join([_S4, _S5, _S6, _S8])
-_SUM_TS = (
+_RESEARCH_1_RESULTS = "\n\n".join(
+    [_SOURCE_POSITION_BIAS, _SOURCE_MIDDLE_DIP, _SOURCE_NEEDLE_TESTS, _SOURCE_DEPTH_REPLICATION])
+_RESEARCH_2_RESULTS = "\n\n".join(
+    [_SOURCE_LAYOUT_GUIDE, _SOURCE_REORDER_CHUNKS, _SOURCE_COMPRESS_THEN_ASK, _SOURCE_QUESTION_TWICE])
+_SUMMARIZE_TASK = (
     "任务：把两位研究员的发现合并成一份摘要，去掉重复的结论，保留全部来源编号，"
     "并标出两份发现互相矛盾或证据不足的地方。"
 )
-_SUM_TR = _S2
-_PLAN_OUT = (
+_SUMMARIZE_RESULTS = _SOURCE_MIDDLE_DIP
+_PLAN_ANSWER = (
     '计划：["位置效应有多大", "工程上怎么缓解", "缓解的代价"]，'
     "关键词：lost in the middle、context reorder。"
 )
-_F1 = (
+_RESEARCH_1_FINDINGS = (
     "研究员 1 的发现：\n"
     "1. 位置效应真实存在，正确率呈 U 形：答案在开头时最高，在结尾时次之，在中间时最低 [S1][S2][S7]。\n"
     "2. 窗口变大并不能消除它，长文档微调只能减弱一部分 [S1]；文档越多，中间的落差越大 [S2][S7]。\n"
@@ -546,7 +553,7 @@ _F1 = (
     "4. 有两个模型在答案居中时，甚至不如完全不给资料：资料放错位置，比完全不放还要糟 [S7]。\n"
     "5. 未解决：[S2] 只测了一个模型，能否推广还不清楚；[S7] 没有给出各模型的具体名字，无法对照。"
 )
-_F2 = (
+_RESEARCH_2_FINDINGS = (
     "研究员 2 的发现：\n"
     "1. 关键信息放两端，问题和最重要的指令放在最后；资料宁少勿多，只放最相关的几篇 [S4]。\n"
     "2. 检索结果按得分重排，把最强的片段放在两端；但检索没召回的，重排也救不回来 [S5]。\n"
@@ -554,27 +561,27 @@ _F2 = (
     "4. 问题在资料前后各写一遍，成本只有几十个 token；给资料编号并要求引用编号 [S8]。\n"
     "5. 未解决：几种做法叠加时效果能否相加，没有来源测过；也没有来源系统地比较过它们的成本。"
 )
-_SUM_H = _PLAN_OUT + "\n\n" + _F1 + "\n\n" + _F2
-_SUMMARY = (
+_SUMMARIZE_HISTORY = _PLAN_ANSWER + "\n\n" + _RESEARCH_1_FINDINGS + "\n\n" + _RESEARCH_2_FINDINGS
+_SUMMARY_ANSWER = (
     "摘要：中间的信息最容易被忽略，正确率呈 U 形，窗口变大也不能消除，资料越多落差越大 [S1][S2][S7]。"
     "缓解办法：关键信息放两端、资料宁少勿多 [S4]，检索结果重排 [S5]，"
     "压缩时保留原文路径 [S6]，问题前后各写一遍 [S8]。"
     "代价方面，分段压缩的调用成本约为一次性压缩的两倍 [S6]，其余做法几乎不增加 token。"
 )
-_REVIEW = (
+_REVIEW_ANSWER = (
     "审阅意见：[S2] 只有一篇博客实验，应注明“单一来源”；“不能消除”说得过满，建议改为“没有消除”；"
     "计划里的第三个子问题（缓解的代价）在摘要中没有回答，请补上 [S6] 的成本数据，并注明出处来源。"
 )
-_REV_TS = (
+_REVIEW_TASK = (
     "任务：审阅下面的摘要，对照研究计划，检查每个子问题是否都回答了、"
     "每条结论是否都有来源支持，列出缺证据或说过头的地方。"
 )
-_REV_H = _PLAN_OUT + "\n" + _SUMMARY
-_REP_TS = (
+_REVIEW_HISTORY = _PLAN_ANSWER + "\n" + _SUMMARY_ANSWER
+_REPORT_TASK = (
     "任务：根据摘要和审阅意见写最终研究报告，先给出一句话结论，再列证据和局限，"
     "每条证据后注明来源编号，全文不要超过 600 个汉字。"
 )
-_REP_H = _SUMMARY + "\n" + _REVIEW
+_REPORT_HISTORY = _SUMMARY_ANSWER + "\n" + _REVIEW_ANSWER
 
 
 def lesson_calls() -> list[tuple[str, dict[str, str]]]:
@@ -605,12 +612,15 @@ def lesson_calls() -> list[tuple[str, dict[str, str]]]:
     Used by the context-ledger notebook.
     """
     return [
-        ("plan", {"system": "", "task_state": _PLAN_TS, "tool_results": "", "history": ""}),
-        ("research_1", {"system": "", "task_state": _R1_TS, "tool_results": _R1_TR, "history": ""}),
-        ("research_2", {"system": "", "task_state": _R2_TS, "tool_results": _R2_TR, "history": ""}),
-        ("summarize", {"system": "", "task_state": _SUM_TS, "tool_results": _SUM_TR, "history": _SUM_H}),
-        ("review", {"system": "", "task_state": _REV_TS, "tool_results": "", "history": _REV_H}),
-        ("report", {"system": "", "task_state": _REP_TS, "tool_results": "", "history": _REP_H}),
+        ("plan", {"system": "", "task_state": _PLAN_TASK, "tool_results": "", "history": ""}),
+        ("research_1", {"system": "", "task_state": _RESEARCH_1_TASK, "tool_results": _RESEARCH_1_RESULTS,
+                        "history": ""}),
+        ("research_2", {"system": "", "task_state": _RESEARCH_2_TASK, "tool_results": _RESEARCH_2_RESULTS,
+                        "history": ""}),
+        ("summarize", {"system": "", "task_state": _SUMMARIZE_TASK, "tool_results": _SUMMARIZE_RESULTS,
+                       "history": _SUMMARIZE_HISTORY}),
+        ("review", {"system": "", "task_state": _REVIEW_TASK, "tool_results": "", "history": _REVIEW_HISTORY}),
+        ("report", {"system": "", "task_state": _REPORT_TASK, "tool_results": "", "history": _REPORT_HISTORY}),
     ]
 
 

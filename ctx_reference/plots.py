@@ -30,8 +30,9 @@ Vocabulary:
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Optional, Sequence
+from typing import TYPE_CHECKING
 
 from matplotlib import font_manager
 from matplotlib.figure import Figure
@@ -50,6 +51,11 @@ from ctx_reference.ledger import (
 )
 from ctx_reference.recall import DOC_TOKENS, LOST_IN_THE_MIDDLE, MeasuredCurve, RecallModel, answer_position
 from ctx_reference.tables import STRATEGY_LABELS
+
+if TYPE_CHECKING:
+    from ctx_reference.ledger import LedgerEntry
+    from ctx_reference.policy_score import PolicyScore
+    from ctx_reference.sim import SimParams, SimResult
 
 FIGSIZE = (8.0, 4.5)  # inches: one panel
 WIDE_FIGSIZE = (11.0, 4.5)  # inches: two panels side by side
@@ -110,7 +116,7 @@ def _token_counts(values: object, name: str) -> list[int]:
     if isinstance(values, (str, bytes)):
         raise ValueError(f"{name} must be a sequence of token counts (got {values!r})")
     try:
-        items = list(values)
+        items = list(values)  # type: ignore[call-overload]  # anything iterable; TypeError if not
     except TypeError:
         raise ValueError(f"{name} must be a sequence of token counts (got {values!r})") from None
     counts = []
@@ -157,7 +163,7 @@ def default_lengths() -> list[int]:
 # ---------------------------------------------------------------- recall
 
 
-def plot_recall_vs_length(model: RecallModel = RecallModel(), lengths: Optional[Sequence[int]] = None) -> Figure:
+def plot_recall_vs_length(model: RecallModel = RecallModel(), lengths: Sequence[int] | None = None) -> Figure:
     """Return a figure of the toy recall against context length (log x axis).
 
     Two curves: the base recall (no position effect, gid ``"base"``) and the
@@ -197,7 +203,7 @@ def plot_recall_vs_position(
     model: RecallModel = RecallModel(),
     n: int = LESSON_CONTEXT,
     points: int = DEFAULT_POSITION_POINTS,
-    marks: Optional[Sequence[int]] = None,
+    marks: Sequence[int] | None = None,
 ) -> Figure:
     """Return a figure of the toy recall against where the answer sits in an ``n``-token context.
 
@@ -296,7 +302,7 @@ def plot_toy_vs_lost_in_the_middle(
 # ---------------------------------------------------------------- simulation
 
 
-def plot_context_per_turn(results: Mapping[str, object], params: object) -> Figure:
+def plot_context_per_turn(results: Mapping[str, SimResult], params: SimParams) -> Figure:
     """Return the managed context of every request, turn by turn, one line per strategy.
 
     ``results`` maps a strategy to its ``SimResult``; ``params`` is the
@@ -350,7 +356,7 @@ def plot_context_per_turn(results: Mapping[str, object], params: object) -> Figu
 # ---------------------------------------------------------------- ledger
 
 
-def plot_bucket_shares(entries: Sequence[object], share: bool = False, derived: bool = False) -> Figure:
+def plot_bucket_shares(entries: Sequence[LedgerEntry], share: bool = False, derived: bool = False) -> Figure:
     """Return stacked bars, one per call, of the tokens (or shares) of the four buckets.
 
     ``entries`` are ``ledger.LedgerEntry`` values. One bar container per bucket,
@@ -391,7 +397,7 @@ def plot_bucket_shares(entries: Sequence[object], share: bool = False, derived: 
     return _finish(fig)
 
 
-def plot_zones(contexts: Sequence[int], limit: int, labels: Optional[Sequence[str]] = None) -> Figure:
+def plot_zones(contexts: Sequence[int], limit: int, labels: Sequence[str] | None = None) -> Figure:
     """Return one bar per request, coloured by its ledger zone, with lines at 60 %, 85 % and 100 % of ``limit``.
 
     ``contexts`` are tokens per request (a ``SimResult.contexts`` or the totals of
@@ -437,7 +443,7 @@ def plot_zones(contexts: Sequence[int], limit: int, labels: Optional[Sequence[st
 # ---------------------------------------------------------------- policies
 
 
-def plot_policy_scores(scores: Mapping[str, object], highlight: Optional[str] = None) -> Figure:
+def plot_policy_scores(scores: Mapping[str, PolicyScore], highlight: str | None = None) -> Figure:
     """Return total input equivalent against facts lost, one point per policy.
 
     ``scores`` maps a policy name to its ``PolicyScore``; ``highlight`` names the learner's
@@ -471,7 +477,7 @@ def plot_policy_scores(scores: Mapping[str, object], highlight: Optional[str] = 
     return _finish(fig)
 
 
-def plot_leaderboard(names: Sequence[str], scores: Sequence[Optional[float]]) -> Figure:
+def plot_leaderboard(names: Sequence[str], scores: Sequence[float | None]) -> Figure:
     """Return horizontal bars of ranked scores (lower is better); None scores show as 出局.
 
     ``names`` and ``scores`` are in rank order. Bars: ``gid="score:<name>"``.
@@ -537,7 +543,7 @@ OTHER_ESTIMATE_COLORS = ("#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")  # the othe
 
 
 def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]],
-                         kind_labels: Optional[Mapping[str, str]] = None) -> Figure:
+                         kind_labels: Mapping[str, str] | None = None) -> Figure:
     """Return grouped bars of the relative error of each estimate, by kind of text: one panel per real ruler.
 
     ``errors[real][estimate][kind]`` is (estimate - real) / real, e.g.

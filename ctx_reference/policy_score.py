@@ -13,19 +13,20 @@ What it leaves out: output tokens, latency, and any quality measure beyond "the 
 the context" (see ``ctx_reference.sim``).
 
 Vocabulary: *built-in* -- the four strategies of notebook 06 as policies
-(``ctx_reference.sim.BUILTIN_POLICIES``); *ratio* -- cost / cheapest safe built-in's cost on
+(``ctx_reference.policy.BUILTIN_POLICIES``); *ratio* -- cost / cheapest safe built-in's cost on
 one workload; *beats X* -- safe on every workload, and on each one either X is unsafe or the
 policy costs less than X.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional, Sequence
 
 from ctx_reference._validate import require_callable
-from ctx_reference.sim import BUILTIN_POLICIES, Policy, SimResult, Workload, simulate_policy
+from ctx_reference.policy import BUILTIN_POLICIES, Policy, Workload
+from ctx_reference.sim import SimResult, simulate_policy
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class WorkloadScore:
     """What one policy did on one workload, beside the cheapest safe built-in's cost."""
 
     workload: str
-    overflow_turn: Optional[int]
+    overflow_turn: int | None
     facts_lost: int
     facts_asked: int
     peak: int
@@ -48,7 +49,7 @@ class WorkloadScore:
         return self.overflow_turn is None and self.facts_lost == 0
 
     @property
-    def ratio(self) -> Optional[float]:
+    def ratio(self) -> float | None:
         """Return cost / cheapest safe built-in's cost, or None if this run is not safe."""
         return self.input_equivalent / self.best_builtin_cost if self.safe else None
 
@@ -66,11 +67,11 @@ class PolicyScore:
         return all(w.safe for w in self.workloads)
 
     @property
-    def score(self) -> Optional[float]:
+    def score(self) -> float | None:
         """Return the geometric mean of the ratios, or None if any workload is unsafe."""
         if not self.safe or not self.workloads:
             return None
-        return math.exp(math.fsum(math.log(w.ratio) for w in self.workloads)
+        return math.exp(math.fsum(math.log(w.ratio) for w in self.workloads if w.ratio is not None)
                         / len(self.workloads))
 
     @property
@@ -113,7 +114,8 @@ def score_run(result: SimResult, workload: Workload) -> WorkloadScore:
 def score_policy(policy: Policy, workloads: Sequence[Workload], name: str = "mine") -> PolicyScore:
     """Return ``policy``'s scores on ``workloads`` (each run with ``simulate_policy``).
 
-    >>> from ctx_reference.sim import BUILTIN_POLICIES, lesson_workload
+    >>> from ctx_reference.policy import BUILTIN_POLICIES
+    >>> from ctx_reference.sim import lesson_workload
     >>> s = score_policy(BUILTIN_POLICIES["compact"], [lesson_workload()], "compact")
     >>> s.safe, s.score, s.workloads[0].best_builtin
     (True, 1.0, 'compact')

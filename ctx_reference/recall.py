@@ -289,7 +289,7 @@ class PositionFit:
     residuals: tuple[float, ...]
 
 
-def fit_position_curve(curve: "MeasuredCurve | None" = None) -> PositionFit:
+def fit_position_curve(curve: MeasuredCurve | None = None) -> PositionFit:
     """Return the least-squares fit of the toy position curve to ``curve`` (LOST_IN_THE_MIDDLE).
 
     The answer document at 1-based position p of N sits at x = (p - 0.5) / N. The curve

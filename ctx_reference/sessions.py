@@ -151,7 +151,8 @@ def write_progress(records: Sequence[Record], budget: int) -> list[Record]:
     Budget 25: the 11-token next step and the 11-token failed attempt fit; the 8-token done step
     does not fit in the 3 tokens left.
 
-    >>> rs = [Record("done", 1, "建好用户表"), Record("failed", 2, "缓存加锁：死锁"), Record("next", 3, "给导出接口加分页")]
+    >>> rs = [Record("done", 1, "建好用户表"), Record("failed", 2, "缓存加锁：死锁"),
+    ...       Record("next", 3, "给导出接口加分页")]
     >>> [r.kind for r in write_progress(rs, 25)]
     ['failed', 'next']
 
@@ -393,7 +394,8 @@ def _knowledge(session: int, start: int, status: str, earlier: list[Record], con
     in_context = {(r.kind, r.turn, r.text) for r in context}
     done = [r for r in earlier if r.kind == "done"]
     # The code and its commits survive whatever the hand-off: the newest commits are readable.
-    in_log = {(r.kind, r.turn, r.text) for r in done[len(done) - params.git_log_lines:]} if params.git_log_lines else set()
+    logged = done[len(done) - params.git_log_lines:] if params.git_log_lines else []
+    in_log = {(r.kind, r.turn, r.text) for r in logged}
     latest_next = [r for r in earlier if r.kind == "next"][-1:]
     if status == "overflow":          # the request is rejected: the session never starts
         in_context, in_log = set(), set()

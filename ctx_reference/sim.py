@@ -41,47 +41,77 @@ Exercise hooks (see ``simulate``): a notebook can pass its own clearing policy
 (signature of ``select_to_clear``) and its own request cost (signature of
 ``request_cost``); the harness calls them and checks what they return.
 
-Policies (see ``simulate_policy``): the general form. A ``Workload`` lists every turn's
-tool and result size, the questions and the model's window; after each turn a *policy*
-gets a ``ContextView`` (turn records with sizes, cleared results, notes, summary, the
-ledger's zone) and returns None or actions: ``Clear`` (with or without notes),
-``Compact``, ``Protect`` (a tool's results may no longer be cleared). The four strategies
-are four policies (``BUILTIN_POLICIES``); ``simulate`` runs the same four decisions on
-``lesson_workload(params)``, from the numbers alone (no view is built each turn). ``MANAGERS`` keeps the same four strategies in running-total
-form, a second, independent statement of the rules that the tests compare against.
+Policies (see ``simulate_policy``): the general form, whose interface (``Workload``,
+``ContextView``, the actions ``Clear``, ``Compact``, ``Protect`` and ``BUILTIN_POLICIES``)
+lives in ``ctx_reference.policy``. The four strategies are four policies; ``simulate`` runs
+the same four decisions on ``lesson_workload(params)``, from the numbers alone (no view is
+built each turn).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from dataclasses import dataclass, field
-from operator import itemgetter
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Any, NamedTuple
 
 from ctx_reference._validate import require_callable, require_int, require_real
-from ctx_reference.ledger import Zone, zone
+from ctx_reference.policy import (
+    ANSWER_TOKENS,
+    BASE_TOKENS,
+    BUILTIN_POLICIES,
+    CACHE_READ,
+    CACHE_WRITE,
+    KEEP_TURNS,
+    NOTE_TOKENS,
+    PLACEHOLDER_TOKENS,
+    SUMMARY_TOKENS,
+    THRESHOLD_TOKENS,
+    TOOL_CALL_TOKENS,
+    USER_TOKENS,
+    WINDOW_TOKENS,
+    Action,
+    Clear,
+    ClearOldest,
+    Compact,
+    CompactOld,
+    ContextView,
+    Policy,
+    Protect,
+    Step,
+    TurnRecord,
+    Workload,
+    keep_everything,
+)
+
+# The policy interface was first published from this module, and notebooks written against
+# that release import it from here (``from ctx_reference.sim import BUILTIN_POLICIES, Clear,
+# ...``): every name of ctx_reference.policy stays importable from sim.
+__all__ = [
+    "FACT_LAG", "FIRST_QUESTION", "QUESTION_EVERY", "STRATEGIES", "TOOL_RESULT_TOKENS", "TURNS",
+    "ClearPolicy", "CostFunction", "QuestionOutcome", "SimParams", "SimResult",
+    "lesson_workload", "request_cost", "select_to_clear", "simulate", "simulate_policy",
+    # re-exported from ctx_reference.policy
+    "ANSWER_TOKENS", "BASE_TOKENS", "BUILTIN_POLICIES", "CACHE_READ", "CACHE_WRITE", "KEEP_TURNS",
+    "NOTE_TOKENS", "PLACEHOLDER_TOKENS", "SUMMARY_TOKENS", "THRESHOLD_TOKENS", "TOOL_CALL_TOKENS",
+    "USER_TOKENS", "WINDOW_TOKENS", "Action", "Clear", "ClearOldest", "Compact", "CompactOld",
+    "ContextView", "Policy", "Protect", "Step", "TurnRecord", "Workload", "keep_everything",
+]
 
 # ---------------------------------------------------------------------------
-# The lesson's numbers (all sizes in tokens), except the three marked "rebuild's choice": the lesson
-# gives no value for them, so the reconstruction picked one.
-BASE_TOKENS = 8_000  # system prompt + tool definitions, sent with every request
-USER_TOKENS = 200  # one user message per turn
-TOOL_CALL_TOKENS = 100  # one tool call per turn
+# The lesson's numbers (all sizes in tokens). The sizes of a turn, of a placeholder, a note
+# and a summary, the window, the threshold, KEEP_TURNS and the prices are every workload's
+# defaults, so they live in ctx_reference.policy: BASE_TOKENS 8,000, USER_TOKENS 200,
+# TOOL_CALL_TOKENS 100, ANSWER_TOKENS 300, WINDOW_TOKENS 100,000, THRESHOLD_TOKENS 60,000,
+# KEEP_TURNS 5, PLACEHOLDER_TOKENS 10, SUMMARY_TOKENS 2,000, NOTE_TOKENS 30, CACHE_WRITE 1.25,
+# CACHE_READ 0.1 (PLACEHOLDER_TOKENS, NOTE_TOKENS and CACHE_READ are the rebuild's choice: the
+# lesson gives no value for them). The task's own numbers:
 TOOL_RESULT_TOKENS = 3_000  # one tool result per turn (carries that turn's fact)
-ANSWER_TOKENS = 300  # one assistant answer per turn
-WINDOW_TOKENS = 100_000  # the context window of the simulated model
-THRESHOLD_TOKENS = 60_000  # manage the context only once it is larger than this
-KEEP_TURNS = 5  # the newest turns that management never touches
 TURNS = 60  # length of the task
-PLACEHOLDER_TOKENS = 10  # stub left where a tool result was cleared (rebuild's choice)
-SUMMARY_TOKENS = 2_000  # size of a compaction summary
-NOTE_TOKENS = 30  # one note per cleared fact, clear_notes (rebuild's choice)
 FIRST_QUESTION = 12  # the first question comes after this many full turns
 QUESTION_EVERY = 4  # turns between two questions
 FACT_LAG = 12  # a question at turn q asks for the fact of turn q - FACT_LAG
-CACHE_WRITE = 1.25  # × base input price, per token written to the cache
-CACHE_READ = 0.1  # × base input price, per token read from the cache (rebuild's choice)
 
 
 @dataclass(frozen=True)
@@ -111,7 +141,7 @@ class SimParams:
     turns: int = TURNS
     placeholder: int = PLACEHOLDER_TOKENS
     summary_tokens: int = SUMMARY_TOKENS
-    summary_capacity: Optional[int] = None
+    summary_capacity: int | None = None
     note_tokens: int = NOTE_TOKENS
     clear_at_least: int = 0
     first_question: int = FIRST_QUESTION
@@ -152,7 +182,7 @@ class SimParams:
 # The two exercise hooks, in their reference versions.
 
 ClearPolicy = Callable[[int, Sequence[int], int, SimParams], Sequence[int]]
-CostFunction = Callable[[int, Optional[int], bool, SimParams], float]
+CostFunction = Callable[[int, int | None, bool, SimParams], float]
 
 
 def select_to_clear(context_tokens: int, uncleared_turns: Sequence[int], turn: int,
@@ -186,7 +216,7 @@ def select_to_clear(context_tokens: int, uncleared_turns: Sequence[int], turn: i
     return candidates
 
 
-def request_cost(input_tokens: int, previous_input: Optional[int], rewrote: bool,
+def request_cost(input_tokens: int, previous_input: int | None, rewrote: bool,
                  params: SimParams) -> float:
     """Return the cost of one request in input equivalent (tokens at the base input price).
 
@@ -210,127 +240,8 @@ def request_cost(input_tokens: int, previous_input: Optional[int], rewrote: bool
             + params.cache_write * (input_tokens - previous_input))
 
 
-# ---------------------------------------------------------------------------
-# The strategies: plain functions with one signature, kept in MANAGERS.
 
-
-@dataclass(slots=True)
-class ContextState:
-    """The managed context of one run, as running totals; owned and updated by ``simulate``.
-
-    tokens          -- size of the context now.
-    first_uncleared -- turns >= this still hold their tool result in full (clearing goes
-                       oldest first, so the uncleared results are always a run of turns).
-    notes           -- how many notes the context holds (clear_notes).
-    folded_upto     -- turns 1..folded_upto live only in the summary (0: no summary yet).
-    held_from       -- the summary still holds the facts of turns held_from..folded_upto.
-    lost_at         -- fact turn -> the turn whose rewrite removed that fact.
-    """
-
-    tokens: int
-    first_uncleared: int = 1
-    notes: int = 0
-    folded_upto: int = 0
-    held_from: int = 1
-    lost_at: dict[int, int] = field(default_factory=dict)
-
-
-Manager = Callable[[ContextState, int, SimParams, ClearPolicy], bool]
-
-
-def manage_none(state: ContextState, turn: int, params: SimParams,
-                clear_policy: ClearPolicy) -> bool:
-    """Leave the context as it is; return False (no rewrite).
-
-    >>> manage_none(ContextState(tokens=98_000), 25, SimParams(), select_to_clear)
-    False
-    """
-    return False
-
-
-def manage_clear(state: ContextState, turn: int, params: SimParams,
-                 clear_policy: ClearPolicy) -> bool:
-    """Clear the tool results ``clear_policy`` picks; return True if it cleared any.
-
-    A cleared fact is gone from the context (``state.lost_at`` records when).
-
-    >>> s = ContextState(tokens=62_000)           # turn 15: 8,000 + 15 × 3,600
-    >>> manage_clear(s, 15, SimParams(), select_to_clear), s.tokens, s.first_uncleared
-    (True, 32100, 11)
-
-    Ten results cleared: 62,000 − 10 × (3,000 − 10) = 32,100.
-    """
-    return _clear(state, turn, params, clear_policy, with_notes=False)
-
-
-def manage_clear_notes(state: ContextState, turn: int, params: SimParams,
-                       clear_policy: ClearPolicy) -> bool:
-    """As ``manage_clear``, but each cleared fact is first kept as a ``note_tokens`` note.
-
-    >>> s = ContextState(tokens=62_000)
-    >>> manage_clear_notes(s, 15, SimParams(), select_to_clear), s.tokens, s.notes
-    (True, 32400, 10)
-
-    62,000 − 10 × 2,990 + 10 × 30 = 32,400.
-    """
-    return _clear(state, turn, params, clear_policy, with_notes=True)
-
-
-def manage_compact(state: ContextState, turn: int, params: SimParams,
-                   clear_policy: ClearPolicy) -> bool:
-    """Fold every turn but the newest ``keep`` into one summary; return True if it did.
-
-    Only when the context is over the threshold and at least one turn not yet folded
-    lies before the newest ``keep``. The context becomes base + summary + kept turns;
-    with ``summary_capacity = c`` the summary holds only the newest ``c`` facts it covers.
-    ``clear_policy`` is not used.
-
-    >>> s = ContextState(tokens=62_000)           # turn 15
-    >>> manage_compact(s, 15, SimParams(), select_to_clear), s.tokens, s.folded_upto
-    (True, 28000, 10)
-
-    8,000 + 2,000 + 5 × 3,600 = 28,000.
-    """
-    fold_to = turn - params.keep
-    if state.tokens <= params.threshold or fold_to <= state.folded_upto:
-        return False
-    state.tokens = params.base + params.summary_tokens + params.keep * params.turn_tokens
-    state.folded_upto = fold_to
-    if params.summary_capacity is not None:
-        held_from = max(state.held_from, fold_to - params.summary_capacity + 1)
-        for fact in range(state.held_from, held_from):
-            state.lost_at[fact] = turn
-        state.held_from = held_from
-    return True
-
-
-MANAGERS: dict[str, Manager] = {
-    "none": manage_none,
-    "clear": manage_clear,
-    "clear_notes": manage_clear_notes,
-    "compact": manage_compact,
-}
 STRATEGIES = ("none", "clear", "clear_notes", "compact")
-
-
-def _clear(state: ContextState, turn: int, params: SimParams, clear_policy: ClearPolicy,
-           with_notes: bool) -> bool:
-    """Apply ``clear_policy`` to ``state``; return True if it cleared at least one result."""
-    uncleared = range(state.first_uncleared, turn + 1)
-    chosen = clear_policy(state.tokens, uncleared, turn, params)
-    count = _check_cleared(chosen, uncleared, turn)
-    if count == 0:
-        return False
-    first = state.first_uncleared
-    state.first_uncleared = first + count
-    state.tokens -= count * (params.tool_result - params.placeholder)
-    if with_notes:
-        state.notes += count
-        state.tokens += count * params.note_tokens
-    else:
-        for fact in range(first, first + count):
-            state.lost_at[fact] = turn
-    return True
 
 
 def _check_cleared(chosen: object, uncleared: range, turn: int) -> int:
@@ -366,8 +277,9 @@ def _span(turns: range) -> str:
     return f"{turns[0]}..{turns[-1]}" if turns else "none"
 
 
+
 # ---------------------------------------------------------------------------
-# The harness.
+# What a run measured.
 
 
 @dataclass(frozen=True)
@@ -380,7 +292,7 @@ class QuestionOutcome:
 
     turn: int
     fact_turn: int
-    lost_turn: Optional[int]
+    lost_turn: int | None
 
     @property
     def lost(self) -> bool:
@@ -407,7 +319,7 @@ class SimResult:
     peak: int
     rewrites: int
     input_equivalent: float
-    overflow_turn: Optional[int]
+    overflow_turn: int | None
     facts_asked: int
     facts_lost: int
     contexts: tuple[int, ...]
@@ -423,417 +335,7 @@ class SimResult:
 
 
 # ---------------------------------------------------------------------------
-# The policy interface: a workload, what a policy sees, what it may do.
-
-
-@dataclass(frozen=True)
-class Step:
-    """One turn of a workload: the tool it calls, its result's size, whether its fact matters.
-
-    Every tool result carries one fact (the fact of that turn). ``needed`` is the agent's guess,
-    made when it reads the result, that the task will ask for it again; a policy sees it. The
-    ``questions`` of a workload are what is really asked: a question may ask for a fact whose
-    ``needed`` is False (a wrong guess, see ``ctx_reference.workloads.with_wrong_hints``).
-    """
-
-    tool: str
-    result: int
-    needed: bool = False
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.tool, str) or not self.tool:
-            raise ValueError(f"tool must be a non-empty str (got {self.tool!r})")
-        require_int(self.result, "result", minimum=0)
-        if not isinstance(self.needed, bool):
-            raise ValueError(f"needed must be True or False (got {self.needed!r})")
-
-
-@dataclass(frozen=True)
-class Workload:
-    """A task, a model and prices: what a policy is run on.
-
-    ``steps[t - 1]`` is turn ``t``; ``questions`` lists ``(turn, fact_turn)`` pairs, in turn
-    order: at ``turn``, after management, the task needs the fact of ``fact_turn``. Every
-    turn appends ``user + tool_call + result + answer`` tokens. ``threshold`` is the model's
-    suggested point to start managing; ``window`` is the hard limit. ``placeholder``,
-    ``note_tokens``, ``summary_tokens`` and ``summary_capacity`` are what clearing, a note
-    and a compaction cost or keep (as in ``SimParams``).
-
-    >>> w = Workload("tiny", (Step("read", 3_000), Step("grep", 400, needed=True)), ((2, 2),))
-    >>> w.turns, w.turn_tokens(2)              # 200 + 100 + 400 + 300
-    (2, 1000)
-    """
-
-    name: str
-    steps: tuple[Step, ...]
-    questions: tuple[tuple[int, int], ...] = ()
-    base: int = BASE_TOKENS
-    user: int = USER_TOKENS
-    tool_call: int = TOOL_CALL_TOKENS
-    answer: int = ANSWER_TOKENS
-    window: int = WINDOW_TOKENS
-    threshold: int = THRESHOLD_TOKENS
-    placeholder: int = PLACEHOLDER_TOKENS
-    note_tokens: int = NOTE_TOKENS
-    summary_tokens: int = SUMMARY_TOKENS
-    summary_capacity: Optional[int] = None
-    cache_write: float = CACHE_WRITE
-    cache_read: float = CACHE_READ
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"name must be a non-empty str (got {self.name!r})")
-        if not isinstance(self.steps, tuple) or not all(isinstance(s, Step) for s in self.steps):
-            raise ValueError(f"steps must be a tuple of Step (got {self.steps!r})")
-        for name in ("base", "user", "tool_call", "answer", "threshold", "placeholder",
-                     "note_tokens", "summary_tokens"):
-            require_int(getattr(self, name), name, minimum=0)
-        require_int(self.window, "window", minimum=1)
-        if self.summary_capacity is not None:
-            require_int(self.summary_capacity, "summary_capacity", minimum=0)
-        if self.threshold > self.window:
-            raise ValueError(f"threshold must be <= window ({self.window!r}) "
-                             f"(got {self.threshold!r})")
-        for name in ("cache_write", "cache_read"):
-            value = getattr(self, name)
-            require_real(value, name)
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0 (got {value!r})")
-        if not isinstance(self.questions, tuple):
-            raise ValueError(f"questions must be a tuple of (turn, fact_turn) "
-                             f"(got {self.questions!r})")
-        last = 0
-        for q in self.questions:
-            if (not isinstance(q, tuple) or len(q) != 2
-                    or any(isinstance(v, bool) or not isinstance(v, int) for v in q)
-                    or not 1 <= q[1] <= q[0] <= len(self.steps) or q[0] < last):
-                raise ValueError(f"questions must be (turn, fact_turn) pairs in turn order with "
-                                 f"1 <= fact_turn <= turn <= {len(self.steps)} (got {q!r})")
-            last = q[0]
-
-    @property
-    def turns(self) -> int:
-        """Return the number of turns."""
-        return len(self.steps)
-
-    def turn_tokens(self, turn: int) -> int:
-        """Return what turn ``turn`` (1-based) appends: user + tool_call + result + answer."""
-        return self.user + self.tool_call + self.steps[turn - 1].result + self.answer
-
-
-class _TaskFields(NamedTuple):
-    """The fields of SimParams that describe the task (not the strategy), for lesson_workload."""
-
-    base: int
-    user: int
-    tool_call: int
-    tool_result: int
-    answer: int
-    window: int
-    threshold: int
-    turns: int
-    placeholder: int
-    summary_tokens: int
-    summary_capacity: Optional[int]
-    note_tokens: int
-    first_question: int
-    question_every: int
-    fact_lag: int
-    cache_write: float
-    cache_read: float
-
-
-class TurnRecord(NamedTuple):
-    """One turn still in the context (not folded into the summary), as a policy sees it.
-
-    result_tokens -- size of its tool result in full; tokens -- what the turn occupies now
-    (the result replaced by a placeholder once cleared); noted -- its fact sits in a note;
-    protected -- its tool's results may not be cleared. An immutable named tuple.
-    """
-
-    turn: int
-    tool: str
-    result_tokens: int
-    tokens: int
-    needed: bool
-    cleared: bool = False
-    noted: bool = False
-    protected: bool = False
-
-
-_VIEW_FIELDS = ("turn", "tokens", "window", "threshold", "oldest_in_full", "summary_upto",
-                "protected_tools", "rewrites", "base", "placeholder", "note_tokens",
-                "summary_tokens", "turns")
-
-
-class ContextView(tuple):
-    """The context after turn ``turn`` was appended, as the simulation knows it (read-only).
-
-    turn, turns       -- this turn (1-based) and the task's length.
-    tokens            -- the context now; window, threshold -- the model's limit and its
-                         suggested point to start managing.
-    zone              -- the ledger's zone of ``tokens`` in the window (``ledger.zone``).
-    records           -- the turns not folded into the summary, oldest first (TurnRecord).
-    oldest_in_full    -- the oldest of them whose tool result is still in full (turn + 1: none).
-    notes             -- the turns whose fact is in a note.
-    summary_upto      -- the last turn folded into the summary (0: no summary yet);
-    summary_facts     -- the facts the summary still holds.
-    protected_tools   -- tools whose results may not be cleared.
-    rewrites          -- rewrites so far; base, placeholder, note_tokens, summary_tokens --
-                         the sizes a policy needs to weigh an action.
-
-    ``records``, ``notes`` and ``summary_facts`` are built when first read, and can be read only while the policy
-    runs (a policy that keeps a view for later keeps what it read, e.g. ``list(view.records)``):
-    the simulation does not copy the whole context every turn for policies that never look.
-    A view is a tuple of the fields above, in that order, with one property per field.
-    """
-
-    def __new__(cls, fields: tuple, source: Optional[tuple] = None) -> "ContextView":
-        view = tuple.__new__(cls, fields)
-        view.__dict__["_source"] = source
-        return view
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"ContextView is read-only (tried to set {name!r})")
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={v!r}" for n, v in zip(_VIEW_FIELDS, self))
-        return f"ContextView({shown})"
-
-    def _closed_error(self, name: str) -> ValueError:
-        return ValueError(f"{name} of a ContextView can only be read while the policy runs; "
-                          f"keep list(view.{name}) instead of the view (got turn {self[0]})")
-
-    @property
-    def records(self) -> tuple[TurnRecord, ...]:
-        """Return the turns not folded into the summary, oldest first."""
-        cached = self.__dict__.get("_records")
-        if cached is None:
-            source = self.__dict__["_source"]
-            if source is None:
-                raise self._closed_error("records")
-            cached = self.__dict__["_records"] = tuple(source[0][source[1]:source[2]])
-        return cached
-
-    @property
-    def notes(self) -> tuple[int, ...]:
-        """Return the turns whose fact is in a note, in the order they were written."""
-        cached = self.__dict__.get("_notes")
-        if cached is None:
-            source = self.__dict__["_source"]
-            if source is None:
-                raise self._closed_error("notes")
-            cached = self.__dict__["_notes"] = tuple(source[3])
-        return cached
-
-    @property
-    def summary_facts(self) -> tuple[int, ...]:
-        """Return the facts (turns) the summary still holds, oldest first."""
-        cached = self.__dict__.get("_summary_facts")
-        if cached is None:
-            source = self.__dict__["_source"]
-            if source is None:
-                raise self._closed_error("summary_facts")
-            cached = self.__dict__["_summary_facts"] = tuple(source[4])
-        return cached
-
-    @property
-    def zone(self) -> Zone:
-        """Return the ledger's zone of ``tokens`` in the window."""
-        return zone(self[1], self[2])
-
-    def _close(self) -> None:
-        self.__dict__["_source"] = None
-
-
-for _index, _name in enumerate(_VIEW_FIELDS):
-    setattr(ContextView, _name, property(itemgetter(_index), doc=f"The view's {_name}."))
-del _index, _name
-
-
-def _turn_list(value: object, field_name: str) -> tuple[int, ...]:
-    """Return ``value`` as a tuple of distinct int turns >= 1, or raise naming ``field_name``."""
-    if not isinstance(value, (list, tuple, range)):
-        raise ValueError(f"{field_name} must be a list or tuple of turns (got {value!r})")
-    turns = tuple(value)
-    for t in turns:
-        if isinstance(t, bool) or not isinstance(t, int) or t < 1:
-            raise ValueError(f"{field_name} must hold int turns >= 1 (got {t!r} in {value!r})")
-    if len(set(turns)) != len(turns):
-        raise ValueError(f"{field_name} names a turn twice (got {value!r})")
-    return turns
-
-
-@dataclass(frozen=True)
-class Clear:
-    """Action: replace the tool results of ``turns`` by placeholders; note the facts of ``notes``.
-
-    ``notes`` must be a subset of ``turns`` (a fact is noted as its result is cleared).
-
-    >>> Clear([3, 1], notes=[1]).turns
-    (3, 1)
-    >>> Clear([1], notes=[2])
-    Traceback (most recent call last):
-    ValueError: Clear.notes must be a subset of Clear.turns (got notes=(2,), turns=(1,))
-    """
-
-    turns: tuple[int, ...]
-    notes: tuple[int, ...] = ()
-
-    def __post_init__(self) -> None:
-        turns = _turn_list(self.turns, "Clear.turns")
-        notes = _turn_list(self.notes, "Clear.notes")
-        if not turns:
-            raise ValueError(f"Clear.turns must name at least one turn (got {self.turns!r})")
-        if not set(notes) <= set(turns):
-            raise ValueError(f"Clear.notes must be a subset of Clear.turns "
-                             f"(got notes={notes!r}, turns={turns!r})")
-        object.__setattr__(self, "turns", turns)
-        object.__setattr__(self, "notes", notes)
-
-
-@dataclass(frozen=True)
-class Compact:
-    """Action: fold every turn but the newest ``keep`` (and their notes) into one summary.
-
-    >>> Compact(5).keep
-    5
-    >>> Compact(-1)
-    Traceback (most recent call last):
-    ValueError: Compact.keep must be >= 0 (got -1)
-    """
-
-    keep: int
-
-    def __post_init__(self) -> None:
-        require_int(self.keep, "Compact.keep", minimum=0)
-
-
-@dataclass(frozen=True)
-class Protect:
-    """Action: from now on the results of ``tool`` may not be cleared (not a rewrite).
-
-    >>> Protect("read_file").tool
-    'read_file'
-    """
-
-    tool: str
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.tool, str) or not self.tool:
-            raise ValueError(f"Protect.tool must be a non-empty str (got {self.tool!r})")
-
-
-def _trusted_clear(turns: tuple[int, ...], notes: tuple[int, ...]) -> Clear:
-    """Return Clear(turns, notes) without re-checking turns already checked by ``_check_cleared``."""
-    action = object.__new__(Clear)
-    object.__setattr__(action, "turns", turns)
-    object.__setattr__(action, "notes", notes)
-    return action
-
-
-Action = Clear | Compact | Protect
-Policy = Callable[[ContextView], object]
-
-
-# ---------------------------------------------------------------------------
-# The four strategies as policies.
-
-
-def keep_everything(view: ContextView) -> None:
-    """The ``none`` strategy: never act.
-
-    >>> keep_everything(None) is None
-    True
-    """
-    return None
-
-
-@dataclass(frozen=True)
-class ClearOldest:
-    """The ``clear`` (``notes=False``) and ``clear_notes`` strategies as a policy.
-
-    Over the threshold, clear every result older than the newest ``keep`` turns that is not
-    cleared or protected yet, if the tokens freed (each result minus its placeholder) reach
-    ``clear_at_least``; with ``notes`` each cleared fact goes to a note.
-    """
-
-    keep: int = KEEP_TURNS
-    clear_at_least: int = 0
-    notes: bool = False
-
-    def __post_init__(self) -> None:
-        require_int(self.keep, "keep", minimum=0)
-        require_int(self.clear_at_least, "clear_at_least", minimum=0)
-
-    def __call__(self, view: ContextView) -> Optional[Clear]:
-        """Return the Clear action for ``view``, or None."""
-        if view.tokens <= view.threshold:
-            return None
-        newest = view.turn - self.keep
-        chosen = tuple(r.turn for r in view.records
-                       if r.turn <= newest and not r.cleared and not r.protected)
-        freed = sum(r.result_tokens - view.placeholder for r in view.records
-                    if r.turn in chosen)
-        if not chosen or freed < self.clear_at_least:
-            return None
-        return Clear(chosen, notes=chosen if self.notes else ())
-
-
-@dataclass(frozen=True)
-class CompactOld:
-    """The ``compact`` strategy as a policy: over the threshold, fold all but ``keep`` turns."""
-
-    keep: int = KEEP_TURNS
-
-    def __post_init__(self) -> None:
-        require_int(self.keep, "keep", minimum=0)
-
-    def __call__(self, view: ContextView) -> Optional[Compact]:
-        """Return Compact(keep) when over the threshold with something to fold, else None."""
-        if view.tokens <= view.threshold or view.turn - self.keep <= view.summary_upto:
-            return None
-        return Compact(self.keep)
-
-
-BUILTIN_POLICIES: dict[str, Policy] = {
-    "none": keep_everything,
-    "clear": ClearOldest(),
-    "clear_notes": ClearOldest(notes=True),
-    "compact": CompactOld(),
-}
-
-
-def _strategy_decider(strategy: str, params: SimParams, clear_policy: ClearPolicy) -> Callable:
-    """Return decide(turn, tokens, oldest_in_full, summary_upto) -> the strategy's decision.
-
-    The four strategies read only these numbers, so ``simulate`` runs them without building a
-    ContextView each turn; their decisions are those of ``keep_everything``, ``CompactOld`` and
-    the ``clear``/``clear_notes`` policy that asks ``clear_policy`` (a ``select_to_clear``-style
-    hook, notebook 06's exercise, whose answer is checked unless it is the reference itself).
-    """
-    if strategy == "none":
-        return lambda turn, tokens, full_from, summary_upto: None
-    if strategy == "compact":
-        keep, threshold, action = params.keep, params.threshold, Compact(params.keep)
-
-        def compact(turn: int, tokens: int, full_from: int, summary_upto: int) -> Optional[Compact]:
-            if tokens <= threshold or turn - keep <= summary_upto:
-                return None
-            return action
-        return compact
-    notes = strategy == "clear_notes"
-    trusted = clear_policy is select_to_clear   # returns the oldest run of turns by construction
-
-    def clear(turn: int, tokens: int, full_from: int, summary_upto: int) -> Optional[Clear]:
-        uncleared = range(full_from, turn + 1)
-        chosen = clear_policy(tokens, uncleared, turn, params)
-        count = len(chosen) if trusted else _check_cleared(chosen, uncleared, turn)
-        if count == 0:
-            return None
-        turns = tuple(uncleared[:count])
-        return _trusted_clear(turns, turns if notes else ())
-    return clear
+# The lesson's task as a workload, and its four strategies as quick deciders.
 
 
 def lesson_workload(params: SimParams = SimParams()) -> Workload:
@@ -852,13 +354,34 @@ def lesson_workload(params: SimParams = SimParams()) -> Workload:
     return _lesson_workload(*(getattr(params, name) for name in _TASK_FIELDS))
 
 
-_TASK_FIELDS = ("base", "user", "tool_call", "tool_result", "answer", "window", "threshold",
-                "turns", "placeholder", "summary_tokens", "summary_capacity", "note_tokens",
-                "first_question", "question_every", "fact_lag", "cache_write", "cache_read")
+class _TaskFields(NamedTuple):
+    """The fields of SimParams that describe the task (not the strategy), for lesson_workload."""
+
+    base: int
+    user: int
+    tool_call: int
+    tool_result: int
+    answer: int
+    window: int
+    threshold: int
+    turns: int
+    placeholder: int
+    summary_tokens: int
+    summary_capacity: int | None
+    note_tokens: int
+    first_question: int
+    question_every: int
+    fact_lag: int
+    cache_write: float
+    cache_read: float
+
+
+
+_TASK_FIELDS = _TaskFields._fields
 
 
 @lru_cache(maxsize=256)
-def _lesson_workload(*fields: object) -> Workload:
+def _lesson_workload(*fields: Any) -> Workload:
     params = _TaskFields(*fields)
     questions = tuple((q, q - params.fact_lag)
                       for q in range(params.first_question + 1, params.turns + 1,
@@ -875,8 +398,51 @@ def _lesson_workload(*fields: object) -> Workload:
         cache_read=params.cache_read)
 
 
+
+def _strategy_decider(strategy: str, params: SimParams, clear_policy: ClearPolicy) -> Callable:
+    """Return decide(turn, tokens, oldest_in_full, summary_upto) -> the strategy's decision.
+
+    The four strategies read only these numbers, so ``simulate`` runs them without building a
+    ContextView each turn; their decisions are those of ``keep_everything``, ``CompactOld`` and
+    the ``clear``/``clear_notes`` policy that asks ``clear_policy`` (a ``select_to_clear``-style
+    hook, notebook 06's exercise, whose answer is checked unless it is the reference itself).
+    """
+    if strategy == "none":
+        return lambda turn, tokens, full_from, summary_upto: None
+    if strategy == "compact":
+        keep, threshold, action = params.keep, params.threshold, Compact(params.keep)
+
+        def compact(turn: int, tokens: int, full_from: int, summary_upto: int) -> Compact | None:
+            if tokens <= threshold or turn - keep <= summary_upto:
+                return None
+            return action
+        return compact
+    notes = strategy == "clear_notes"
+    trusted = clear_policy is select_to_clear   # returns the oldest run of turns by construction
+
+    def clear(turn: int, tokens: int, full_from: int, summary_upto: int) -> Clear | None:
+        uncleared = range(full_from, turn + 1)
+        chosen = clear_policy(tokens, uncleared, turn, params)
+        count = len(chosen) if trusted else _check_cleared(chosen, uncleared, turn)
+        if count == 0:
+            return None
+        turns = tuple(uncleared[:count])
+        return _trusted_clear(turns, turns if notes else ())
+    return clear
+
+
+
+def _trusted_clear(turns: tuple[int, ...], notes: tuple[int, ...]) -> Clear:
+    """Return Clear(turns, notes) without re-checking turns already checked by ``_check_cleared``."""
+    action = object.__new__(Clear)
+    object.__setattr__(action, "turns", turns)
+    object.__setattr__(action, "notes", notes)
+    return action
+
+
+
 # ---------------------------------------------------------------------------
-# The harness.
+# Running a policy.
 
 
 def simulate(strategy: str, params: SimParams = SimParams(), *,
@@ -901,7 +467,7 @@ def simulate(strategy: str, params: SimParams = SimParams(), *,
     passes its own versions to compare them with the reference.
     Used by the long-task simulation notebook.
     """
-    if not isinstance(strategy, str) or strategy not in MANAGERS:
+    if not isinstance(strategy, str) or strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)} "
                          f"(got {strategy!r})")
     if not isinstance(params, SimParams):
@@ -922,6 +488,7 @@ def simulate_policy(policy: Policy, workload: Workload) -> SimResult:
     ``simulate``: a context over the window ends the run; questions are answered; the request
     is paid (``cache_write`` × input after a rewrite or first, else reads + new writes).
 
+    >>> from ctx_reference.policy import BUILTIN_POLICIES
     >>> r = simulate_policy(BUILTIN_POLICIES["clear"], lesson_workload())
     >>> r.peak, r.rewrites, r.facts_lost, round(r.input_equivalent)
     (59550, 15, 11, 1359425)
@@ -931,7 +498,7 @@ def simulate_policy(policy: Policy, workload: Workload) -> SimResult:
         raise ValueError(f"workload must be a Workload (got {workload!r})")
     write, read = workload.cache_write, workload.cache_read
 
-    def cost(tokens: int, previous: Optional[int], rewrote: bool) -> float:
+    def cost(tokens: int, previous: int | None, rewrote: bool) -> float:
         if previous is None or rewrote:
             return write * tokens
         return read * previous + write * (tokens - previous)
@@ -939,9 +506,9 @@ def simulate_policy(policy: Policy, workload: Workload) -> SimResult:
     return _run(policy, workload, cost)
 
 
-def _run(policy: Optional[Policy], workload: Workload,
-         cost_of: Callable[[int, Optional[int], bool], float],
-         decide: Optional[Callable[[int, int, int, int], object]] = None) -> SimResult:
+def _run(policy: Policy | None, workload: Workload,
+         cost_of: Callable[[int, int | None, bool], float],
+         decide: Callable[[int, int, int, int], object] | None = None) -> SimResult:
     """Run ``policy`` on ``workload``; ``cost_of(input, previous, rewrote)`` prices a request.
 
     With ``decide`` (``simulate``'s strategies), ``decide(turn, tokens, oldest_in_full,
@@ -968,7 +535,7 @@ def _run(policy: Optional[Policy], workload: Workload,
     rewrite_turns: list[int] = []
     questions: list[QuestionOutcome] = []
     pending = list(reversed(workload.questions))
-    previous: Optional[int] = None
+    previous: int | None = None
     total = 0.0
     overflow_turn = None
     inf = math.inf
@@ -983,7 +550,7 @@ def _run(policy: Optional[Policy], workload: Workload,
             view = ContextView((turn, tokens, window, threshold, full_from, summary_upto,
                                 protected_tools, len(rewrite_turns)) + sizes,
                                (records, live_from - 1, turn, notes, summary_facts))
-            decision = policy(view)
+            decision = policy(view)  # type: ignore[misc]  # decide is None, so policy is not
             view._close()
             del view
         rewrote = False
@@ -994,20 +561,11 @@ def _run(policy: Optional[Policy], workload: Workload,
                 for i in range(live_from - 1, turn):
                     if records[i].tool == action.tool and not records[i].protected:
                         records[i] = records[i]._replace(protected=True)
-            elif isinstance(action, Clear):
-                # the strategies' clears are checked where they are made (_strategy_decider)
-                for t in (action.turns if decide is None else ()):
-                    if not live_from <= t <= turn:
-                        raise ValueError(f"Clear.turns: turn {t} is not in the context at turn "
-                                         f"{turn} (turns {live_from}..{turn} are) "
-                                         f"(got {action.turns!r})")
-                    record = records[t - 1]
-                    if record.cleared:
-                        raise ValueError(f"Clear.turns: the result of turn {t} is already "
-                                         f"cleared (got {action.turns!r} at turn {turn})")
-                    if record.protected:
-                        raise ValueError(f"Clear.turns: the result of turn {t} is protected "
-                                         f"({record.tool}) (got {action.turns!r} at turn {turn})")
+                continue
+            rewrote = True
+            if isinstance(action, Clear):
+                if decide is None:  # the strategies' clears are checked where they are made
+                    _check_clear(action, records, live_from, turn)
                 noted = set(action.notes)
                 for t in action.turns:
                     record = records[t - 1]
@@ -1020,13 +578,8 @@ def _run(policy: Optional[Policy], workload: Workload,
                         tokens += workload.note_tokens
                     else:
                         lost_at.setdefault(t, turn)
-                rewrote = True
             else:  # Compact
-                fold_to = turn - action.keep
-                if fold_to < live_from:
-                    raise ValueError(f"Compact.keep: keeping {action.keep} turns at turn {turn} "
-                                     f"leaves nothing to fold (turns {live_from}..{turn} are in "
-                                     f"the context) (got {action.keep!r})")
+                fold_to = _fold_to(action, live_from, turn)
                 for record in records[live_from - 1:fold_to]:
                     if not record.cleared or record.noted:
                         summary_facts.append(record.turn)
@@ -1042,13 +595,11 @@ def _run(policy: Optional[Policy], workload: Workload,
                 tokens = (workload.base + workload.summary_tokens
                           + sum(r.tokens for r in records[live_from - 1:])
                           + workload.note_tokens * len(notes))
-                rewrote = True
         if rewrote:
+            rewrite_turns.append(turn)
             full_from = max(full_from, live_from)
             while full_from <= turn and records[full_from - 1].cleared:
                 full_from += 1
-        if rewrote:
-            rewrite_turns.append(turn)
         if tokens > window:
             overflow_turn = turn
             break
@@ -1080,7 +631,33 @@ def _run(policy: Optional[Policy], workload: Workload,
     )
 
 
-def _actions(decision: object, turn: int) -> tuple:
+def _check_clear(action: Clear, records: list[TurnRecord], live_from: int, turn: int) -> None:
+    """Raise ValueError unless every turn ``action`` clears is live, in full and not protected."""
+    for t in action.turns:
+        if not live_from <= t <= turn:
+            raise ValueError(f"Clear.turns: turn {t} is not in the context at turn "
+                             f"{turn} (turns {live_from}..{turn} are) "
+                             f"(got {action.turns!r})")
+        record = records[t - 1]
+        if record.cleared:
+            raise ValueError(f"Clear.turns: the result of turn {t} is already "
+                             f"cleared (got {action.turns!r} at turn {turn})")
+        if record.protected:
+            raise ValueError(f"Clear.turns: the result of turn {t} is protected "
+                             f"({record.tool}) (got {action.turns!r} at turn {turn})")
+
+
+def _fold_to(action: Compact, live_from: int, turn: int) -> int:
+    """Return the last turn ``action`` folds into the summary, or raise if it folds nothing."""
+    fold_to = turn - action.keep
+    if fold_to < live_from:
+        raise ValueError(f"Compact.keep: keeping {action.keep} turns at turn {turn} "
+                         f"leaves nothing to fold (turns {live_from}..{turn} are in "
+                         f"the context) (got {action.keep!r})")
+    return fold_to
+
+
+def _actions(decision: object, turn: int) -> tuple[Action, ...]:
     """Return the policy's decision as a tuple of actions, or raise ValueError naming it."""
     if decision is None:
         return ()

@@ -31,10 +31,18 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING
 
 from ctx_reference.window import Window
+
+if TYPE_CHECKING:
+    from ctx_reference.assemble import Assembly, Item
+    from ctx_reference.ledger import LedgerEntry, LedgerSummary, Zone
+    from ctx_reference.policy_score import PolicyScore
+    from ctx_reference.recall import ComparisonRow
+    from ctx_reference.sim import SimParams, SimResult
 
 DERIVED_MARK = "*"  # appended to a number that the lesson does not quote
 DERIVED_NOTE = f"{DERIVED_MARK} 推导值：原课没有给出这个数，它由本工作簿重建的模型算出。"
@@ -165,7 +173,7 @@ def format_facts(lost: int, asked: int) -> str:
     return f"{lost}/{asked}"
 
 
-def format_overflow(turn: Optional[int]) -> str:
+def format_overflow(turn: int | None) -> str:
     """Return ``第 26 轮`` for the turn whose request overflowed, ``—`` when none did.
 
     >>> format_overflow(26), format_overflow(None)
@@ -294,7 +302,7 @@ PROVENANCE_LABELS = {"seed": "原课", "derived": "推导"}
 """How a provenance is shown: "原课" for a number the lesson quotes, "推导" for a derived one."""
 
 
-def format_stuff_vs_retrieve(rows: Iterable[object]) -> str:
+def format_stuff_vs_retrieve(rows: Iterable[ComparisonRow]) -> str:
     """Return the stuff-versus-retrieve table: recall, context tokens, provenance, situation.
 
     ``rows`` are ``recall.ComparisonRow`` values (``recall.stuff_vs_retrieve()``).
@@ -325,14 +333,14 @@ DROP_REASON_LABELS = {
 """Chinese reading of each ``assemble`` drop reason."""
 
 
-def _item_kind(item: object) -> str:
+def _item_kind(item: Item) -> str:
     """Return how an item is treated: 必需 / 可选（优先级 p）, and 稳定 / 动态."""
     need = "必需" if item.required else f"可选，优先级 {item.priority}"
     place = "稳定" if item.stable else "动态"
     return f"{place}，{need}"
 
 
-def format_assembly(assembly: object, budget: Optional[int] = None) -> str:
+def format_assembly(assembly: Assembly, budget: int | None = None) -> str:
     """Return the kept items in output order, the total against the budget, and the drop log.
 
     ``assembly`` is an ``assemble.Assembly``; ``budget`` (optional) is the budget it
@@ -371,7 +379,7 @@ def format_assembly(assembly: object, budget: Optional[int] = None) -> str:
 # ---------------------------------------------------------------- simulation
 
 
-def _changed_fields(params: object) -> tuple[tuple[str, object], ...]:
+def _changed_fields(params: SimParams) -> tuple[tuple[str, object], ...]:
     """Return the (name, value) pairs where ``params`` differs from its class defaults."""
     if not dataclasses.is_dataclass(params) or isinstance(params, type):
         raise ValueError(f"params must be a SimParams (got {params!r})")
@@ -383,7 +391,7 @@ def _changed_fields(params: object) -> tuple[tuple[str, object], ...]:
     )
 
 
-def seed_cells(strategy: str, params: object) -> Optional[frozenset[str]]:
+def seed_cells(strategy: str, params: SimParams) -> frozenset[str] | None:
     """Return which cells of a run the lesson quotes, or None if the run is not one of the lesson's.
 
     Cell names: ``peak``, ``facts``, ``rewrites``, ``input_equivalent``, ``overflow``.
@@ -402,7 +410,7 @@ def seed_cells(strategy: str, params: object) -> Optional[frozenset[str]]:
     return _SEED_SIM_CELLS.get((strategy, variant), frozenset())
 
 
-def format_strategy_table(results: Mapping[str, object], params: object) -> str:
+def format_strategy_table(results: Mapping[str, SimResult], params: SimParams) -> str:
     """Return one row per strategy: peak, facts lost/asked, rewrites, input equivalent, overflow.
 
     ``results`` maps a strategy name to its ``SimResult``; ``params`` is the
@@ -456,12 +464,12 @@ ZONE_LABELS = {"safe": "安全", "caution": "注意", "danger": "危险", "over"
 LEDGER_SPLIT_NOTE = f"{DERIVED_MARK} 每次调用的拆分是推导值：原课只给出了四个桶的合计和峰值。"
 
 
-def _zone_text(zone: object) -> str:
+def _zone_text(zone: Zone) -> str:
     """Return ``safe（安全）`` for a ``ledger.Zone``."""
     return f"{zone.value}（{ZONE_LABELS.get(zone.value, zone.value)}）"
 
 
-def format_ledger_summary(summary: object) -> str:
+def format_ledger_summary(summary: LedgerSummary) -> str:
     """Return a ledger summary: one headline, then tokens and share of each bucket.
 
     ``summary`` is a ``ledger.LedgerSummary``. For the lesson's six calls the
@@ -484,7 +492,7 @@ def format_ledger_summary(summary: object) -> str:
     return headline + "\n" + format_table(["桶", "token", "占比"], rows, "<>>")
 
 
-def format_ledger_entries(entries: Sequence[object], derived: bool = False) -> str:
+def format_ledger_entries(entries: Sequence[LedgerEntry], derived: bool = False) -> str:
     """Return one row per measured call: its four buckets, total, share of the window and zone.
 
     ``entries`` are ``ledger.LedgerEntry`` values (``WindowLedger.entries``). With
@@ -511,7 +519,7 @@ def format_ledger_entries(entries: Sequence[object], derived: bool = False) -> s
 # ---------------------------------------------------------------- policy scores
 
 
-def format_score(score: Optional[float]) -> str:
+def format_score(score: float | None) -> str:
     """Return a policy's score with three decimals, or 出局 (disqualified) for None.
 
     >>> format_score(0.8123), format_score(None)
@@ -520,7 +528,7 @@ def format_score(score: Optional[float]) -> str:
     return "出局" if score is None else f"{score:.3f}"
 
 
-def format_policy_scores(scores: Mapping[str, object]) -> str:
+def format_policy_scores(scores: Mapping[str, PolicyScore]) -> str:
     """Return one row per policy: safe workloads, facts lost/asked, overflows, total cost, score.
 
     ``scores`` maps a policy name to its ``PolicyScore`` (``ctx_reference.policy_score``).
@@ -541,7 +549,7 @@ def format_policy_scores(scores: Mapping[str, object]) -> str:
     return format_table(headers, rows, "<>>>>>")
 
 
-def format_workload_scores(score: object) -> str:
+def format_workload_scores(score: PolicyScore) -> str:
     """Return one row per workload of one ``PolicyScore``: overflow, lost/asked, peak, cost, ratio.
 
     Used by the capstone notebook.

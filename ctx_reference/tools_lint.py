@@ -42,7 +42,8 @@ MIN_PARAMETER_CHARS = 4
 #: Two descriptions at or above this bigram overlap (0..1) are too alike to choose between.
 OVERLAP_THRESHOLD = 0.5
 #: Name parts that say nothing about what a tool does.
-VAGUE_NAME_WORDS = ("tool", "helper", "util", "utils", "do", "stuff", "process", "handle", "misc", "thing", "data", "run")
+VAGUE_NAME_WORDS = ("tool", "helper", "util", "utils", "do", "stuff", "process", "handle", "misc", "thing", "data",
+                    "run")
 #: Words that tell the model when (not) to use a tool; a description needs at least one.
 WHEN_MARKERS = ("用于", "当", "适合", "不要用", "不适合", "需要", "时使用", "时调用", "when", "use ", "only for")
 
@@ -89,7 +90,9 @@ def lint_tool(tool: Mapping) -> list[str]:
     """Return the warnings (Chinese, one per finding) for one tool definition.
 
     >>> lint_tool({"name": "helper", "description": "搜索"})
-    ["工具 'helper'：名字说不清它做什么（helper）", "工具 'helper'：描述只有 2 个字，说不清做什么、什么时候用", "工具 'helper'：描述没有说什么时候该用（或不该用）"]
+    ["工具 'helper'：名字说不清它做什么（helper）",
+     "工具 'helper'：描述只有 2 个字，说不清做什么、什么时候用",
+     "工具 'helper'：描述没有说什么时候该用（或不该用）"]
     """
     _check_tool(tool)
     name = tool["name"]

@@ -28,7 +28,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Union
 
 from ctx_reference._validate import require_int
 
@@ -60,7 +60,7 @@ def _require_path(value: object, name: str) -> str:
     return text
 
 
-def omission_marker(n: int, path: Optional[PathLike] = None) -> str:
+def omission_marker(n: int, path: PathLike | None = None) -> str:
     """Return the marker line for ``n`` omitted lines, naming ``path`` when given.
 
     >>> omission_marker(95)
@@ -78,11 +78,11 @@ def omission_marker(n: int, path: Optional[PathLike] = None) -> str:
     return MARKER_WITH_PATH_TEMPLATE.format(n=n, path=_require_path(path, "path"))
 
 
-def _trim(lines: object, head: object, tail: object, path: Optional[PathLike]) -> list[str]:
+def _trim(lines: object, head: object, tail: object, path: PathLike | None) -> list[str]:
     """Return head lines + marker + tail lines, or a copy of ``lines`` when nothing needs omitting."""
     copied = _require_lines(lines)
-    require_int(head, "head", minimum=0)
-    require_int(tail, "tail", minimum=0)
+    head = require_int(head, "head", minimum=0)
+    tail = require_int(tail, "tail", minimum=0)
     if len(copied) <= head + tail:
         return copied
     omitted = len(copied) - head - tail
@@ -153,7 +153,7 @@ class TrimmedOutput:
     """
 
     lines: list[str]
-    path: Optional[Path]
+    path: Path | None
     omitted: int
 
 

@@ -17,7 +17,6 @@ plots in ``plots``, the tables in ``tables``). ipywidgets is imported only when 
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 from ctx_reference._validate import require_int, require_real
 from ctx_reference.recall import DOC_TOKENS, RecallModel, answer_position
@@ -66,7 +65,7 @@ def recall_view(documents: int, position: int, middle: float):
 
 
 def strategy_view(keep: int, threshold: int, clear_at_least: int,
-                  summary_capacity: Optional[int]):
+                  summary_capacity: int | None):
     """Return (table text, Figure) of the four strategies with these four parameters changed.
 
     >>> text, fig = strategy_view(5, 60_000, 0, None)   # the lesson's defaults
@@ -90,7 +89,7 @@ def _show(text: str, fig) -> None:
 
 
 def explore_recall(documents: int = 200, position: int = 101, middle: float = 0.3, *,
-                   live: Optional[bool] = None):
+                   live: bool | None = None):
     """Show ``recall_view``; in a live frontend (or ``live=True``) with three sliders.
 
     Returns the widget box when sliders are shown, else None.
@@ -120,7 +119,7 @@ def explore_recall(documents: int = 200, position: int = 101, middle: float = 0.
     return box
 
 
-def explore_strategies(params: SimParams = SimParams(), *, live: Optional[bool] = None):
+def explore_strategies(params: SimParams = SimParams(), *, live: bool | None = None):
     """Show ``strategy_view`` for ``params``; in a live frontend (or ``live=True``) with four sliders
     (keep, threshold, clear_at_least, and summary capacity with an "unlimited" box).
 

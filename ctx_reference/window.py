@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Optional
 
 from ctx_reference._validate import require_int, require_str
 
@@ -124,7 +123,7 @@ class ModelLimits:
 
     family: str
     window: int
-    max_output: Optional[int]  # None: the lesson does not quote it
+    max_output: int | None  # None: the lesson does not quote it
     deprecated: bool = False
 
 

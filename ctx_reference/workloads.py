@@ -4,7 +4,7 @@ What this covers: a ``WorkloadShape`` names every knob of a long agent task -- w
 calls and how large their results are (a few huge file reads, many small searches), bursts of
 long outputs (a test run spilling its logs), what share of the facts the task needs again and
 after how many turns it asks (the *lag*), and the model's window and threshold. ``generate``
-turns a shape into a ``ctx_reference.sim.Workload`` with ``random.Random(seed)``; the same
+turns a shape into a ``ctx_reference.policy.Workload`` with ``random.Random(seed)``; the same
 shape always gives the same workload. ``VISIBLE`` are the capstone notebook's workloads, the
 lesson's task first.
 
@@ -23,7 +23,8 @@ import random
 from dataclasses import dataclass, replace
 
 from ctx_reference._validate import require_int, require_real
-from ctx_reference.sim import SimParams, Step, Workload, lesson_workload
+from ctx_reference.policy import Step, Workload
+from ctx_reference.sim import SimParams, lesson_workload
 
 ToolMix = tuple[tuple[str, float, int, int], ...]
 
@@ -110,7 +111,7 @@ def generate(shape: WorkloadShape) -> Workload:
             tool, size = "run_tests", shape.burst_tokens
         else:
             pick = rng.random() * total_share
-            for tool, share, smallest, largest in shape.tools:
+            for tool, share, smallest, largest in shape.tools:  # noqa: B007 - the picked tool is used below
                 pick -= share
                 if pick < 0:
                     break

@@ -16,9 +16,9 @@ import csv
 import json
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 import nbformat
 
@@ -330,7 +330,8 @@ def build(root: Path = ROOT, target: Path = CLASS, students: Mapping[str, Mappin
             for assignment, work in works.items():
                 notebooks = sorted((release / assignment).glob("*.ipynb"))
                 if len(notebooks) != 1:
-                    raise ValueError(f"assignment {assignment!r} must have one released notebook (got {len(notebooks)})")
+                    raise ValueError(f"assignment {assignment!r} must have one released notebook "
+                                     f"(got {len(notebooks)})")
                 released = notebooks[0]
                 source = root / "solutions" / assignment / released.name
                 folder = submitted / student / assignment

@@ -39,16 +39,21 @@ def notebooks(folder: Path) -> list[Path]:
 
 
 BROWSER_SUITE = Path(__file__).resolve().parent / "browser"
+HUB_SUITE = Path(__file__).resolve().parent / "hub"
 
 
 def pytest_addoption(parser):
     parser.addoption("--browser", action="store_true",
                      help="also collect tests/browser (JupyterLab in headless Chromium; `make test-browser`)")
+    parser.addoption("--hub", action="store_true",
+                     help="also collect tests/hub (a real JupyterHub for a class of OS users; `make test-hub`)")
 
 
 def pytest_ignore_collect(collection_path, config):
-    """Leave the browser suite out of `make test` unless --browser is given."""
+    """Leave the browser and hub suites out of `make test` unless --browser / --hub is given."""
     if Path(collection_path) == BROWSER_SUITE and not config.getoption("--browser"):
+        return True
+    if Path(collection_path) == HUB_SUITE and not config.getoption("--hub"):
         return True
     return None
 def pytest_configure(config):

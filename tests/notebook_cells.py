@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +25,7 @@ def notebook_path(folder: str) -> Path:
     return path
 
 
-@lru_cache(maxsize=None)
+@cache
 def cells(folder: str) -> tuple[dict, ...]:
     """Return the cells of the solution notebook in ``solutions/<folder>/``."""
     return tuple(json.loads(notebook_path(folder).read_text(encoding="utf-8"))["cells"])
@@ -70,7 +70,7 @@ def _runnable(text: str) -> str:
     return "\n".join("pass" if line.lstrip().startswith(("%", "!")) else line for line in text.split("\n"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _prefix(folder: str, gid: str) -> dict:
     import matplotlib
 
@@ -85,7 +85,7 @@ def _prefix(folder: str, gid: str) -> dict:
     raise KeyError(gid)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _before(folder: str, index: int) -> dict:
     import matplotlib
 

@@ -11,9 +11,10 @@ from ctx_reference.calibrate import (
     receipt_error_by_kind,
 )
 from ctx_reference.ledger import WindowLedger, lesson_calls
+from ctx_reference.policy import BUILTIN_POLICIES
 from ctx_reference.policy_score import score_builtins, score_policy
 from ctx_reference.recall import fit_position_curve
-from ctx_reference.sim import BUILTIN_POLICIES, STRATEGIES, SimParams, simulate
+from ctx_reference.sim import STRATEGIES, SimParams, simulate
 from ctx_reference.workloads import visible_workloads
 
 

@@ -1,7 +1,7 @@
-"""The public API of SPEC §1 is importable from the top level of ctx_reference."""
+"""The public API of docs/models.md §1 is importable from the top level of ctx_reference."""
 import ctx_reference
 
-SPEC_NAMES = (
+API_NAMES = (
     "estimate_tokens", "Tokenizer", "FakeTokenizer", "Outcome", "Window", "remaining", "RecallModel",
     "Item", "assemble", "Assembly", "BudgetError", "trim_lines", "SimParams", "simulate", "SimResult",
     "STRATEGIES", "PromptSpec", "render", "Case", "Result", "diff", "Zone", "zone", "WindowLedger",
@@ -10,8 +10,8 @@ SPEC_NAMES = (
 
 
 def test_every_spec_name_is_exported():
-    """Each name of the SPEC's API table is in ctx_reference.__all__ and importable from the package."""
-    missing = [name for name in SPEC_NAMES if name not in ctx_reference.__all__ or not hasattr(ctx_reference, name)]
+    """Each name of the API table of docs/models.md §1 is in ctx_reference.__all__ and importable from the package."""
+    missing = [name for name in API_NAMES if name not in ctx_reference.__all__ or not hasattr(ctx_reference, name)]
     assert missing == []
 
 

@@ -6,7 +6,6 @@ import io
 import re
 
 import pytest
-from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefix_namespace, source
 
 import ctx_reference
 import ctx_reference.calibrate
@@ -15,6 +14,8 @@ import ctx_reference.window
 from ctx_reference.checks import ADAPTERS, EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
 from ctx_reference.checks.runner import show
 from ctx_reference.window import Outcome
+
+from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefix_namespace, source
 
 
 def good_remaining(window, read, write, input, max_tokens):
@@ -161,7 +162,7 @@ def test_every_exercise_has_cases_and_a_reference():
 def test_reference_passes_every_visible_case(name):
     """The literal expectations of the checker agree with the reference implementation.
 
-    The literals were written by hand from SPEC; this catches a typo in either place.
+    The literals were written by hand from docs/models.md; this catches a typo in either place.
     """
     failures = [o.line for o in run_cases(REFERENCE[name], EXERCISES[name]) if not o.passed]
     assert failures == []

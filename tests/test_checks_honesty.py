@@ -15,24 +15,24 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
-from notebook_cells import BEGIN, cells, check_parts, prefix_namespace, source
 from traitlets.config import Config
 
 import ctx_reference
 import ctx_reference.calibrate
 import ctx_reference.sessions
-import ctx_reference.sim
 from ctx_reference import omission_marker
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest, expect_digest, uses_exercise
 from ctx_reference.ledger import Zone
 from ctx_reference.window import Outcome
+
+from notebook_cells import BEGIN, cells, check_parts, prefix_namespace, source
 
 M = "……省略 {} 行（完整输出已保存，可按需读取）……".format
 HUNDRED_3_2 = ["line 1", "line 2", "line 3", M(95), "line 99", "line 100"]
 ZERO4 = {"system": 0, "task_state": 0, "tool_results": 0, "history": 0}
 SAFE_RUN = {"溢出轮次": None, "丢失的事实": 0}  # notebook 11: (overflow turn, facts lost) of a safe run
 
-# The expected value of every hidden test, written out by hand (SPEC and the sums worked in the
+# The expected value of every hidden test, written out by hand (docs/models.md and the sums worked in the
 # notebooks), keyed by (notebook folder, label of the expect_digest call).
 HIDDEN_EXPECTED = {
     ("01-window-math", "输入 + max_tokens 正好等于窗口"): Outcome.FITS,
@@ -83,7 +83,8 @@ HIDDEN_EXPECTED = {
     ("04-assembly", "原件放不下时副本只是放不下"): (
         ["rules", "tools", "time", "question"],
         5_120,
-        [("doc A", "no room"), ("doc A (copy)", "no room"), ("doc B", "no room"), ("doc C", "no room"), ("memory", "no room")],
+        [("doc A", "no room"), ("doc A (copy)", "no room"), ("doc B", "no room"), ("doc C", "no room"),
+         ("memory", "no room")],
     ),
     ("05-trim-lines", "放得下：原样的内容"): ["a", "b", "c"],
     ("05-trim-lines", "放得下：尾部 0 行"): ["a", "b", "c"],
@@ -158,10 +159,13 @@ HIDDEN_EXPECTED = {
     ("09-context-ledger", "10**17 的窗口、比 100 % 多 1"): Zone.OVER,
     ("09-context-ledger", "没有桶"): (ZERO4, 0, Zone.SAFE, 8_000),
     ("09-context-ledger", "四个空桶"): (ZERO4, 0, Zone.SAFE, 8_000),
-    ("09-context-ledger", "两个桶、倒着给出"): ({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
+    ("09-context-ledger", "两个桶、倒着给出"):
+        ({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
     ("09-context-ledger", "两个桶、倒着给出：桶的顺序"): ["system", "task_state", "tool_results", "history"],
-    ("09-context-ledger", "每个桶分别数"): ({"system": 1, "task_state": 0, "tool_results": 0, "history": 1}, 2, Zone.SAFE, 100),
-    ("09-context-ledger", "换一把尺子：每个字符 2 个 token"): ({"system": 0, "task_state": 0, "tool_results": 0, "history": 6}, 6, Zone.CAUTION, 10),
+    ("09-context-ledger", "每个桶分别数"):
+        ({"system": 1, "task_state": 0, "tool_results": 0, "history": 1}, 2, Zone.SAFE, 100),
+    ("09-context-ledger", "换一把尺子：每个字符 2 个 token"):
+        ({"system": 0, "task_state": 0, "tool_results": 0, "history": 6}, 6, Zone.CAUTION, 10),
     ("09-context-ledger", "正好 85 %"): Zone.CAUTION,
     ("09-context-ledger", "比 85 % 多 1"): Zone.DANGER,
     # fit_rates: receipts made from known rates give them back; one script each: sum(c·t) / sum(c²)
@@ -172,11 +176,14 @@ HIDDEN_EXPECTED = {
     ("09-context-ledger", "换行和 emoji"): (0.25, 1.5),  # 12·0.25 = 3, 4·1.5 = 6, 3 + 2·1.5 = 6
     ("10-sessions", "预算正好等于 next 的 11 token"): [("next", 3, "给导出接口加分页")],
     ("10-sessions", "预算 10"): [("done", 1, "建好用户表")],  # next 11、failed 11 放不下，done 8
-    ("10-sessions", "四种各一条、预算 22"): [("failed", 2, "缓存加锁：死锁"), ("next", 3, "给导出接口加分页")],  # 11 + 11
-    ("10-sessions", "decision 和 done 都放得下"): [("decision", 5, "用游标分页"), ("done", 1, "建好用户表")],  # 9 + 8 = 17
+    ("10-sessions", "四种各一条、预算 22"):
+        [("failed", 2, "缓存加锁：死锁"), ("next", 3, "给导出接口加分页")],  # 11 + 11
+    ("10-sessions", "decision 和 done 都放得下"):
+        [("decision", 5, "用游标分页"), ("done", 1, "建好用户表")],  # 9 + 8 = 17
     ("10-sessions", "三条记录里两条 next"): [("next", 40, "写测试"), ("done", 1, "建好用户表")],
     ("10-sessions", "两条 next 同一轮"): [("next", 7, "写测试")],
-    ("10-sessions", "三条 failed 各 14、预算 28"): [("failed", 2, "改成异步：测试不稳定"), ("failed", 3, "改成异步：测试不稳定")],
+    ("10-sessions", "三条 failed 各 14、预算 28"):
+        [("failed", 2, "改成异步：测试不稳定"), ("failed", 3, "改成异步：测试不稳定")],
     ("10-sessions", "预算 0、没有记录"): [],
     ("10-sessions", "空文本"): [],
     ("10-sessions", "只有空白行和注释"): [],
@@ -312,9 +319,9 @@ WRAPPERS = {
     "fit_position": lambda positions, accuracy, n_docs: _fit_through_reference(positions, accuracy, n_docs),
     "fit_rates": lambda receipts: ctx_reference.calibrate.fit_rates(receipts),
     # the capstone: a policy of one's own that hands the decision to a built-in
-    "context_policy": lambda view: ctx_reference.sim.CompactOld(keep=2)(view),
-    "beat_clear_notes": lambda view: ctx_reference.sim.BUILTIN_POLICIES["clear_notes"](view),
-    "beat_compact": lambda view: None if view.turn < 3 else ctx_reference.sim.ClearOldest(notes=True)(view),
+    "context_policy": lambda view: ctx_reference.policy.CompactOld(keep=2)(view),
+    "beat_clear_notes": lambda view: ctx_reference.policy.BUILTIN_POLICIES["clear_notes"](view),
+    "beat_compact": lambda view: None if view.turn < 3 else ctx_reference.policy.ClearOldest(notes=True)(view),
 }
 
 
@@ -346,7 +353,7 @@ def test_restore_built_from_parse_record_fails():
 @pytest.mark.parametrize("builtin", ["none", "clear", "clear_notes", "compact"])
 def test_handing_in_a_builtin_policy_fails(name, builtin):
     """A built-in policy handed in as the capstone's answer fails with the 要自己实现 message."""
-    message = _fails(name, ctx_reference.sim.BUILTIN_POLICIES[builtin])
+    message = _fails(name, ctx_reference.policy.BUILTIN_POLICIES[builtin])
     assert message and message.startswith("这个练习要自己实现：检查发现你直接用了参考实现")
 
 
@@ -413,7 +420,8 @@ def test_every_hidden_digest_has_a_hand_written_literal():
     assert set(keys) == set(HIDDEN_EXPECTED)
 
 
-@pytest.mark.parametrize("folder, label, expected, places", DIGEST_CALLS, ids=[f"{c[0][:2]}-{c[1]}" for c in DIGEST_CALLS])
+@pytest.mark.parametrize("folder, label, expected, places", DIGEST_CALLS,
+                         ids=[f"{c[0][:2]}-{c[1]}" for c in DIGEST_CALLS])
 def test_hidden_digest_matches_hand_written_literal(folder, label, expected, places):
     """The digest in the notebook is the digest of the value worked out by hand."""
     assert digest(HIDDEN_EXPECTED[folder, label], places) == expected
@@ -486,7 +494,8 @@ def test_feedback_tells_a_failed_visible_check_from_a_hidden_one(monkeypatch):
         "\n### BEGIN HIDDEN TESTS\nfrom ctx_reference.checks import expect_digest\n"
         'expect_digest("隐藏", trim_lines(["a"], 0, 0), "0")\n### END HIDDEN TESTS'
     )
-    nb.cells.append(nbformat.v4.new_code_cell(nb.cells[1].source.replace('check_exercise("trim_lines", trim_lines)', "")))
+    without_check = nb.cells[1].source.replace('check_exercise("trim_lines", trim_lines)', "")
+    nb.cells.append(nbformat.v4.new_code_cell(without_check))
     nb.cells[2].metadata["nbgrader"] = dict(nb.cells[1].metadata["nbgrader"], grade_id="hidden_only")
     NotebookClient(nb, timeout=60, allow_errors=True).execute()
     visible, hidden = (HideHiddenTests().preprocess_cell(nb.cells[i], {}, i)[0] for i in (1, 2))

@@ -6,9 +6,10 @@ import shutil
 import pytest
 from nbgrader.api import Gradebook
 
-from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 from ctx_course.config import assignments
 from ctx_course.grading.grader import Grader
+
+from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 
 pytestmark = pytest.mark.heavy
 
@@ -28,7 +29,8 @@ def graded(tmp_path_factory):
     grader.collect(tmp / "incoming")
     assert grader.prepare(assignments(REPO)) == {}
     submissions = [(student, aid) for aid in assignments(REPO) for student in (PERFECT, UNTOUCHED)]
-    grader.pool.plan(sum(grader.notebook_count(student, aid) for student, aid in submissions))  # none launched after the last
+    # none launched after the last
+    grader.pool.plan(sum(grader.notebook_count(student, aid) for student, aid in submissions))
     try:
         results = [grader.autograde(student, aid) for student, aid in submissions]
     finally:

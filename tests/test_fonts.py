@@ -18,8 +18,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.ft2font import FT2Font, LoadFlags  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-from conftest import REPO  # noqa: E402
 from ctx_reference import plots  # noqa: E402
+
+from conftest import REPO  # noqa: E402
 from plot_gallery import every_figure  # noqa: E402
 
 MAX_FONT_BYTES = 1_000_000

@@ -30,11 +30,12 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from conftest import REPO, class_builder
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.hidden_digests import strip_digests
 from ctx_course.grading.records import Student
 from ctx_course.sandbox.policy import sandbox_problem
+
+from conftest import REPO, class_builder
 
 pytestmark = [
     pytest.mark.heavy,
@@ -336,7 +337,8 @@ def test_a_value_displayed_by_student_code_is_not_a_score(graded):
 
 def _hidden_lines() -> list[str]:
     nb = json.loads((REPO / "solutions" / ASSIGNMENT / "remaining.ipynb").read_text(encoding="utf-8"))
-    source = next("".join(c["source"]) for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "check_remaining")
+    source = next("".join(c["source"]) for c in nb["cells"]
+                  if c["metadata"].get("nbgrader", {}).get("grade_id") == "check_remaining")
     source = strip_digests(source)  # the hidden tests as the kernel runs them (no expected digests)
     block = re.search(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", source, flags=re.S).group(1)
     return [line.strip() for line in block.splitlines() if len(line.strip()) >= 12]

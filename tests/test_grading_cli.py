@@ -7,8 +7,9 @@ import shutil
 
 import pytest
 
-from conftest import REPO
 from ctx_course.cli import main
+
+from conftest import REPO
 
 pytestmark = pytest.mark.heavy
 
@@ -24,8 +25,8 @@ def runs(tmp_path_factory):
     shutil.copytree(CLASS / "cai" / "02-remaining", incoming / "cai" / "02-remaining")
     roster = tmp / "roster.csv"
     roster.write_text("id,first_name,last_name,email\ncai,Cai,Wen,\neve,Eve,Moreau,\n", encoding="utf-8")
-    args = ["grade", "--root", str(REPO), "--work", str(tmp / "work"), "--submissions", str(incoming), "--roster", str(roster),
-            "--jobs", "1"]
+    args = ["grade", "--root", str(REPO), "--work", str(tmp / "work"), "--submissions", str(incoming),
+            "--roster", str(roster), "--jobs", "1"]
     outputs = []
     for step in ("clean", "with-broken", "feedback-only"):
         if step == "with-broken":
@@ -53,7 +54,8 @@ def test_a_failed_submission_exits_with_1_and_is_listed(runs):
     status, out, _ = outputs[1]
     lines = out.splitlines()
     assert status == 1
-    assert lines[1].startswith("[2/2] eve      02-remaining     … NOT GRADED: remaining.ipynb is not valid notebook JSON")
+    assert lines[1].startswith(
+        "[2/2] eve      02-remaining     … NOT GRADED: remaining.ipynb is not valid notebook JSON")
     assert "Could not grade 1:" in lines
     assert any(line.startswith("  eve 02-remaining: remaining.ipynb is not valid notebook JSON") for line in lines)
 

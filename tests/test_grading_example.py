@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, class_builder
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.submissions import read_roster
+
+from conftest import REPO, class_builder
 
 # nbgrader restores deleted check cells without a cell id; nbformat warns about it.
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
@@ -90,8 +91,9 @@ def test_autograded_scores_of_the_example_class(graded):
     ben: 01 check() is right (2) but estimate_tokens = len // 4 gives 11 // 4 = 2 for
     "hello world", not 3 (0): 2/4. 02 leaves out the cache fields: 1,000,000 − 20,000 − 64,000
     = 916,000 ≠ 66,000: 0/3; he answered q_cache_fields only, so 2 points wait. 03 rounds to two
-    decimals: 0.18 is 0.003 away from 0.183 (> 5e-4): 0/3, and the fit_position stub 0/2: 0/5. 04 does not deduplicate: doc A's copy
-    is dropped as "no room", not "duplicate": 0/3. 05 keeps head + 1 lines: 0/2.
+    decimals: 0.18 is 0.003 away from 0.183 (> 5e-4): 0/3, and the fit_position stub 0/2: 0/5. 04 does
+    not deduplicate: doc A's copy is dropped as "no room", not "duplicate": 0/3. 05 keeps head + 1
+    lines: 0/2.
     cai hands in the stubs: NotImplementedError in every check: 0/3, 0/3; untouched answers
     are scored 0 by nbgrader, so nothing waits.
     dana: 02 uses <=, so exactly 10 % left (10,000 of 100,000) says compact: her check cell edited
@@ -172,10 +174,12 @@ def test_grades_csv_rows(graded):
     0 of 5 (recall 3, fit_position 2) + 7 (four questions: 2 + 2 + 1 + 2) = 12.
     """
     rows = _rows(graded["csv_first"])
-    header = "student_id,last_name,first_name,email,assignment,status,auto_score,max_auto_score,manual_score,max_manual_score,score,max_score"
+    header = ("student_id,last_name,first_name,email,assignment,status,auto_score,max_auto_score,"
+              "manual_score,max_manual_score,score,max_score")
     assert graded["csv_first"].splitlines()[0] == header
     pick = lambda key: ",".join(rows[key].values())  # noqa: E731
-    assert pick(("ada", "02-remaining")) == "ada,Lovelace,Ada,ada@example.org,02-remaining,needs manual grading,3,3,0,3,3,6"
+    assert pick(("ada", "02-remaining")) == (
+        "ada,Lovelace,Ada,ada@example.org,02-remaining,needs manual grading,3,3,0,3,3,6")
     assert pick(("ben", "01-window-math")) == "ben,Okafor,Ben,ben@example.org,01-window-math,graded,2,4,0,4,2,8"
     assert pick(("eve", "02-remaining")) == "eve,Moreau,Eve,eve@example.org,02-remaining,not graded,,3,,3,,6"
     assert pick(("cai", "03-recall")) == "cai,Wen,Cai,cai@example.org,03-recall,not submitted,0,5,0,7,0,12"
@@ -322,6 +326,7 @@ def test_example_class_is_up_to_date(tmp_path):
     stale = [
         str(rel)
         for rel in committed
-        if _normalised((CLASS / rel).read_text(encoding="utf-8")) != _normalised((fresh / rel).read_text(encoding="utf-8"))
+        if _normalised((CLASS / rel).read_text(encoding="utf-8"))
+        != _normalised((fresh / rel).read_text(encoding="utf-8"))
     ]
     assert stale == []

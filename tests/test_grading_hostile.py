@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from conftest import REPO, class_builder
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.records import Student
+
+from conftest import REPO, class_builder
 
 pytestmark = pytest.mark.heavy
 
@@ -90,7 +91,8 @@ def hostile(tmp_path_factory):
     assert grader.prepare([ASSIGNMENT]) == {}
     released = tmp / "work" / "release" / ASSIGNMENT / "remaining.ipynb"
     source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
-    for student, code in (("ok", build.MODEL), ("loop", LOOP), ("stubborn", STUBBORN), ("printer", PRINTER), ("where", WHERE)):
+    for student, code in (("ok", build.MODEL), ("loop", LOOP), ("stubborn", STUBBORN), ("printer", PRINTER),
+                          ("where", WHERE)):
         folder = tmp / "incoming" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         work = build.Work(code={"remaining": code})

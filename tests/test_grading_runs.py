@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, class_builder
 from ctx_course.cli import main
 from ctx_course.grading.grader import Grader
 from ctx_course.sandbox.policy import sandbox_problem
+
+from conftest import REPO, class_builder
 
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap cannot sandbox here")
@@ -164,7 +165,8 @@ def test_sigterm_still_writes_grades_and_feedback_of_what_was_graded(terminated)
     assert (terminated["work"] / "feedback" / "a_ok" / ASSIGNMENT / "remaining.html").is_file()
     assert "b_sleeper 02-remaining     … NOT GRADED: abandoned: the run was stopped by SIGTERM" in terminated["out"]
     assert "c_sleeper 02-remaining     … NOT GRADED: abandoned: the run was stopped by SIGTERM" in terminated["out"]
-    assert "d_after  02-remaining     … NOT GRADED: the run was stopped by SIGTERM before it started" in terminated["out"]
+    assert ("d_after  02-remaining     … NOT GRADED: the run was stopped by SIGTERM before it started"
+            in terminated["out"])
 
 
 @needs_sandbox
@@ -243,7 +245,8 @@ def test_missing_bwrap_stops_grading_with_one_line(tmp_path, make_class, monkeyp
     incoming = make_class(tmp_path / "incoming", {"ada": MODEL})
     (tmp_path / "bin").mkdir()
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
-    status, out, err = _run_cli(["grade", "--root", str(REPO), "--work", str(tmp_path / "work"), "--submissions", str(incoming)])
+    status, out, err = _run_cli(["grade", "--root", str(REPO), "--work", str(tmp_path / "work"),
+                                       "--submissions", str(incoming)])
     assert status == 2
     assert err.count("\n") == 1 and "bubblewrap" in err and "apt install bubblewrap" in err
     assert not (tmp_path / "work" / "grades.csv").exists()
@@ -257,9 +260,11 @@ def test_refused_bwrap_stops_grading_with_one_line(tmp_path, make_class, monkeyp
     fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n", encoding="utf-8")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
-    status, _, err = _run_cli(["grade", "--root", str(REPO), "--work", str(tmp_path / "work"), "--submissions", str(incoming)])
+    status, _, err = _run_cli(["grade", "--root", str(REPO), "--work", str(tmp_path / "work"),
+                                     "--submissions", str(incoming)])
     assert status == 2
-    assert err.count("\n") == 1 and "No permissions to creating new namespace" in err and "apt install bubblewrap" in err
+    assert err.count("\n") == 1
+    assert "No permissions to creating new namespace" in err and "apt install bubblewrap" in err
 
 
 def test_no_sandbox_grades_with_a_warning_in_the_summary(tmp_path, make_class):

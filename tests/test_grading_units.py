@@ -19,7 +19,6 @@ from nbgrader.dbutil import ALEMBIC_DIR
 from nbgrader.preprocessors import Execute
 from traitlets.utils.importstring import import_item
 
-from conftest import REPO
 from ctx_course.cells import hidden_spans
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
@@ -41,6 +40,8 @@ from ctx_course.sandbox import policy
 from ctx_course.sandbox.execute import PrelaunchedExecute
 from ctx_course.sandbox.kernels import KernelPool
 from ctx_course.sandbox.policy import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
+
+from conftest import REPO
 
 
 def _write(path, text):
@@ -359,7 +360,8 @@ def test_cli_refuses_a_bad_roster(tmp_path, capsys):
     """A roster without an id column: exit 2, no traceback."""
     roster = _write(tmp_path / "r.csv", "name\nada\n")
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--roster", str(roster)])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--roster", str(roster)])
     err = capsys.readouterr().err
     assert status == 2 and "Traceback" not in err and "'id' column" in err
 
@@ -379,14 +381,16 @@ def test_cli_refuses_a_root_without_config(tmp_path, capsys):
 def test_cli_refuses_a_zero_timeout(tmp_path, capsys):
     """--timeout 0: exit 2 naming timeout."""
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--timeout", "0"])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--timeout", "0"])
     assert status == 2 and "timeout" in capsys.readouterr().err
 
 
 def test_cli_refuses_zero_jobs(tmp_path, capsys):
     """--jobs 0: exit 2 naming jobs and echoing 0."""
     (tmp_path / "in").mkdir()
-    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"), "--jobs", "0"])
+    status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "w"), "--submissions", str(tmp_path / "in"),
+                   "--jobs", "0"])
     err = capsys.readouterr().err
     assert status == 2 and "jobs" in err and "(got 0)" in err
 
@@ -428,7 +432,8 @@ def test_mark_hidden_tests_keeps_the_line_numbers():
     lines = cell.source.split("\n")
     assert len(lines) == 5
     assert re.fullmatch(
-        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True\)  ### BEGIN HIDDEN TESTS", lines[2]
+        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True\)  ### BEGIN HIDDEN TESTS",
+        lines[2],
     )
     assert lines[3] == "assert remaining(7, 0, 0, 0, 0) == (7, False)"
 
@@ -571,10 +576,12 @@ def test_course_packages_are_compiled_so_no_kernel_compiles_them(tmp_path, monke
     modules = sorted(str(path) for path in package.rglob("*.py"))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=str(package.parent))
     code = "import ctx_reference, ctx_reference.checks, ctx_reference.plots, ctx_reference.widgets, ctx_reference.cli"
-    done = subprocess.run([sys.executable, "-v", "-P", "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-v", "-P", "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     loaded = [line for line in done.stderr.splitlines() if str(package) in line]
-    from_source = [line for line in loaded if line.startswith("# code object from") and line.rstrip("'").endswith(".py")]
+    from_source = [line for line in loaded
+                   if line.startswith("# code object from") and line.rstrip("'").endswith(".py")]
     from_bytecode = [line for line in loaded if line.startswith("# code object from") and ".pyc" in line]
     assert from_source == [] and len(from_bytecode) >= 10, loaded[:20]
     assert all(Path(importlib.util.cache_from_source(module)).is_file() for module in modules)

@@ -19,7 +19,6 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from nbgrader.utils import determine_grade
 
-from conftest import REPO, SOLUTIONS, class_builder, notebooks
 from ctx_course.cells import hidden_spans
 from ctx_course.grading.grader import Grader, grading_config
 from ctx_course.grading.hidden_digests import (
@@ -38,6 +37,8 @@ from ctx_course.sandbox.execute import PrelaunchedExecute
 from ctx_course.sandbox.kernels import KernelPool
 from ctx_reference.checks import report_digest
 from ctx_reference.checks.hidden import REPORT_PREFIX
+
+from conftest import REPO, SOLUTIONS, class_builder, notebooks
 
 pytestmark = pytest.mark.heavy  # grades submissions: scheduled first
 
@@ -200,7 +201,8 @@ def test_take_reports_keeps_the_other_stderr_text_and_drops_emptied_streams():
 
 def test_each_expected_label_reported_once_with_its_digest_passes():
     """Two labels, each reported once with the expected digest: no failure."""
-    assert failures({"a": OTHER, "b": EMPTY_LIST}, [{"label": "b", "digest": EMPTY_LIST}, {"label": "a", "digest": OTHER}]) == []
+    reports = [{"label": "b", "digest": EMPTY_LIST}, {"label": "a", "digest": OTHER}]
+    assert failures({"a": OTHER, "b": EMPTY_LIST}, reports) == []
 
 
 def test_a_missing_label_fails():
@@ -238,7 +240,8 @@ def test_a_failing_cell_gets_an_error_that_nbgrader_scores_zero():
     cell = _check_cell(outputs=[_stderr(_report("空", OTHER) + _report("两个", OTHER))])
     judge_cell(cell, {"空": EMPTY_LIST, "两个": OTHER})
     (error,) = cell.outputs
-    assert (error.ename, error.evalue, error.traceback) == ("CheckFailed", "隐藏测试没有通过：空", ["CheckFailed: 隐藏测试没有通过：空"])
+    assert (error.ename, error.evalue, error.traceback) == (
+        "CheckFailed", "隐藏测试没有通过：空", ["CheckFailed: 隐藏测试没有通过：空"])
     assert determine_grade(cell) == (0, 2)
 
 
@@ -310,8 +313,10 @@ def gradebook(tmp_path_factory):
 def test_compare_digests_reads_the_expected_digests_from_the_gradebook(gradebook):
     """CompareDigests passes a cell whose reports match the digests of the gradebook's source
     cell, and fails the same cell with one made-up digest."""
-    right = _check_cell(source=strip_digests(CELL), outputs=[_stderr(_report("空", EMPTY_LIST) + _report("两个", OTHER))])
-    wrong = _check_cell(source=strip_digests(CELL), outputs=[_stderr(_report("空", OTHER) + _report("两个", OTHER))])
+    right = _check_cell(source=strip_digests(CELL),
+                        outputs=[_stderr(_report("空", EMPTY_LIST) + _report("两个", OTHER))])
+    wrong = _check_cell(source=strip_digests(CELL),
+                        outputs=[_stderr(_report("空", OTHER) + _report("两个", OTHER))])
     for cell, score in ((right, 2), (wrong, 0)):
         nb = nbformat.v4.new_notebook(cells=[cell])
         nb, resources = CompareDigests().preprocess(nb, json.loads(json.dumps(gradebook)))
@@ -473,7 +478,8 @@ def test_a_wrong_function_scores_zero_whatever_it_patches(class_02, student):
     result = results[student, ASSIGNMENT]
     assert (result.graded, result.auto_score, result.max_auto_score) == (True, 0, 3)
     (path,) = grader.work.glob(f"autograded/{student}/{ASSIGNMENT}/*.ipynb")
-    (cell,) = [c for c in nbformat.read(path, as_version=4).cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check_remaining"]
+    (cell,) = [c for c in nbformat.read(path, as_version=4).cells
+               if c.metadata.get("nbgrader", {}).get("grade_id") == "check_remaining"]
     (error,) = [o for o in cell.outputs if o.output_type == "error"]
     assert error.ename == "CheckFailed"
     assert error.evalue.startswith(FIRST_FAILURE.get(student, "隐藏测试没有通过：什么都没用"))
@@ -525,7 +531,8 @@ def test_feedback_shows_a_hidden_failure_without_its_label(class_02):
 def test_without_the_digest_steps_the_patched_checker_passes(tmp_path):
     """Control: graded as before (no digest steps), the almost-right function with the checker
     replaced scores 3 of 3. This is the hole the digest steps close."""
-    results, _ = _grade(tmp_path, {("patch_checker", ASSIGNMENT): ALMOST + PATCHES["patch_checker"]}, digest_steps=False)
+    results, _ = _grade(tmp_path, {("patch_checker", ASSIGNMENT): ALMOST + PATCHES["patch_checker"]},
+                        digest_steps=False)
     assert results["patch_checker", ASSIGNMENT].auto_score == 3
 
 

@@ -10,7 +10,8 @@ from ctx_course.sandbox.execute import _GUARD_INSTALL
 
 CELL_LIMIT = 20  # seconds; every cell here takes well under one
 # The visible checks call the learner's function under a profile function, as this cell does.
-PROFILED_CALL = "import sys\ndef f():\n    return 1\nsys.setprofile(lambda *a: None)\nf()\nsys.setprofile(None)\nprint('done')"
+PROFILED_CALL = ("import sys\ndef f():\n    return 1\nsys.setprofile(lambda *a: None)\nf()\nsys.setprofile(None)\n"
+                 "print('done')")
 
 
 @pytest.fixture()

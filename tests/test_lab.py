@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LESSONS, REPO, notebooks
 from ctx_course.lab import LEARNER_CONFIG, lab_command
+
+from conftest import LESSONS, REPO, notebooks
 from labserver import copy_course, start_learner_lab
 
 pytestmark = pytest.mark.heavy  # runs notebooks or starts a server: scheduled first
@@ -74,7 +75,8 @@ def test_lab_serves_the_workspace(course):
     """The server's root is workspace/: its folders are the released assignments, and it runs there."""
     root, server, _ = course
     listing = server.get_json("api/contents")
-    assert sorted(item["name"] for item in listing["content"]) == sorted(p.name for p in LESSONS.iterdir() if p.is_dir())
+    lessons = sorted(p.name for p in LESSONS.iterdir() if p.is_dir())
+    assert sorted(item["name"] for item in listing["content"]) == lessons
     first = notebooks(LESSONS)[0].relative_to(LESSONS).as_posix()
     assert server.get_json(f"api/contents/{first}?content=0")["type"] == "notebook"
     assert server.get("api/contents/nbgrader_config.py")[0] == 404
@@ -114,7 +116,8 @@ def test_lab_writes_nothing_outside_the_workspace(course):
 
 
 def test_cli_prepares_the_workspace_and_hands_every_other_option_to_jupyterlab(tmp_path, monkeypatch):
-    """`python -m ctx_course lab --port 8890 --no-browser --ip 127.0.0.1` copies the lessons, then passes those options on in order."""
+    """`python -m ctx_course lab --port 8890 --no-browser --ip 127.0.0.1` copies the lessons, then passes
+    those options on in order."""
     from ctx_course import cli
 
     shutil.copytree(LESSONS, tmp_path / "lessons")
@@ -192,7 +195,8 @@ def started(tmp_path, monkeypatch):
 
 
 def test_lab_lists_each_changed_notebook_on_its_own_line_with_the_update_command(started, capsys):
-    """No notice for an unchanged release; after two notebooks are corrected, `make lab` names each on a line and the command."""
+    """No notice for an unchanged release; after two notebooks are corrected, `make lab` names each on a
+    line and the command."""
     from ctx_course import cli
 
     capsys.readouterr()

@@ -5,11 +5,12 @@ import csv
 
 import nbformat
 import pytest
-from conftest import REPO
 
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.submissions import read_roster
 from ctx_course.leaderboard import Row, leaderboard, rank, read_row
+
+from conftest import REPO
 
 pytestmark = pytest.mark.heavy  # runs notebooks in kernels: scheduled first
 

@@ -202,11 +202,13 @@ def test_small_window_counts_calls_over():
 
 
 def test_enforce_raises_on_the_call_over_the_window():
-    """Enforce, window 500: research_1 (552 > 500) raises ContextOverflowError naming 552 and 500; it is still recorded."""
+    """Enforce, window 500: research_1 (552 > 500) raises ContextOverflowError naming 552 and 500; it is
+    still recorded."""
     ledger = WindowLedger(window_limit_tokens=500, enforce=True)
     calls = lesson_calls()
     ledger.record(calls[0][0], **calls[0][1])
-    with pytest.raises(ContextOverflowError, match=r"'research_1' needs 552 tokens, over the window limit of 500") as info:
+    message = r"'research_1' needs 552 tokens, over the window limit of 500"
+    with pytest.raises(ContextOverflowError, match=message) as info:
         ledger.record(calls[1][0], **calls[1][1])
     assert (info.value.name, info.value.total, info.value.limit) == ("research_1", 552, 500)
     assert [e.name for e in ledger.entries] == ["plan", "research_1"]
@@ -334,7 +336,8 @@ def test_reserve_output_moves_the_caution_line():
 
 
 def test_enforcing_ledger_refuses_a_prompt_that_leaves_no_room_for_the_reserved_output():
-    """Window 8,000, reserve 1,000: a 7,500-token prompt fits alone but is refused; the error says 8,500 = 7,500 + 1,000."""
+    """Window 8,000, reserve 1,000: a 7,500-token prompt fits alone but is refused; the error says
+    8,500 = 7,500 + 1,000."""
     ledger = WindowLedger(enforce=True, reserve_output=1_000)
     with pytest.raises(ContextOverflowError, match=r"needs 8500 tokens \(prompt 7500 \+ reserved output 1000\)"):
         ledger.record("big", history="h" * 30_000)

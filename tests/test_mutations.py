@@ -25,14 +25,15 @@ import re
 
 import numpy as np
 import pytest
-from notebook_cells import cells, check_cell, check_parts, grade_id, prefix_namespace, source
 
 from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zone, omission_marker, zone
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
 from ctx_reference.ledger import BUCKETS
+from ctx_reference.policy import Clear, Compact
 from ctx_reference.sessions import Record, record_tokens
-from ctx_reference.sim import Clear, Compact
 from ctx_reference.window import Outcome
+
+from notebook_cells import cells, check_cell, check_parts, grade_id, prefix_namespace, source
 
 MUTANTS: dict[tuple[str, str], list] = {}
 
@@ -402,7 +403,8 @@ def assemble_sorts_the_input(items, budget):
 
 @mutant(*A)
 def assemble_ignores_required_texts(items, budget):
-    result = _assemble([item for item in items if not item.required], budget - sum(i.tokens for i in items if i.required))
+    optional = [item for item in items if not item.required]
+    result = _assemble(optional, budget - sum(i.tokens for i in items if i.required))
     required = [item for item in items if item.required]
     kept = required + list(result.items)
     kept = [item for item in kept if item.stable] + [item for item in kept if not item.stable]
@@ -625,7 +627,8 @@ def _render(spec, *, trailing="", start=1, sort=True, example_vars=True, blank_o
     empty = not spec.output.strip() if blank_output == "strip" else spec.output == ""
     if empty:
         warnings.append("没有输出格式")
-    bad = [r for r in spec.rules if r.startswith("不要") and (every_prohibition or ("而是" not in r and "改为" not in r))]
+    bad = [r for r in spec.rules
+           if r.startswith("不要") and (every_prohibition or ("而是" not in r and "改为" not in r))]
     warnings += ["只说了不要"] if (one_rule_warning and bad) else [f"只说了不要：{r}" for r in bad]
     return "\n".join(lines) + trailing, warnings_type(warnings)
 

@@ -68,7 +68,8 @@ def test_windows_find_a_shared_run():
     """A 15-character Chinese run and a 60-character ASCII run are found; 14 and 59 are not."""
     assert len(chinese_windows("上" * 15)) == 1 and not chinese_windows("上" * 14)
     assert len(ascii_windows("a" * 60)) == 1 and not ascii_windows("a" * 59)
-    assert chinese_windows("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌") & chinese_windows("x甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉y")
+    assert (chinese_windows("甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌")
+            & chinese_windows("x甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉y"))
 
 
 def test_quoted_data_is_left_out_and_splits_runs():

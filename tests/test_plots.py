@@ -120,7 +120,8 @@ def test_context_per_turn_threshold_and_window_lines(lesson_runs):
 
 
 def test_context_per_turn_lines_follow_the_runs(lesson_runs):
-    """clear peaks at 59,550; none sends 25 requests and its X marks the rejected 8,000 + 26 × 3,600 = 101,600 at turn 26."""
+    """clear peaks at 59,550; none sends 25 requests and its X marks the rejected 8,000 + 26 × 3,600 =
+    101,600 at turn 26."""
     fig = plots.plot_context_per_turn(lesson_runs, SimParams())
     assert max(_line(fig, "context:clear").get_ydata()) == 59_550
     assert max(_line(fig, "context:compact").get_ydata()) == 58_400
@@ -175,7 +176,8 @@ def test_bucket_shares_in_percent_sum_to_100(lesson_entries):
 
 
 def test_zones_lines_and_colours():
-    """Lines at 60 %, 85 %, 100 % of 100,000; bars of 59,550 / 61,200 / 89,450 / 100,001 are safe/caution/danger/over."""
+    """Lines at 60 %, 85 %, 100 % of 100,000; bars of 59,550 / 61,200 / 89,450 / 100,001 are
+    safe/caution/danger/over."""
     fig = plots.plot_zones([59_550, 61_200, 89_450, 100_001], 100_000)
     assert [list(_line(fig, f"zone:{p}").get_ydata()) for p in (60, 85, 100)] == [
         [60_000, 60_000], [85_000, 85_000], [100_000, 100_000]]

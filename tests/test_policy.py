@@ -1,4 +1,4 @@
-"""Tests for the policy interface of ctx_reference.sim: workloads, views, actions, built-ins."""
+"""Tests for the policy interface (ctx_reference.policy) run by ctx_reference.sim.simulate_policy."""
 
 import math
 
@@ -6,26 +6,42 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctx_reference import policy, sim
 from ctx_reference.ledger import Zone
-from ctx_reference.sim import (
+from ctx_reference.policy import (
     BUILTIN_POLICIES,
-    MANAGERS,
-    STRATEGIES,
     Clear,
     ClearOldest,
     Compact,
     CompactOld,
-    ContextState,
     Protect,
-    QuestionOutcome,
-    SimParams,
     Step,
     Workload,
+)
+from ctx_reference.sim import (
+    STRATEGIES,
+    QuestionOutcome,
+    SimParams,
     lesson_workload,
     select_to_clear,
     simulate,
     simulate_policy,
 )
+
+from sim_oracle import MANAGERS, ContextState
+
+
+def test_the_policy_interface_still_imports_from_sim():
+    """Every public name of ctx_reference.policy is the same object in ctx_reference.sim.
+
+    Notebooks written against the first release import the interface from sim
+    (``from ctx_reference.sim import BUILTIN_POLICIES, Clear, Compact, Protect, simulate_policy``);
+    their submissions must still run.
+    """
+    assert set(policy.__all__) <= set(sim.__all__)
+    for name in policy.__all__:
+        assert getattr(sim, name) is getattr(policy, name), name
+    assert "Protect" in policy.__all__ and "BUILTIN_POLICIES" in policy.__all__
 
 
 def _totals_run(strategy, params):
@@ -86,7 +102,7 @@ def test_builtin_policies_match_simulate(params, strategy):
 
 
 def test_lesson_numbers_through_the_interface():
-    """On the lesson's workload the built-in policies give SPEC §6's table."""
+    """On the lesson's workload the built-in policies give docs/models.md §6's table."""
     w = lesson_workload()
     got = {s: simulate_policy(BUILTIN_POLICIES[s], w) for s in STRATEGIES}
     assert got["none"].overflow_turn == 26
@@ -136,7 +152,7 @@ def test_view_is_read_only_and_records_only_during_the_call():
     simulate_policy(keep, _tiny())
     assert kept[0].turn == 1
     with pytest.raises(ValueError, match="records of a ContextView can only be read while the policy runs"):
-        kept[0].records
+        _ = kept[0].records
 
 
 def test_oldest_in_full_and_summary_facts():

@@ -5,10 +5,9 @@ import math
 import pytest
 
 from ctx_reference.plots import plot_leaderboard, plot_policy_scores
+from ctx_reference.policy import BUILTIN_POLICIES, Clear, ClearOldest
 from ctx_reference.policy_score import beats, best_builtin, score_builtins, score_policy
-from ctx_reference.sim import (
-    BUILTIN_POLICIES, Clear, ClearOldest, SimParams, lesson_workload, simulate_policy,
-)
+from ctx_reference.sim import SimParams, lesson_workload, simulate_policy
 from ctx_reference.tables import format_policy_scores, format_workload_scores
 from ctx_reference.workloads import VISIBLE_SHAPES, WorkloadShape, generate, visible_workloads
 
@@ -90,7 +89,7 @@ def test_score_is_geometric_mean_of_ratios():
 
 
 def test_compact_is_best_on_the_lesson():
-    """On the lesson's task the cheapest safe built-in is compact, 668,560 (SPEC §6)."""
+    """On the lesson's task the cheapest safe built-in is compact, 668,560 (docs/models.md §6)."""
     name, cost = best_builtin(lesson_workload())
     assert (name, round(cost)) == ("compact", 668_560)
 

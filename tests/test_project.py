@@ -18,7 +18,8 @@ def _pip_lines(env: dict) -> list[list[str]]:
 
 
 def test_environment_lists_the_same_dependencies_as_pyproject():
-    """environment.yml asks (from conda-forge, or from PyPI in its pip list) for exactly the dependencies of pyproject.toml."""
+    """environment.yml asks (from conda-forge, or from PyPI in its pip list) for exactly the dependencies
+    of pyproject.toml."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     wanted = {_name(r) for r in project["dependencies"]}
     for group in project["optional-dependencies"].values():

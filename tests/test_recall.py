@@ -91,7 +91,8 @@ def test_retrieved_recall():
 
 
 def test_stuff_vs_retrieve():
-    """The comparison rows carry the SPEC §4 values and provenance; retrieval wins big, stuffing wins small."""
+    """The comparison rows carry the docs/models.md §4 values and provenance; retrieval wins big,
+    stuffing wins small."""
     rows = stuff_vs_retrieve()
     expected = [
         ("base_400k", 400_000, 0.500, "seed"),

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 from ctx_course.release import generate_release
+
+from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 
 # Notebook-level metadata that depends on the machine that generated the release.
 VOLATILE_METADATA = ("language_info",)

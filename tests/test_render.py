@@ -54,7 +54,8 @@ def test_lesson_spec_functions_match_the_seed():
     assert seed.task == "审查 {{diff}}"
     assert seed.rules == ("不要输出客套话", "不要直接改代码，而是给出建议")
     assert dict(seed.dynamic) == {"time": "2026-10-14", "user": "duang777"}
-    assert (fixed.task, fixed.output, fixed.rules[0]) == ("审查用户给出的 diff", "Markdown 列表", "不要输出客套话，改为直接给结论")
+    assert (fixed.task, fixed.output, fixed.rules[0]) == (
+        "审查用户给出的 diff", "Markdown 列表", "不要输出客套话，改为直接给结论")
     assert len(render(seed)[1]) == 3
     assert render(fixed)[1] == []
     assert render(fixed)[0].endswith(SEED_ENDING)
@@ -102,7 +103,8 @@ def test_full_render_text():
 def test_empty_spec_renders_every_tag():
     """Edge: no rules, examples, output or context still gives the empty blocks, ending </context>."""
     text, warnings = render(PromptSpec(role="", task=""))
-    assert text == "<role></role>\n<task></task>\n<rules>\n</rules>\n<output_format></output_format>\n<context>\n</context>"
+    assert text == ("<role></role>\n<task></task>\n<rules>\n</rules>\n<output_format></output_format>\n"
+                    "<context>\n</context>")
     assert len(warnings) == 1  # only the missing output format
 
 

@@ -13,7 +13,6 @@ import textwrap
 from dataclasses import replace
 
 import pytest
-from conftest import REPO
 
 from ctx_reference import Tokenizer, WindowLedger
 from ctx_reference.rulers import (
@@ -28,6 +27,8 @@ from ctx_reference.rulers import (
     read_ranks,
     real_rulers,
 )
+
+from conftest import REPO
 
 tiktoken = pytest.importorskip("tiktoken", reason="the tokenizers extra is not installed")
 

@@ -82,7 +82,9 @@ def test_write_progress_never_exceeds_the_budget_and_never_mutates(records, budg
 def test_restore_reads_back_what_render_progress_wrote(records):
     """restore(render_progress(rs)) holds the same records as rs (the file groups them by kind)."""
     back = restore(render_progress(records))
-    key = lambda r: (r.kind, r.turn, r.text)
+    def key(r):
+        return (r.kind, r.turn, r.text)
+
     assert sorted(back, key=key) == sorted(records, key=key)
 
 
@@ -109,7 +111,8 @@ def test_restore_names_a_malformed_line():
 def test_record_rejects_bad_fields():
     """Unknown kind, turn 0 and a two-line text raise ValueError naming the field."""
     for kwargs, name in ((dict(kind="todo", turn=1, text="x"), "kind"), (dict(kind="done", turn=0, text="x"), "turn"),
-                         (dict(kind="done", turn=1, text="a\nb"), "text"), (dict(kind="done", turn=1, text=" a"), "text")):
+                         (dict(kind="done", turn=1, text="a\nb"), "text"),
+                         (dict(kind="done", turn=1, text=" a"), "text")):
         with pytest.raises(ValueError, match=name):
             Record(**kwargs)
 
@@ -159,7 +162,8 @@ def test_a_bigger_budget_never_knows_less():
 
 
 def test_learner_functions_plug_in():
-    """simulate_sessions calls the given write_progress and restore (a hand-off that keeps nothing knows no next step)."""
+    """simulate_sessions calls the given write_progress and restore (a hand-off that keeps nothing knows
+    no next step)."""
     result = simulate_sessions("progress", write_progress=lambda records, budget: [], restore=lambda text: [])
     assert all(s.known["next"] == 0 for s in result.starts)
 

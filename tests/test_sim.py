@@ -1,4 +1,4 @@
-"""Tests for ctx_reference.sim: the four-strategy long-task simulation (SPEC §6)."""
+"""Tests for ctx_reference.sim: the four-strategy long-task simulation (docs/models.md §6)."""
 
 import math
 from dataclasses import replace
@@ -8,9 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctx_reference.sim import (
-    MANAGERS,
     STRATEGIES,
-    ContextState,
     QuestionOutcome,
     SimParams,
     SimResult,
@@ -18,6 +16,8 @@ from ctx_reference.sim import (
     select_to_clear,
     simulate,
 )
+
+from sim_oracle import MANAGERS, ContextState
 
 DEFAULT = SimParams()
 
@@ -28,11 +28,11 @@ def _cost(value):
 
 
 # ---------------------------------------------------------------------------
-# The lesson's table (SPEC §6), every cell.
+# The lesson's table (docs/models.md §6), every cell.
 
 
 def test_compaction_strategies():
-    """The four default runs reproduce every cell of the SPEC §6 table.
+    """The four default runs reproduce every cell of the docs/models.md §6 table.
 
     none: 8,000 + 25 × 3,600 = 98,000 is the last context that fits; turn 26 would be
     101,600 > 100,000. Questions at 13, 17, 21, 25 (4) are reached, none lost.
@@ -111,14 +111,19 @@ def test_summary_capacity():
     assert r.lost_questions == (17, 25, 29, 33, 37, 45, 53)
 
 
-@pytest.mark.parametrize("note_tokens", range(30, 44))
-def test_note_sizes_30_to_43_give_17_rewrites(note_tokens):
-    """Every note size from 30 to 43 tokens gives clear_notes 17 rewrites.
+@pytest.mark.parametrize("note_tokens", range(29, 44))
+def test_note_sizes_29_to_43_give_17_rewrites(note_tokens):
+    """Every note size from 29 to 43 tokens gives clear_notes 17 rewrites (docs/models.md §6).
 
-    The reconstruction picks 30 from this range (SPEC §6 says 30 to 49; 44 already gives
-    18, see the next test).
+    The reconstruction picks 30 from this range; 28 gives one rewrite fewer and 44 one more
+    (see the next two tests).
     """
     assert simulate("clear_notes", SimParams(note_tokens=note_tokens)).rewrites == 17
+
+
+def test_note_size_28_loses_a_rewrite():
+    """With 28-token notes, clear_notes rewrites 16 times: the range of 17 starts at 29."""
+    assert simulate("clear_notes", SimParams(note_tokens=28)).rewrites == 16
 
 
 def test_note_size_44_adds_a_rewrite():

@@ -22,8 +22,8 @@ from ctx_reference.tables import (
     format_percent,
     format_recall,
     format_share,
-    format_stuff_vs_retrieve,
     format_strategy_table,
+    format_stuff_vs_retrieve,
     format_table,
     format_window_check,
     pad,
@@ -39,7 +39,7 @@ def _result(peak, rewrites, input_equivalent, overflow_turn, facts_asked, facts_
                      contexts=())
 
 
-# The lesson's four runs with default parameters (SPEC §6).
+# The lesson's four runs with default parameters (docs/models.md §6).
 LESSON_RESULTS = {
     "none": _result(98_000, 0, 249_700.0, 26, 4, 0),
     "clear": _result(59_550, 15, 1_359_425.0, None, 12, 11),

@@ -6,7 +6,8 @@ from ctx_reference.tools_lint import description_overlap, lint_tool, lint_tools
 
 GOOD = {
     "name": "search_code",
-    "description": "在代码库里按正则表达式搜索，返回匹配的文件和行号。用于定位函数或配置的位置；要读整个文件时不要用它，改用 read_file。",
+    "description": ("在代码库里按正则表达式搜索，返回匹配的文件和行号。"
+                    "用于定位函数或配置的位置；要读整个文件时不要用它，改用 read_file。"),
     "input_schema": {
         "properties": {"pattern": {"type": "string", "description": "正则表达式，例如 def \\w+_total"}},
         "required": ["pattern"],

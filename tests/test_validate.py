@@ -5,8 +5,9 @@ import pytest
 from nbgrader.validator import Validator
 from traitlets.config import Config
 
-from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 from ctx_course.sandbox.kernels import CLIENT_CLASS, QuickStopKernelManager
+
+from conftest import LESSONS, REPO, SOLUTIONS, notebooks
 
 pytestmark = pytest.mark.heavy
 

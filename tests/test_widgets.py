@@ -22,7 +22,7 @@ def test_live_frontend(monkeypatch, env, expected):
 
 
 def test_recall_view_middle_and_last():
-    """200 documents: the answer in document 101 gives 0.183, in document 200 gives 0.260 (SPEC §4)."""
+    """200 documents: the answer in document 101 gives 0.183, in document 200 gives 0.260 (docs/models.md §4)."""
     assert recall_view(200, 101, 0.3)[0].splitlines()[-1].split()[-1] == "0.183"
     assert recall_view(200, 200, 0.3)[0].splitlines()[-1].split()[-1] == "0.260"
 
@@ -34,7 +34,7 @@ def test_recall_view_rejects_a_position_past_the_last_document():
 
 
 def test_strategy_view_keep_15():
-    """keep 15 shows clear's 89,450 peak and 45 rewrites (SPEC §6)."""
+    """keep 15 shows clear's 89,450 peak and 45 rewrites (docs/models.md §6)."""
     text, fig = strategy_view(15, 60_000, 0, None)
     clear_row = next(line for line in text.splitlines() if line.startswith("clear "))
     assert "89,450" in clear_row and " 45 " in clear_row

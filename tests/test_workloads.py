@@ -2,7 +2,8 @@
 
 import pytest
 
-from ctx_reference.sim import BUILTIN_POLICIES, Clear, Compact, SimParams, lesson_workload, simulate_policy
+from ctx_reference.policy import BUILTIN_POLICIES, Clear, Compact
+from ctx_reference.sim import SimParams, lesson_workload, simulate_policy
 from ctx_reference.workloads import visible_workloads, with_wrong_hints
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LESSONS, REPO, notebooks
 from ctx_course.workspace import Pending, WorkspaceError, pending_updates, prepare_workspace, update_workspace
+
+from conftest import LESSONS, REPO, notebooks
 
 
 def test_fresh_workspace_gets_every_lesson(tmp_path):

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import nbformat
 from nbgrader.api import Gradebook

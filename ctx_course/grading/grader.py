@@ -36,9 +36,9 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
 
 from nbgrader.api import Gradebook, InvalidEntry, MissingEntry
 from nbgrader.apps import NbGraderAPI
@@ -145,7 +145,8 @@ class Grader:
         self.cluster = None if cluster is None else check_cluster(cluster)
         course = load_course_config(self.root, work=work)
         self.work = work_folder(self.root, course)
-        self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit, cpu_limit=cpu_limit)
+        self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit,
+                                                     cpu_limit=cpu_limit)
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
         self.pool = course_pool(self.root, self.work, sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu,
@@ -226,11 +227,13 @@ class Grader:
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
             if not outcome["success"]:
-                result = GradeResult(student, assignment, False, reason=self._diagnose(student, assignment, outcome), log=log)
+                reason = self._diagnose(student, assignment, outcome)
+                result = GradeResult(student, assignment, False, reason=reason, log=log)
             else:
                 result = self._read_result(student, assignment, log)
         except Exception as exc:  # reading the gradebook back must not stop the class either
-            result = GradeResult(student, assignment, False, reason=f"graded, but the gradebook could not be read: {exc}", log=log)
+            result = GradeResult(student, assignment, False,
+                                 reason=f"graded, but the gradebook could not be read: {exc}", log=log)
         if not result.graded:
             # nbgrader removed the autograded copy; stale feedback must not outlive it.
             shutil.rmtree(self._dir("feedback", student, assignment), ignore_errors=True)
@@ -339,7 +342,8 @@ class Grader:
                             reason = f"abandoned: the run was stopped by {stop.signal} while it ran"
                             result = replace(result, reason=reason)
                 elif stop.signal:
-                    result = GradeResult(student, aid, False, reason=f"the run was stopped by {stop.signal} before it started")
+                    result = GradeResult(student, aid, False,
+                                         reason=f"the run was stopped by {stop.signal} before it started")
                 elif autograde:
                     result = self.autograde(student, aid)
                     if stop.signal and not result.graded:
@@ -382,7 +386,27 @@ class Grader:
             sandboxed=self.sandboxed or not autograde,  # no notebook ran: nothing to warn about
             stopped_by=stop.signal,
             stop_status=128 + stop.number if stop.number else 0,
+            outside_exchange=self.outside_exchange(results),
         )
+
+    def outside_exchange(self, results: Sequence[GradeResult]) -> tuple[str, ...]:
+        """Name the graded submissions that nbgrader's ``release_feedback`` cannot return to their learner.
+
+        A submission made with ``nbgrader submit`` carries ``timestamp.txt`` and
+        ``submission_secret.txt``; one copied in with ``--submissions`` has neither, and its
+        learner has no secret to find the page by. Named only for assignments that others handed
+        in through the exchange (a class graded wholly from an LMS download is not flagged).
+        Example: ``("cai 02-remaining",)``.
+        """
+        secret_file = "submission_secret.txt"
+        has_secret = {
+            (r.student, r.assignment): (self._dir("submitted", r.student, r.assignment) / secret_file).is_file()
+            for r in results
+            if r.graded
+        }
+        through_exchange = {a for (_, a), secret in has_secret.items() if secret}
+        return tuple(f"{s} {a}" for (s, a), secret in sorted(has_secret.items())
+                     if not secret and a in through_exchange)
 
     # -- manifest
     def _digest(self, student: str, assignment: str) -> str:

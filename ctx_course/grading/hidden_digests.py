@@ -111,7 +111,8 @@ def digest_calls(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "END
         if found:
             call = _digest_call(node, source)
             if repeating or inside:
-                raise HiddenTestError(f"hidden {EXPECT_NAME}({call.label!r}, …) must not be inside a loop, comprehension, function or another {EXPECT_NAME}")
+                raise HiddenTestError(f"hidden {EXPECT_NAME}({call.label!r}, …) must not be inside a loop, "
+                                      f"comprehension, function or another {EXPECT_NAME}")
             if call.label in seen:
                 raise HiddenTestError(f"hidden {EXPECT_NAME} label {call.label!r} appears twice in one cell")
             seen.add(call.label)
@@ -163,7 +164,8 @@ def strip_digests(source: str, begin: str = "BEGIN HIDDEN TESTS", end: str = "EN
         text = text[:first] + f"{REPORT_CALL}({inner}{padding})" + text[first + len(original) :]
     left = sorted({call.digest for call in calls if call.digest in text})
     if left:  # written a second time elsewhere, in a comment or a string, say
-        raise HiddenTestError(f"the hidden tests still hold the expected digest(s) {', '.join(left)} outside their {EXPECT_NAME} calls")
+        raise HiddenTestError(f"the hidden tests still hold the expected digest(s) {', '.join(left)} "
+                              f"outside their {EXPECT_NAME} calls")
     return text
 
 
@@ -179,7 +181,8 @@ def _bind(node: ast.Call) -> dict[str, ast.AST]:
     try:
         bound = _SIGNATURE.bind(*node.args, **{k.arg: k.value for k in node.keywords})
     except TypeError as exc:
-        raise HiddenTestError(f"hidden {EXPECT_NAME} call on line {node.lineno} does not match its signature ({exc})") from None
+        raise HiddenTestError(f"hidden {EXPECT_NAME} call on line {node.lineno} does not match its signature "
+                              f"({exc})") from None
     return dict(bound.arguments)
 
 
@@ -187,10 +190,13 @@ def _digest_call(node: ast.Call, source: str) -> DigestCall:
     bound = _bind(node)
     label, expected = bound["label"], bound["expected"]
     if not (isinstance(label, ast.Constant) and isinstance(label.value, str)):
-        raise HiddenTestError(f"hidden {EXPECT_NAME} label on line {node.lineno} must be a string literal (got {ast.get_source_segment(source, label)!r})")
-    if not (isinstance(expected, ast.Constant) and isinstance(expected.value, str) and _DIGEST.fullmatch(expected.value)):
+        raise HiddenTestError(f"hidden {EXPECT_NAME} label on line {node.lineno} must be a string literal "
+                              f"(got {ast.get_source_segment(source, label)!r})")
+    if not (isinstance(expected, ast.Constant) and isinstance(expected.value, str)
+            and _DIGEST.fullmatch(expected.value)):
         raise HiddenTestError(
-            f"hidden {EXPECT_NAME}({label.value!r}, …) must give its digest as {DIGEST_HEX} hex digits in a string literal "
+            f"hidden {EXPECT_NAME}({label.value!r}, …) must give its digest as {DIGEST_HEX} hex digits "
+            f"in a string literal "
             f"(got {ast.get_source_segment(source, expected)!r})"
         )
     return DigestCall(label.value, expected.value, node)
@@ -270,7 +276,8 @@ def judge_cell(cell, expected: dict[str, str]) -> list[str]:
     cell.outputs, reports = take_reports(cell.outputs)
     messages = failures(expected, reports)
     if messages and not any(o.get("output_type") == "error" for o in cell.outputs):
-        error = nbformat.v4.new_output("error", ename=FAILED, evalue=messages[0], traceback=[f"{FAILED}: {messages[0]}"])
+        error = nbformat.v4.new_output("error", ename=FAILED, evalue=messages[0],
+                                       traceback=[f"{FAILED}: {messages[0]}"])
         results = [i for i, o in enumerate(cell.outputs) if o.get("output_type") == "execute_result"]
         cell.outputs.insert(results[0] if results else len(cell.outputs), error)
     return messages

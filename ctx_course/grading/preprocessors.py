@@ -192,7 +192,7 @@ class HideHiddenTests(ClearHiddenTests):
         for line in hidden:
             if "beginhiddentests" in line or "endhiddentests" in line:
                 continue
-            pieces = [line[i : i + QUOTE_CHARS] for i in range(len(line) - QUOTE_CHARS + 1)] if len(line) >= QUOTE_CHARS else []
+            pieces = [line[i : i + QUOTE_CHARS] for i in range(len(line) - QUOTE_CHARS + 1)]
             quotes |= {piece for piece in pieces if piece not in shown_text}
         return quotes
 
@@ -337,7 +337,9 @@ class RestoreCells(OverwriteCells):
 
 
 # What a grading run applies, in order (nbgrader_config.py names the same classes).
-SANITIZE_PREPROCESSORS = [ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, StripDigests, CheckCellMetadata]
+SANITIZE_PREPROCESSORS = [
+    ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, StripDigests, CheckCellMetadata,
+]
 AUTOGRADE_PREPROCESSORS = [
     MarkHiddenTests,
     Execute,

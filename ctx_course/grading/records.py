@@ -63,6 +63,8 @@ class ClassReport:
     sandboxed: bool = True
     stopped_by: str | None = None  # "SIGTERM" or "SIGINT" when the run was asked to stop
     stop_status: int = 0  # 128 + the signal's number, the exit status of a stopped run
+    # "student assignment" of graded submissions that release_feedback cannot return (Grader.outside_exchange)
+    outside_exchange: tuple[str, ...] = ()
 
     @property
     def skipped(self) -> int:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import csv
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -152,9 +152,11 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     if not total:
         lines = ["No submissions found."]
     if report.skipped:
-        lines.append(f"Skipped {report.skipped} unchanged since the last run (read back from the gradebook; --force regrades them).")
+        lines.append(f"Skipped {report.skipped} unchanged since the last run "
+                     f"(read back from the gradebook; --force regrades them).")
     if not report.sandboxed:
-        lines.insert(0, "WARNING: --no-sandbox: student code ran with your privileges (it could read solutions/ and change grading/).")
+        lines.insert(0, "WARNING: --no-sandbox: student code ran with your privileges "
+                        "(it could read solutions/ and change grading/).")
     if report.stopped_by:
         lines.append(
             f"STOPPED by {report.stopped_by}: the notebook running was abandoned and no other was started; "
@@ -163,6 +165,11 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     if report.failed:
         lines.append(f"Could not grade {len(report.failed)}:")
         lines += [f"  {r.student} {r.assignment}: {r.reason}" for r in report.failed]
+    if report.outside_exchange:
+        lines.append(
+            "Not submitted through the exchange (no submission_secret.txt: nbgrader release_feedback skips them, "
+            "hand their feedback over another way): " + ", ".join(report.outside_exchange)
+        )
     if report.not_on_roster:
         lines.append("Not on the roster (graded anyway): " + ", ".join(report.not_on_roster))
     if report.grades_csv is not None:

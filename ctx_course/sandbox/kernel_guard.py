@@ -32,7 +32,8 @@ _STOP_WAIT = 0.2  # seconds given to the stopped threads, all together, to end
 
 
 def _objects(shell):
-    return [shell, getattr(shell, "kernel", None), shell.displayhook, shell.display_pub, shell.input_transformer_manager]
+    return [shell, getattr(shell, "kernel", None), shell.displayhook, shell.display_pub,
+            shell.input_transformer_manager]
 
 
 def _classes(objects):
@@ -130,7 +131,8 @@ def _stop_threads():
         thread.join(_STOP_WAIT / len(stopped))
     if any(thread.is_alive() for thread in stopped):
         try:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()), ctypes.py_object(_Delivered))
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()),
+                                                       ctypes.py_object(_Delivered))
             for _ in range(1000):  # each loop turn checks for pending exceptions
                 pass
         except _Delivered:

@@ -26,9 +26,9 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from traitlets import Bool, Integer, Unicode
 from traitlets.config import Config, Configurable
@@ -157,7 +157,7 @@ class SandboxPolicy:
         cpu_limit=DEFAULT_CPU_LIMIT,
         bwrap: str = "bwrap",
         hidden: Sequence[str] = (),
-    ) -> "SandboxPolicy":
+    ) -> SandboxPolicy:
         """Return the policy of a course at ``root`` graded into ``work``.
 
         The whole course folder is hidden (solutions, the grading folder, examples, .git), then
@@ -170,7 +170,8 @@ class SandboxPolicy:
         hidden = [*SYSTEM_HIDDEN, str(home), str(root), str(root / "solutions"), str(work),
                   *(str(Path(h).resolve()) for h in hidden)]
         # The virtual environment and the Python it was made from (pyenv keeps it in a home folder).
-        exposed = [str(Path(p).resolve()) for p in (sys.prefix, sys.base_prefix, Path(sys.executable).resolve().parent.parent)]
+        pythons = (sys.prefix, sys.base_prefix, Path(sys.executable).resolve().parent.parent)
+        exposed = [str(Path(p).resolve()) for p in pythons]
         for name in COURSE_PACKAGES:
             exposed += _package_folders(name)
         for name in UNUSED_PACKAGES:
@@ -249,10 +250,12 @@ def compile_course_packages() -> list[str]:
 
 
 def prepare_folder(folder: Path) -> None:
-    """Create a kernel's folder: ``run/``, ``home/`` (with matplotlib's font list, so it is not rebuilt) and ``work/``."""
+    """Create a kernel's folder: ``run/``, ``home/`` (with matplotlib's font list, so it is not rebuilt)
+    and ``work/``."""
     for name in ("run", "home", "work"):
         (folder / name).mkdir(parents=True, exist_ok=True)
-    cache = Path(os.environ.get("MPLCONFIGDIR") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "matplotlib")
+    xdg_cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    cache = Path(os.environ.get("MPLCONFIGDIR") or xdg_cache / "matplotlib")
     target = folder / "home" / ".matplotlib"
     target.mkdir(exist_ok=True)
     for font_list in cache.glob("fontlist-*.json") if cache.is_dir() else ():

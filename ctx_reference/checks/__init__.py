@@ -3,7 +3,7 @@
 ``check_exercise("remaining", remaining)`` runs the visible cases of one exercise against the
 learner's function, prints one line per case in Chinese and raises ``CheckFailed`` (an
 ``AssertionError`` that IPython shows as one line) if any case failed, so that nbgrader scores the
-cell. Every expectation is a literal from SPEC, written in the case module of its notebook; none
+cell. Every expectation is a literal from docs/models.md, written in the case module of its notebook; none
 is computed with the reference implementation. A function that is, wraps or calls the reference
 implementation of its own exercise fails.
 
@@ -15,12 +15,23 @@ misbehaving function is reported in one Chinese line naming the exercise to revi
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from . import (
-    assembly, calibrate, capstone, evaldiff, ledger, recall, recall_fit, remaining, render, sessions, simulation,
-    trim, window_math,
+    assembly,
+    calibrate,
+    capstone,
+    evaldiff,
+    ledger,
+    recall,
+    recall_fit,
+    remaining,
+    render,
+    sessions,
+    simulation,
+    trim,
+    window_math,
 )
 from .hidden import digest, expect_digest, report_digest
 from .runner import (

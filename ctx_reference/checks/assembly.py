@@ -1,9 +1,9 @@
-"""Visible check cases of notebook 04, context assembly (literals from SPEC §5).
+"""Visible check cases of notebook 04, context assembly (literals from docs/models.md §5).
 
 The learner's ``assemble(items, budget)`` returns an ``Assembly``; each case projects it into
 plain data — (kept names in output order, tokens used, sorted (name, reason) drop log) — so the
 feedback line shows names and numbers instead of nested dataclass reprs. The drop log is sorted
-because SPEC does not fix its order (the reference reports it in input order).
+because the lesson does not fix its order (the reference reports it in input order).
 """
 from ..assemble import Assembly, BudgetError, Item
 from ..assemble import assemble as reference_assemble
@@ -30,7 +30,7 @@ def summary(result) -> tuple[list[str], int, list[tuple[str, str]]]:
 
 _DOC_A = "文档 A：缓存命中按基础输入价格的一成计费。"
 
-# The lesson's nine candidates, in the lesson's order (SPEC §5), written out here rather than
+# The lesson's nine candidates, in the lesson's order (docs/models.md §5), written out here rather than
 # taken from `lesson_items()` so that the check's input does not come from the code under test.
 _LESSON_ITEMS = [
     Item("rules", 3_000, required=True, stable=True, text="系统规则"),
@@ -103,7 +103,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
         CheckCase(
             # 100 + 1,000 > 1,000, so the big item is skipped; 100 + 500 = 600 still fits
-            "放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、小文档 500（优先级 1），预算 1,000",
+            "放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、"
+            "小文档 500（优先级 1），预算 1,000",
             args=(
                 [
                     Item("问题", 100, required=True),
@@ -166,7 +167,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             returns=Assembly,
         ),
         CheckCase(
-            "输出顺序只看稳定/动态和输入顺序、与优先级无关：d1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）",
+            "输出顺序只看稳定/动态和输入顺序、与优先级无关："
+            "d1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）",
             args=(
                 [
                     Item("d1", 10, priority=1),

@@ -22,10 +22,11 @@ the harness ``simulate_policy`` is not a reference.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
+from ..policy import ClearOldest, CompactOld, keep_everything
 from ..policy_score import builtin_results
-from ..sim import ClearOldest, CompactOld, keep_everything, simulate_policy
+from ..sim import simulate_policy
 from ..workloads import visible_workloads
 from .runner import CheckCase
 

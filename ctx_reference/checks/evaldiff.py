@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 08, Eval Diff (literals from SPEC §8 and worked by hand).
+"""Visible check cases of notebook 08, Eval Diff (literals from docs/models.md §8 and worked by hand).
 
 The pass/fail tables below are written out by hand from the fake model's answers under prompt
 v1, v2 and v3 (never obtained by running it): v1 fails `unknown` and `everest`; v2 answers the
@@ -78,7 +78,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
         CheckCase(
             "Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它",
-            args=(ORDER_CASES, Result({**ORDER_BASE.passed, "extra": False}), Result({**ORDER_NEXT.passed, "extra": True})),
+            args=(ORDER_CASES, Result({**ORDER_BASE.passed, "extra": False}),
+                  Result({**ORDER_NEXT.passed, "extra": True})),
             expect=(["c", "a"], ["b"]),
             project=as_lists,
         ),

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 09, the context ledger (literals from SPEC §9, worked by hand).
+"""Visible check cases of notebook 09, the context ledger (literals from docs/models.md §9, worked by hand).
 
 Two exercises:
 

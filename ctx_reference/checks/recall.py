@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 03, the recall toy model (literals from SPEC §4).
+"""Visible check cases of notebook 03, the recall toy model (literals from docs/models.md §4).
 
 Three-decimal literals are compared with ``tol=5e-4``: the value rounds to the literal. The cases
 with ``middle=0`` at ``n == half_at`` are exact: ``1 / (1 + 1.0 ** 1.5) == 0.5`` in floating point.
@@ -77,7 +77,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             tol=EXACT_TOL,
         ),
         CheckCase(
-            "只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）",
+            "只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1"
+            "（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）",
             args=(0, 1),
             kwargs={"half_at": 1, "middle": 1},
             expect=0.0,

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 02, Remaining (literals from SPEC §3)."""
+"""Visible check cases of notebook 02, Remaining (literals from docs/models.md §3)."""
 from ..window import remaining as reference_remaining
 from .runner import CheckCase
 

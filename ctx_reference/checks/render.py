@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 07, Render (literals from SPEC §7 and worked by hand).
+"""Visible check cases of notebook 07, Render (literals from docs/models.md §7 and worked by hand).
 
 What is compared: the full rendered text of a small spec (line by line), the last lines of the
 lesson's seed spec, and the NUMBER of warnings of specs built to contain exactly zero, one or two
@@ -6,6 +6,7 @@ findings of one kind. The wording of a warning is the learner's own and is never
 warning only has to be a non-empty string.
 """
 import importlib
+
 from ..render import PromptSpec
 from .runner import CheckCase
 
@@ -80,11 +81,11 @@ def same_text_as(expected):
     return project
 
 
-# The lesson's seed spec (SPEC §7): one finding of each kind, so 3 warnings.
+# The lesson's seed spec (docs/models.md §7): one finding of each kind, so 3 warnings.
 SEED = PromptSpec(
     role="你是代码审查助手",
     task="审查 {{diff}}",
-    rules=["不要输出客套话", "不要直接改代码，而是给出建议"],
+    rules=("不要输出客套话", "不要直接改代码，而是给出建议"),
     dynamic={"time": "2026-10-14", "user": "duang777"},
 )
 
@@ -92,7 +93,7 @@ SEED = PromptSpec(
 SEED_FIXED = PromptSpec(
     role="你是代码审查助手",
     task="审查用户给出的 diff",
-    rules=["不要输出客套话，改为直接给结论", "不要直接改代码，而是给出建议"],
+    rules=("不要输出客套话，改为直接给结论", "不要直接改代码，而是给出建议"),
     output="Markdown 列表",
     dynamic={"time": "2026-10-14", "user": "duang777"},
 )
@@ -101,8 +102,8 @@ SEED_FIXED = PromptSpec(
 SMALL = PromptSpec(
     role="你是翻译助手",
     task="把用户给出的中文句子译成英文",
-    rules=["人名和产品名保留原文", "不要意译成长句，而是逐句对应"],
-    examples=["输入：你好 → 输出：Hello"],
+    rules=("人名和产品名保留原文", "不要意译成长句，而是逐句对应"),
+    examples=("输入：你好 → 输出：Hello",),
     output="只输出译文",
     dynamic={"user": "amy", "date": "2026-10-14"},
 )
@@ -127,7 +128,7 @@ BARE = PromptSpec(role="R", task="T")
 BARE_TEXT = "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n<output_format></output_format>\n<context>\n</context>"
 
 # Two examples, numbered from 1.
-TWO_EXAMPLES = PromptSpec(role="R", task="T", examples=["甲", "乙"], output="O")
+TWO_EXAMPLES = PromptSpec(role="R", task="T", examples=("甲", "乙"), output="O")
 TWO_EXAMPLES_TEXT = (
     "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n"
     '<example index="1">甲</example>\n<example index="2">乙</example>\n'
@@ -168,7 +169,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
         CheckCase(
             "只有一个问题：一条规则里写了 {{ lang }}",
-            args=(PromptSpec("你是翻译助手", "把句子译成目标语言", rules=["译成 {{ lang }}"], output="只输出译文"),),
+            args=(PromptSpec("你是翻译助手", "把句子译成目标语言", rules=("译成 {{ lang }}",), output="只输出译文"),),
             expect=1,
             project=warning_count,
         ),
@@ -180,7 +181,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
         CheckCase(
             "两条规则都只说“不要”：每条一条警告",
-            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=["不要加解释", "不要改人名"], output="只输出译文"),),
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("不要加解释", "不要改人名"),
+                             output="只输出译文"),),
             expect=2,
             project=warning_count,
         ),
@@ -210,7 +212,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
         CheckCase(
             "每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}",
-            args=(PromptSpec("你是 {{name}}", "T", examples=["输入 {{x}}"], output="{{fmt}}"),),
+            args=(PromptSpec("你是 {{name}}", "T", examples=("输入 {{x}}",), output="{{fmt}}"),),
             expect=3,
             project=warning_count,
         ),

@@ -24,10 +24,11 @@ import copy
 import math
 import os
 import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import CodeType
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ctx_reference._validate import require_callable
 
@@ -64,9 +65,9 @@ def _cell_line(tb) -> int | None:
     """Return the line, in the notebook cell, of the outermost frame outside IPython and this package."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     skipped = [package]
-    ipython = sys.modules.get("IPython")
-    if ipython is not None and getattr(ipython, "__file__", None):
-        skipped.append(os.path.dirname(os.path.abspath(ipython.__file__)))
+    ipython_file = getattr(sys.modules.get("IPython"), "__file__", None)
+    if ipython_file:
+        skipped.append(os.path.dirname(os.path.abspath(ipython_file)))
     while tb is not None:
         filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
         if not any(filename.startswith(prefix + os.sep) for prefix in skipped):
@@ -96,7 +97,8 @@ def plain(value: Any) -> Any:
         return {plain(key): plain(item) for key, item in value.items()}
     if isinstance(value, Enum) and kind.__module__.startswith("ctx_reference."):
         return value
-    raise NotPlain(f"返回值里有一个 {kind.__name__} 类型的值，这里只接受普通的 int、float、str、bool、list、tuple、dict")
+    raise NotPlain(f"返回值里有一个 {kind.__name__} 类型的值，"
+                   "这里只接受普通的 int、float、str、bool、list、tuple、dict")
 
 
 def show(value: Any) -> str:
@@ -274,7 +276,8 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
         except Exception as exc:  # a return value of the wrong shape
             return _fail(
                 case,
-                f"期望 {show(case.expect)}，你的函数返回的 {show(shown)} 格式不对（{type(exc).__name__}: {show(str(exc))}）",
+                f"期望 {show(case.expect)}，你的函数返回的 {show(shown)} 格式不对"
+                f"（{type(exc).__name__}: {show(str(exc))}）",
             )
     try:
         got = plain(got)
@@ -283,7 +286,8 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
     if same(got, case.expect, case.tol):
         return Outcome(True, f"{PASS_MARK} {case.label} → {show(got)}")
     if _plain_equal_but_type(got, case.expect):
-        return _fail(case, f"期望 {show(case.expect)}（{_type_names(case.expect)}），你的函数返回 {show(got)}（{_type_names(got)}）")
+        return _fail(case, f"期望 {show(case.expect)}（{_type_names(case.expect)}），"
+                           f"你的函数返回 {show(got)}（{_type_names(got)}）")
     return _fail(case, f"期望 {show(case.expect)}，你的函数返回 {show(got)}")
 
 
@@ -298,7 +302,9 @@ def _plain_equal_but_type(got: Any, expect: Any) -> bool:
 def _type_names(value: Any) -> str:
     kind = type(value)
     if kind in (list, tuple):
-        return kind.__name__ + "，元素是 " + "/".join(sorted({type(v).__name__ for v in value})) if value else kind.__name__
+        if not value:
+            return kind.__name__
+        return kind.__name__ + "，元素是 " + "/".join(sorted({type(v).__name__ for v in value}))
     return kind.__name__
 
 

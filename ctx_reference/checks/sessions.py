@@ -21,7 +21,9 @@ surrounding spaces; file order kept; the turn read as an ``int``; a text holding
 kept whole; a returned ``list``; a malformed line or an unknown kind refused with ValueError whose
 message gives the line number and the line.
 """
-from ..sessions import Record, parse_record, restore as reference_restore, write_progress as reference_write_progress
+from ..sessions import Record, parse_record
+from ..sessions import restore as reference_restore
+from ..sessions import write_progress as reference_write_progress
 from .runner import CheckCase
 
 #: The reference functions that ARE each exercise: answering with them scores 0.
@@ -119,7 +121,8 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             project=record_rows,
             returns=list,
         ),
-        CheckCase("只有标题行：没有记录，返回空列表", args=("# progress",), expect=[], project=record_rows, returns=list),
+        CheckCase("只有标题行：没有记录，返回空列表", args=("# progress",), expect=[], project=record_rows,
+                  returns=list),
         CheckCase(
             "一行 failed 记录：种类、轮次（整数 12）、文字都要读对",
             args=("# progress\n[failed] t12: 改成异步：测试不稳定",),

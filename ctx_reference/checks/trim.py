@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 05, TrimLines (literals from SPEC §5).
+"""Visible check cases of notebook 05, TrimLines (literals from docs/models.md §5).
 
 The lesson's example (100 lines, head 3, tail 2) is checked whole and then through three
 narrower views — how many lines come back, the marker line, what follows the marker — so that
@@ -8,7 +8,8 @@ that is wrong. Two boundary cases pin ``len(lines) == head + tail`` (unchanged) 
 a new list (never the object passed in), tuple input, ``tail = 0`` and ``head = 0``; every case
 also checks that the argument is left unchanged.
 """
-from ..trim import _trim, trim_lines as reference_trim_lines
+from ..trim import _trim
+from ..trim import trim_lines as reference_trim_lines
 from .runner import CheckCase
 
 REFERENCES = {"trim_lines": (reference_trim_lines, _trim)}

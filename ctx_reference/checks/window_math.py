@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 01, Window math (literals from SPEC §2, edge cases worked by hand)."""
+"""Visible check cases of notebook 01, Window math (literals from docs/models.md §2, edge cases worked by hand)."""
 from ..tokens import estimate_tokens as reference_estimate_tokens
 from ..window import Outcome, Window
 from .runner import CheckCase

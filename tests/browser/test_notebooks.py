@@ -191,7 +191,8 @@ def test_learner_lab_menu_bar_is_in_chinese_and_asks_nothing_about_news(lab_page
 
 
 def test_learner_lab_offers_validate_but_no_instructor_tools(lab_page, lab):
-    """In the learner's lab the Validate button validates the notebook; no Nbgrader menu or Formgrader command exists."""
+    """In the learner's lab the Validate button validates the notebook; no Nbgrader menu or Formgrader
+    command exists."""
     shown = _inspect_lab(lab_page, lab)
     assert "文件" in shown["menus"] and "Nbgrader" not in shown["menus"]
     assert shown["nbgraderCommands"] == []

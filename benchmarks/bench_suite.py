@@ -1,0 +1,71 @@
+"""Measure the test suite against its floor: one serial execution of every solution notebook.
+
+Run with ``python benchmarks/bench_suite.py`` from the repository root (the environment active).
+It first runs every notebook of ``solutions/`` once, one after another, with
+``jupyter nbconvert --to notebook --execute`` into a temporary folder (the floor: what any
+suite that executes each notebook at least once must spend), then ``python -m pytest -q`` as
+``make test`` does, and prints both wall times (``time.perf_counter``) and their ratio.
+``--floor-only`` skips the suite. The machine's load average is printed before and after each
+part, because other processes on a small machine move every figure.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def floor_seconds(notebooks: list[Path]) -> float:
+    """Return the wall time of executing ``notebooks`` one after another, each in a fresh kernel."""
+    with tempfile.TemporaryDirectory(prefix="bench-suite-") as out:
+        start = time.perf_counter()
+        for notebook in notebooks:
+            subprocess.run(
+                [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                 "--output-dir", out, str(notebook)],
+                check=True, capture_output=True,
+            )
+        return time.perf_counter() - start
+
+
+def suite_seconds() -> tuple[float, str]:
+    """Return the wall time of ``python -m pytest -q`` at the repository root, and its last line."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ROOT,
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    lines = done.stdout.strip().splitlines()
+    return seconds, lines[-1] if lines else f"pytest exited with {done.returncode}"
+
+
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the report; return 0."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--floor-only", action="store_true", help="time the notebooks only, not the suite")
+    args = parser.parse_args(argv)
+    notebooks = sorted(ROOT.glob("solutions/*/*.ipynb"))
+    print(f"bench_suite: {len(notebooks)} solution notebooks, {os.cpu_count()} cores")
+    load = _load()
+    floor = floor_seconds(notebooks)
+    print(f"  floor (each notebook once, serially)  {floor:7.1f} s   load average {load} before, {_load()} after")
+    if args.floor_only:
+        return 0
+    load = _load()
+    suite, summary = suite_seconds()
+    print(f"  suite (python -m pytest)               {suite:7.1f} s   load average {load} before, {_load()} after")
+    print(f"  suite / floor                          {suite / floor:7.2f} ×   ({summary})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

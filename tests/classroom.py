@@ -1,0 +1,329 @@
+"""A class for tests: an instructor and learners as real OS users, a throw-away course, an exchange.
+
+As root (CI), every member of the class is a system user of its own, made with ``useradd`` under a
+name no other run uses and removed with ``userdel`` afterwards: nbgrader's exchange then sees real
+owners and real permissions. Otherwise every member is the current user, as in nbgrader's own
+tests, with a home folder of its own (and ``--student`` where nbgrader would read the OS user's
+name); ``Classroom.isolation`` then says why the permission checks cannot run.
+``CTX_CLASS_USERS=current`` takes that path as root too.
+
+Everything lives in one temporary folder that the members can reach: the course copy (owned by
+the instructor, closed to the others), the exchange root (open to all, as nbgrader wants it), and
+one home folder per member (closed to the others). Each command runs as its member with that
+member's HOME, Jupyter folders and the hub's learner configuration (``hub/learner``) on
+``JUPYTER_CONFIG_PATH``, which names the course and the exchange root (``COURSE_EXCHANGE``).
+
+Vocabulary: a *member* is one person of the class (``instructor``, a learner); the *shared
+Python* is an interpreter every member may run with this test run's packages.
+"""
+from __future__ import annotations
+
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conftest import REPO
+
+COURSE_ID = "context-engineering"
+LEARNER_CONFIG = REPO / "hub" / "learner"
+GRADER_CONFIG = REPO / "hub" / "grader"
+EXCHANGE_VARIABLE = "COURSE_EXCHANGE"  # read by hub/learner/nbgrader_config.py
+COURSE_FILES = ("nbgrader_config.py",)
+COURSE_FOLDERS = ("lessons", "solutions")
+# CTX_CLASS_USERS=current runs every member as the current user even as root (the non-root path).
+USERS_VARIABLE = "CTX_CLASS_USERS"
+USER_COMMENT = "ctx-workbook test user (safe to remove)"
+COMMAND_TIMEOUT = 300
+
+
+@dataclass
+class Member:
+    """One person of the class: the OS account commands run as, and that person's own folders."""
+
+    role: str  # "instructor", or the learner's role name in the test ("ada", "ben")
+    name: str  # the student id: the OS user's name for a real user (nbgrader takes it from the OS)
+    home: Path
+    real: bool  # a system user of its own (root only)
+
+    @property
+    def uid(self) -> int:
+        return pwd.getpwnam(self.name).pw_uid if self.real else os.getuid()
+
+    @property
+    def gid(self) -> int:
+        return pwd.getpwnam(self.name).pw_gid if self.real else os.getgid()
+
+
+@dataclass
+class Classroom:
+    """The class of one test module; made by ``open_classroom``, removed by ``close``."""
+
+    base: Path
+    course: Path
+    exchange: Path
+    members: dict[str, Member]
+    python: Path  # the shared Python: an interpreter every member may run, with this run's packages
+    isolation: str | None  # None when members are real users, else why the permission checks are skipped
+    created_users: list[str] = field(default_factory=list)
+
+    @property
+    def real_users(self) -> bool:
+        return self.isolation is None
+
+    @property
+    def bin(self) -> Path:
+        return self.python.parent
+
+    def __getitem__(self, role: str) -> Member:
+        return self.members[role]
+
+    def environment(self, member: Member, config_path: tuple[Path, ...] = (LEARNER_CONFIG,),
+                    exchange: Path | None = None) -> dict[str, str]:
+        """Return the environment of ``member``'s commands: their HOME and Jupyter folders, the exchange."""
+        jupyter = member.home / ".jupyter"
+        env = {key: os.environ[key] for key in ("LANG", "LC_ALL", "TZ", "SYSTEMROOT") if key in os.environ}
+        env.update(
+            HOME=str(member.home),
+            USER=member.name,
+            LOGNAME=member.name,
+            PATH=os.pathsep.join([str(self.bin), "/usr/local/bin", "/usr/bin", "/bin"]),
+            JUPYTER_CONFIG_DIR=str(jupyter),
+            JUPYTER_DATA_DIR=str(member.home / ".local" / "share" / "jupyter"),
+            JUPYTER_RUNTIME_DIR=str(member.home / ".local" / "share" / "jupyter" / "runtime"),
+            JUPYTER_CONFIG_PATH=os.pathsep.join(str(p) for p in config_path),
+            JUPYTER_PLATFORM_DIRS="1",
+            MPLCONFIGDIR=str(member.home / ".matplotlib"),
+            PYTHONDONTWRITEBYTECODE="1",
+            TMPDIR=str(member.home / "tmp"),
+            **{EXCHANGE_VARIABLE: str(exchange or self.exchange)},
+        )
+        env.setdefault("LANG", "C.UTF-8")
+        return env
+
+    def run(self, member: Member, argv: list[str], *, cwd: Path | None = None, check: bool = True,
+            config_path: tuple[Path, ...] = (LEARNER_CONFIG,), timeout: float = COMMAND_TIMEOUT,
+            exchange: Path | None = None) -> subprocess.CompletedProcess:
+        """Run ``argv`` as ``member`` in ``cwd`` (default: their home); return the finished process.
+
+        ``exchange`` points the member's commands at another exchange root than the class's.
+
+        With ``check`` a non-zero exit raises AssertionError showing the command's output.
+        """
+        kwargs = {}
+        if member.real:
+            kwargs = dict(user=member.uid, group=member.gid, extra_groups=[])
+        done = subprocess.run(
+            argv, cwd=cwd or member.home, env=self.environment(member, config_path, exchange), capture_output=True,
+            text=True, timeout=timeout, stdin=subprocess.DEVNULL, **kwargs,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(
+                f"{member.role} ({member.name}): {' '.join(map(str, argv))} exited with {done.returncode}\n"
+                f"--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}"
+            )
+        return done
+
+    def nbgrader(self, member: Member, *args: str, cwd: Path | None = None, check: bool = True,
+                 student: bool = False, exchange: Path | None = None) -> subprocess.CompletedProcess:
+        """Run ``nbgrader ARGS`` as ``member``; the instructor's commands run in the course folder.
+
+        ``student``: the command names the student (submit, fetch_feedback). A real user is named by
+        the OS, as on a hub; when every member is the current user, ``--student`` names them.
+        """
+        if cwd is None and member.role == "instructor":
+            cwd = self.course
+        extra = [f"--student={member.name}"] if student and not member.real else []
+        return self.run(member, [str(self.bin / "nbgrader"), *args, *extra], cwd=cwd, check=check,
+                        exchange=exchange)
+
+    def hand_in(self, member: Member, answers: Path, target: Path) -> None:
+        """Have ``member`` copy the notebook ``answers`` over ``target`` (their work, their file)."""
+        drop = self.base / "answers" / member.role
+        drop.mkdir(parents=True, exist_ok=True)
+        shutil.copy(answers, drop / answers.name)
+        for path in (self.base / "answers", drop):
+            path.chmod(0o755)
+        (drop / answers.name).chmod(0o644)
+        self.run(member, ["cp", str(drop / answers.name), str(target)])
+
+    def close(self) -> None:
+        """Remove the users this class created and its folder."""
+        problems = []
+        for name in self.created_users:
+            for _ in range(40):  # another userdel or useradd may hold /etc/passwd for a moment
+                done = subprocess.run(["userdel", name], capture_output=True, text=True)
+                if done.returncode == 0 or "lock" not in done.stderr:
+                    break
+                time.sleep(0.25)
+            if done.returncode != 0:
+                problems.append(f"userdel {name}: {done.stderr.strip()}")
+        shutil.rmtree(self.base, ignore_errors=True)
+        if problems:
+            raise RuntimeError("; ".join(problems))
+
+
+def open_classroom(learners: tuple[str, ...] = ("ada", "ben"), *, real_users: bool | None = None) -> Classroom:
+    """Make a class: a temporary folder, an instructor and ``learners``, the course copy, the exchange root.
+
+    ``real_users`` defaults to "running as root". The caller must ``close()`` it (also on failure).
+    """
+    forced = os.environ.get(USERS_VARIABLE) == "current"
+    if real_users is None:
+        real_users = os.geteuid() == 0 and not forced
+    base = Path(tempfile.mkdtemp(prefix="ctx-class-"))
+    base.chmod(0o755)  # every member walks through it to reach their home and the exchange
+    classroom = Classroom(base, base / "course", base / "exchange", {}, Path(sys.executable), None)
+    try:
+        tag = secrets.token_hex(3)
+        for role in ("instructor", *learners):
+            # A real user's name is what nbgrader records; otherwise --student says who it is.
+            name = f"ctx{role[:8]}-{tag}" if real_users else role
+            home = base / "home" / role
+            (home / "tmp").mkdir(parents=True)
+            if real_users:
+                _useradd(name, home)
+                classroom.created_users.append(name)
+            member = Member(role, name, home, real_users)
+            classroom.members[role] = member
+            for folder in (home, home / "tmp"):
+                os.chown(folder, member.uid, member.gid)
+            home.chmod(0o700)
+        if not real_users:
+            why = f"{USERS_VARIABLE}=current" if forced else "not run as root (useradd needs root)"
+            classroom.isolation = (
+                f"{why}: every member of the class is the current user, so the exchange's "
+                "permissions between learners cannot be checked"
+            )
+        classroom.python = shared_python(classroom, base / "python")
+        instructor = classroom["instructor"]
+        copy_course(classroom.course)
+        _chown_tree(classroom.course, instructor.uid, instructor.gid)
+        classroom.course.chmod(0o700)  # solutions and grades are the instructor's alone
+        classroom.exchange.mkdir(mode=0o777)
+        classroom.exchange.chmod(0o777)  # nbgrader's release_assignment wants it writable by everyone
+        return classroom
+    except BaseException:
+        classroom.close()
+        raise
+
+
+def _useradd(name: str, home: Path, tries: int = 40) -> None:
+    """Create the system user ``name`` (and its group); wait while another useradd holds /etc/passwd."""
+    for _ in range(tries):
+        done = subprocess.run(["useradd", "--no-create-home", "--home-dir", str(home), "--shell", "/bin/sh",
+                               "--user-group", "--comment", USER_COMMENT, name], capture_output=True, text=True)
+        if done.returncode == 0:
+            return
+        if "lock" not in done.stderr:
+            break
+        time.sleep(0.25)
+    raise RuntimeError(f"useradd {name} failed: {done.stderr.strip()}")
+
+
+def copy_course(target: Path) -> Path:
+    """Copy the course's config, lessons and solutions into ``target``; return it."""
+    target.mkdir(parents=True)
+    for name in COURSE_FILES:
+        shutil.copy2(REPO / name, target / name)
+    for name in COURSE_FOLDERS:
+        shutil.copytree(REPO / name, target / name, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    return target
+
+
+def shared_python(classroom: Classroom, folder: Path) -> Path:
+    """Return an interpreter every member may run, with the packages of this test run.
+
+    This run's own interpreter when every member can start it. Otherwise (pyenv keeps Python in
+    root's home, which no one else may enter) a copy of it in ``folder`` (the standard library
+    hard-linked, the library path of the executable made relative to it) whose ``site-packages``
+    reads this run's installed packages (a ``.pth`` file), with their commands (``nbgrader``,
+    ``jupyterhub``, ...) pointing at it, and Jupyter's data and configuration folders linked.
+    """
+    learner = next(m for m in classroom.members.values() if m.role != "instructor")
+    if not learner.real or _can_run(classroom, learner, sys.executable):
+        return Path(sys.executable)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    base = Path(sys.base_prefix)
+    stdlib = base / "lib" / version
+    for source in [stdlib, *stdlib.rglob("*")]:
+        if "site-packages" in source.relative_to(stdlib).parts:
+            continue
+        target = folder / "lib" / version / source.relative_to(stdlib)
+        if source.is_dir() and not source.is_symlink():
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            _link_or_copy(source, target)
+    for library in (base / "lib").glob("libpython*"):
+        _link_or_copy(library, folder / "lib" / library.name)
+    (folder / "bin").mkdir()
+    python = folder / "bin" / version
+    executable = (base / "bin" / version).read_bytes()
+    old = str(base / "lib").encode() + b"\0"
+    new = b"$ORIGIN/../lib\0"
+    if old in executable and len(new) <= len(old):  # the library path the executable looks in first
+        executable = executable.replace(old, new.ljust(len(old), b"\0"))
+    python.write_bytes(executable)
+    python.chmod(0o755)
+    site = folder / "lib" / version / "site-packages"
+    site.mkdir()
+    packages = sysconfig.get_paths()["purelib"]
+    (site / "course-packages.pth").write_text(f"import site; site.addsitedir({packages!r})\n", encoding="utf-8")
+    for script in Path(sys.executable).parent.iterdir():
+        target = folder / "bin" / script.name
+        if target.exists() or not script.is_file():
+            continue
+        first, _, rest = script.read_bytes().partition(b"\n")
+        if first.startswith(b"#!") and b"python" in first:
+            target.write_bytes(f"#!{python}\n".encode() + rest)
+            target.chmod(0o755)
+    for name in ("python", "python3"):
+        (folder / "bin" / name).unlink(missing_ok=True)
+        (folder / "bin" / name).symlink_to(version)
+    # Jupyter's data and configuration (nbconvert's templates, JupyterLab's extensions, the server
+    # extensions that are on) are found under sys.prefix: the same as this run's.
+    for name in ("share", "etc"):
+        if (Path(sys.prefix) / name).is_dir():
+            (folder / name).symlink_to(Path(sys.prefix) / name)
+    for path in [folder, *folder.rglob("*")]:
+        if path.is_dir() and not path.is_symlink():
+            path.chmod(0o755)
+    if not _can_run(classroom, learner, str(python), "import nbgrader, ctx_course, nbconvert"):
+        raise RuntimeError(f"the class's users cannot import this run's packages from {packages} "
+                           "(not readable by them?)")
+    return folder / "bin" / "python"
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link ``source`` at ``target`` (same disk), else copy it; keep symbolic links as they are."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_symlink():
+        target.symlink_to(os.readlink(source))
+        return
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _can_run(classroom: Classroom, member: Member, python: str, code: str = "pass") -> bool:
+    try:
+        done = subprocess.run([python, "-c", code], cwd=member.home, env=classroom.environment(member),
+                              user=member.uid, group=member.gid, extra_groups=[], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def _chown_tree(folder: Path, uid: int, gid: int) -> None:
+    if os.geteuid() != 0:
+        return
+    for path in [folder, *folder.rglob("*")]:
+        os.lchown(path, uid, gid)
