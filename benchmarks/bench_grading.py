@@ -222,7 +222,8 @@ def main(argv: list[str] | None = None) -> None:
             nbgrader_commands, tmp / "incoming", tmp / "nbgrader", assignment_ids)
         seconds["nbgrader's commands"], busy["nbgrader's commands"] = nbgrader_seconds, (used, wall)
         identical = (tmp / "work-1" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes()
-        same_as_old = old is not None and (tmp / "work-old" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes()
+        same_as_old = old is not None and (
+            (tmp / "work-old" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes())
         load_after = os.getloadavg()[0]
 
     count = len(notebooks)

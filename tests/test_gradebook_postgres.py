@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
 from postgres_server import PostgresServer, binaries
 
 from ctx_course.grading.report import export_grades
+
+from conftest import REPO
 
 pytestmark = [
     pytest.mark.heavy,

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import REPO, class_builder
 
 from ctx_course.cli import main
 from ctx_course.grading.engine import check_cluster
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.records import WorkerRefused
 from ctx_course.sandbox.policy import sandbox_problem
+
+from conftest import REPO, class_builder
 
 pytestmark = [
     pytest.mark.heavy,

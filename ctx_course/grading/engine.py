@@ -30,8 +30,8 @@ import logging
 import os
 import socket
 import threading
+from collections.abc import Iterable, Iterator
 from concurrent.futures import CancelledError
-from typing import Iterable, Iterator
 from urllib.parse import urlsplit
 
 from .records import GradedSubmission, GradeResult, WorkerRefused
@@ -241,7 +241,7 @@ class DaskEngine:
             self.cluster.close()
             self.cluster = None
 
-    def __enter__(self) -> "DaskEngine":
+    def __enter__(self) -> DaskEngine:
         self.start()
         return self
 

@@ -439,7 +439,7 @@ class Grader:
         partial.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
         partial.replace(path)
 
-    def _start_engine(self, pairs, known) -> "_Starting | None":
+    def _start_engine(self, pairs, known) -> _Starting | None:
         """Start the Dask workers in the background if more than one job (or a cluster) and a submission to grade.
 
         Their start-up overlaps the preparation of the assignments; ``join()`` the thread returned.
