@@ -70,6 +70,7 @@ c.Autograde.autograde_preprocessors = [
 ]
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
+    "ctx_course.grading.deadlines.ShowLateness",
     "ctx_course.grading.preprocessors.HideHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -25,6 +25,7 @@ from .workspace import (
 EXAMPLE_SUBMISSIONS = Path("examples", "class", "submitted")
 EXAMPLE_ROSTER = Path("examples", "class", "roster.csv")
 EXAMPLE_WORK = Path("grading", "example")
+EXAMPLE_DEADLINES = Path("examples", "class", "deadlines.toml")
 DEFAULT_ROSTER = "roster.csv"  # looked for in the working folder
 
 
@@ -79,12 +80,17 @@ def main(argv: list[str] | None = None) -> int:
         "--example",
         action="store_true",
         help=f"grade the example class: --submissions {EXAMPLE_SUBMISSIONS} --roster {EXAMPLE_ROSTER} "
-             f"--work {EXAMPLE_WORK}",
+             f"--work {EXAMPLE_WORK} --deadlines {EXAMPLE_DEADLINES}",
     )
     grade.add_argument(
         "--feedback-only",
         action="store_true",
         help="run no notebook: rewrite feedback and grades.csv from the gradebook (after grading by hand)",
+    )
+    grade.add_argument(
+        "--deadlines",
+        metavar="TOML",
+        help="due dates, extensions and late policy (default: deadlines.toml beside nbgrader_config.py)",
     )
     grade.add_argument("--verbose", action="store_true", help="print nbgrader's log of every submission that failed")
     grade.add_argument("--force", action="store_true",
@@ -122,6 +128,44 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("--jobs", metavar="N", type=int, default=1,
                        help="notebooks scored at once, by a local Dask cluster of N worker processes (default: 1)")
     board.add_argument("--cluster", metavar="ADDRESS", help="score on the workers of an existing Dask scheduler")
+    export = sub.add_parser(
+        "export",
+        help="write the gradebook's grades as a CSV an LMS imports (Canvas) or one row per student and cell",
+        description="Write the grades of the gradebook (after `grade`) as Canvas's gradebook import CSV "
+        "(students matched by the roster's lms_user_id; those without one are listed) or as a long CSV "
+        "(student, assignment, notebook, cell, score, max).",
+    )
+    export.add_argument("--format", choices=("canvas", "long"), required=True,
+                        help="canvas: Canvas's import CSV; long: one row per cell")
+    export.add_argument("--to", metavar="CSV", help="where to write (default: <work>/canvas.csv or <work>/cells.csv)")
+    export.add_argument("--ids", metavar="CSV",
+                        help="Canvas's id of each assignment: a CSV with columns assignment,lms_id")
+    export.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
+    export.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
+    items = sub.add_parser(
+        "items",
+        help="item analysis: the share of the class that passed each check cell and what each hidden test caught",
+        description="Read the gradebook and the autograded notebooks (after `grade`) and write items.csv and "
+        "items.png into the working folder: per check cell the share of the class that passed, per hidden test "
+        "how many submissions it was the first to fail.",
+    )
+    items.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
+    items.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
+    items.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
+    similar = sub.add_parser(
+        "similarity",
+        help="report answers of one assignment that are unusually alike, and answers alike the model answer",
+        description="Compare the answer cells of every submission in <work>/submitted with copydetect (winnowing, "
+        "as MOSS does), the released template excluded; write similarity.csv and similarity.html into the "
+        "working folder. Reads the submissions only: no score changes.",
+    )
+    similar.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
+    similar.add_argument("--threshold", metavar="SHARE", type=float, default=0.5,
+                         help="report two students when this share of one's answer is in the other's (default 0.5)")
+    similar.add_argument("--model-threshold", metavar="SHARE", type=float, default=0.8,
+                         help="report a student when this share of her answer is in the model answer (default 0.8)")
+    similar.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
+    similar.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -153,6 +197,12 @@ def main(argv: list[str] | None = None) -> int:
             return _grade(args)
         elif args.command == "leaderboard":
             return _leaderboard(args)
+        elif args.command == "export":
+            return _export(args)
+        elif args.command == "items":
+            return _items(args)
+        elif args.command == "similarity":
+            return _similarity(args)
         elif args.command == "hub-check":
             return _hub_check(args)
     except WorkspaceError as exc:  # a notebook or the manifest cannot be read: nothing was changed
@@ -195,6 +245,7 @@ def _grade(args: argparse.Namespace) -> int:
         args.submissions = str(root / EXAMPLE_SUBMISSIONS)
         args.roster = str(root / EXAMPLE_ROSTER)
         args.work = args.work or str(root / EXAMPLE_WORK)
+        args.deadlines = args.deadlines or str(root / EXAMPLE_DEADLINES)
     if args.submissions is not None and not Path(args.submissions).is_dir():
         raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders "
                          f"(got {args.submissions!r})")
@@ -215,6 +266,7 @@ def _grade(args: argparse.Namespace) -> int:
         cpu_limit=args.cpu_limit,
         jobs=args.jobs,
         cluster=args.cluster,
+        deadlines=args.deadlines,
     )
     if students is None and (grader.work / DEFAULT_ROSTER).is_file():
         students = read_roster(grader.work / DEFAULT_ROSTER)
@@ -270,4 +322,61 @@ def _leaderboard(args: argparse.Namespace) -> int:
                                            sandbox=False if args.no_sandbox else None, jobs=args.jobs,
                                            cluster=args.cluster, on_row=on_row)
     print(f"{len(rows)} students ranked: {csv_path} and {png_path}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    """Write one export of the gradebook and say where, and which students it could not match."""
+    from .grading.export import export_grades_for_lms, gradebook_location, read_lms_ids
+
+    db_url, course_id, work = gradebook_location(args.root, args.work)
+    target = Path(args.to) if args.to else work / ("canvas.csv" if args.format == "canvas" else "cells.csv")
+    ids = read_lms_ids(args.ids) if args.ids else None
+    path, unmatched = export_grades_for_lms(db_url, course_id, args.format, target, ids)
+    print(f"wrote {path}")
+    if unmatched:
+        print("Left out (no lms_user_id on the roster, Canvas could not match them): " + ", ".join(unmatched))
+    return 0
+
+
+def _items(args: argparse.Namespace) -> int:
+    """Write the item analysis (CSV and PNG) and name the hardest check cell and the hidden test that caught most."""
+    from .grading.export import gradebook_location
+    from .grading.item_analysis import CHECK, HIDDEN, item_analysis, items_figure, write_items_csv
+
+    db_url, course_id, work = gradebook_location(args.root, args.work)
+    items = item_analysis(db_url, course_id, work, args.assignment)
+    if not items:
+        hint = ", or check the assignment ids" if args.assignment else ""
+        raise ValueError(f"no graded check cell in {work} (grade first{hint})")
+    csv_path = write_items_csv(items, work / "items.csv")
+    png_path = work / "items.png"
+    items_figure(items).savefig(png_path, dpi=120)
+    checks = [i for i in items if i.kind == CHECK]
+    hardest = min(checks, key=lambda i: i.share_passed)
+    print(f"{len(checks)} check cells: {csv_path} and {png_path}")
+    print(f"Hardest check cell: {hardest.assignment} {hardest.cell} ({hardest.passed} of {hardest.submissions} passed)")
+    caught = [i for i in items if i.kind == HIDDEN and i.failed]
+    if caught:
+        most = max(caught, key=lambda i: i.failed)
+        print(f"Hidden test that caught most: {most.assignment} {most.cell} {most.hidden_test!r} ({most.failed})")
+    return 0
+
+
+def _similarity(args: argparse.Namespace) -> int:
+    """Write the similarity report (CSV and HTML) and print one line per pair found."""
+    from .config import load_course_config, work_folder
+    from .grading.similarity import format_similarity_html, similarity_report, write_similarity_csv
+
+    root = Path(args.root).resolve()
+    work = work_folder(root, load_course_config(root, work=args.work))
+    if not (work / "submitted").is_dir():
+        raise ValueError(f"no submissions to compare: {work / 'submitted'} does not exist (collect first, or --work)")
+    pairs = similarity_report(root, work, args.assignment, args.threshold, args.model_threshold)
+    csv_path = write_similarity_csv(pairs, work / "similarity.csv")
+    html_path = work / "similarity.html"
+    html_path.write_text(format_similarity_html(pairs, args.threshold, args.model_threshold), encoding="utf-8")
+    for p in pairs:
+        print(f"{p.assignment}: {p.first} / {p.second}  {p.first_share:.0%} / {p.second_share:.0%}  ({p.kind})")
+    print(f"{len(pairs)} pair(s): {csv_path} and {html_path} (no score was changed)")
     return 0

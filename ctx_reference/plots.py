@@ -39,7 +39,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.text import Text
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
 from ctx_reference.ledger import (
     BUCKETS,
@@ -502,6 +502,38 @@ def plot_leaderboard(names: Sequence[str], scores: Sequence[float | None]) -> Fi
     ax.set_xlabel("得分：花费 ÷ 最便宜的安全内置策略（几何平均，越低越好）")
     ax.set_title("全班排行榜（隐藏任务）")
     ax.legend(loc="lower right")
+    return _finish(fig)
+
+
+def plot_item_analysis(checks: Sequence[tuple[str, float]], caught: Sequence[tuple[str, int]]) -> Figure:
+    """Return two panels of bars: each check cell's share of the class that passed, what each hidden test caught.
+
+    ``checks`` is (name, share passed in [0, 1]) hardest first; ``caught`` is (name, submissions
+    that failed first on that hidden test) most first. Bars: ``gid="check:<name>"`` and
+    ``gid="hidden:<name>"``. Used by the item analysis (``python -m ctx_course items``).
+    """
+    for name, share in checks:
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 1:
+            raise ValueError(f"share passed of {name!r} must be between 0 and 1 (got {share!r})")
+    rows = max(len(checks), len(caught), 1)
+    fig = Figure(figsize=(FIGSIZE[0] * 1.6, max(2.5, 0.32 * rows + 1.2)), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    for i, (name, share) in enumerate(checks):
+        left.barh([len(checks) - 1 - i], [share], color="#2e86ab" if share >= 0.5 else "#d1495b", gid=f"check:{name}")
+        left.text(share, len(checks) - 1 - i, f" {share:.0%}", va="center")
+    left.set_yticks(range(len(checks)), [name for name, _ in reversed(list(checks))])
+    left.set_xlim(0, 1.15)
+    left.xaxis.set_major_formatter(PercentFormatter(1.0))
+    left.set_title("检查格：全班通过的比例（越短越难）")
+    for i, (name, count) in enumerate(caught):
+        right.barh([len(caught) - 1 - i], [count], color="#e0a030", gid=f"hidden:{name}")
+        right.text(count, len(caught) - 1 - i, f" {count}", va="center")
+    right.set_yticks(range(len(caught)), [name for name, _ in reversed(list(caught))])
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
+    right.set_xlabel("人数")
+    right.set_title("隐藏测试：没有通过的人数（只算第一个没有通过的）")
+    if not caught:
+        right.text(0.5, 0.5, "没有数据", ha="center", va="center", transform=right.transAxes)
     return _finish(fig)
 
 

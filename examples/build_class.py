@@ -37,7 +37,9 @@ class Work:
     ``code`` maps a solution cell's grade_id to the student's cell source (or MODEL);
     ``answers`` maps a free-response cell's grade_id to the student's text; ``edit`` replaces
     the source of read-only cells; ``delete`` removes cells; ``append`` adds code cells at the
-    end; ``filename`` saves under another name; ``truncate`` breaks the file.
+    end; ``filename`` saves under another name; ``truncate`` breaks the file; ``timestamp`` is
+    written to ``timestamp.txt`` beside the notebook (when it was handed in, as ``nbgrader collect``
+    records it).
     """
 
     code: Mapping[str, str] = field(default_factory=dict)
@@ -47,16 +49,42 @@ class Work:
     append: tuple[str, ...] = ()
     filename: str | None = None
     truncate: bool = False  # save the notebook's JSON cut halfway through its cells (a broken file)
+    timestamp: str | None = None
 
 
+# The last column is the student's Canvas user id (fay's is missing: a Canvas export leaves her out).
 ROSTER = (
-    ("ada", "Ada", "Lovelace", "ada@example.org"),
-    ("ben", "Ben", "Okafor", "ben@example.org"),
-    ("cai", "Cai", "Wen", "cai@example.org"),
-    ("dana", "Dana", "Kovač", "dana@example.org"),
-    ("eve", "Eve", "Moreau", "eve@example.org"),
-    ("fay", "Fay", "Lindqvist", "fay@example.org"),
+    ("ada", "Ada", "Lovelace", "ada@example.org", "7301"),
+    ("ben", "Ben", "Okafor", "ben@example.org", "7302"),
+    ("cai", "Cai", "Wen", "cai@example.org", "7303"),
+    ("dana", "Dana", "Kovač", "dana@example.org", "7304"),
+    ("eve", "Eve", "Moreau", "eve@example.org", "7305"),
+    ("fay", "Fay", "Lindqvist", "fay@example.org", ""),
+    ("gus", "Gus", "Haddad", "gus@example.org", "7307"),
 )
+
+# Due dates of the example class (Beijing time), the late policy, and gus's extension for 04.
+DEADLINES = """\
+# Due dates, extensions and the late policy of the example class (see the README, "Deadlines").
+[policy]
+late = "per-day"        # each day or part of a day late costs 10 % of the score ...
+share_per_day = 0.1
+cap = 0.5               # ... and never more than half of it
+
+[due]
+"01-window-math" = 2026-03-02T23:59:00+08:00
+"02-remaining" = 2026-03-02T23:59:00+08:00
+"03-recall" = 2026-03-09T23:59:00+08:00
+"04-assembly" = 2026-03-09T23:59:00+08:00
+"05-trim-lines" = 2026-03-16T23:59:00+08:00
+
+[extensions.gus]
+"04-assembly" = { days = 3 }
+"""
+# ada hands 04 in 26 h 31 min after its due date (15:59 UTC): two days started, 20 %.
+# gus hands it in 41 h late, within his three-day extension.
+ADA_LATE = "2026-03-10 18:30:00 UTC"
+GUS_EXTENDED = "2026-03-11 09:00:00 UTC"
 
 # ---- ben's realistic mistakes (check() in 01 is right) ---------------------------------------
 
@@ -116,6 +144,13 @@ def assemble(items, budget):
     ordered = [item for item in chosen if item.stable] + [item for item in chosen if not item.stable]
     return Assembly(items=ordered, used=used, dropped=dropped)
 '''
+
+# ---- gus: ben's assemble with the names and the comment changed (the similarity report finds it)
+
+ASSEMBLE_RENAMED = (
+    ASSEMBLE_NO_DEDUP.replace("used", "spent").replace("kept", "keep").replace("dropped", "left_out")
+    .replace("# 按优先级放，能放就放（忘了去重）", "# 优先级高的先放")
+)
 
 TRIM_OFF_BY_ONE = '''
 def trim_lines(lines, head, tail):
@@ -190,7 +225,7 @@ STUDENTS: dict[str, dict[str, Work]] = {
     "ada": {
         "02-remaining": Work(code={"remaining": MODEL}, answers=ANSWERS["02-remaining"]),
         "03-recall": Work(code={"recall": MODEL, "fit_position": MODEL}, answers=ANSWERS["03-recall"]),
-        "04-assembly": Work(code={"assemble": MODEL}, answers=ANSWERS["04-assembly"]),
+        "04-assembly": Work(code={"assemble": MODEL}, answers=ANSWERS["04-assembly"], timestamp=ADA_LATE),
         "05-trim-lines": Work(code={"trim_lines": MODEL}, answers=ANSWERS["05-trim-lines"]),
     },
     # realistic mistakes, one per exercise, and one answer
@@ -221,6 +256,10 @@ STUDENTS: dict[str, dict[str, Work]] = {
     # hostile: patches the checker and the reference, hands in a wrong function, prints megabytes
     "fay": {
         "02-remaining": Work(code={"remaining": REMAINING_PATCHED}, append=(LOUD_CELL,)),
+    },
+    # copies ben's 04 with other names and another comment; late, within his extension
+    "gus": {
+        "04-assembly": Work(code={"assemble": ASSEMBLE_RENAMED}, timestamp=GUS_EXTENDED),
     },
 }
 
@@ -318,8 +357,9 @@ def release_of(root: Path, assignment_ids, target: Path) -> Path:
     return target / "lessons"
 
 
-def build(root: Path = ROOT, target: Path = CLASS, students: Mapping[str, Mapping[str, Work]] = STUDENTS) -> list[Path]:
-    """Write the roster and every submission under ``target``; return the files written."""
+def build(root: Path = ROOT, target: Path = CLASS, students: Mapping[str, Mapping[str, Work]] = STUDENTS,
+          deadlines: str | None = DEADLINES) -> list[Path]:
+    """Write the roster, every submission and ``deadlines.toml`` under ``target``; return the files written."""
     written = []
     with tempfile.TemporaryDirectory() as tmp:
         release = release_of(root, [aid for works in students.values() for aid in works], Path(tmp))
@@ -339,15 +379,21 @@ def build(root: Path = ROOT, target: Path = CLASS, students: Mapping[str, Mappin
                 path = folder / (work.filename or released.name)
                 path.write_text(submission(released, source, work), encoding="utf-8")
                 written.append(path)
+                if work.timestamp is not None:
+                    (folder / "timestamp.txt").write_text(work.timestamp + "\n", encoding="utf-8")
+                    written.append(folder / "timestamp.txt")
     target.mkdir(parents=True, exist_ok=True)
     roster = target / "roster.csv"
     with roster.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["id", "first_name", "last_name", "email"])
+        writer.writerow(["id", "first_name", "last_name", "email", "lms_user_id"])
         writer.writerows(ROSTER)
+    if deadlines is not None:
+        (target / "deadlines.toml").write_text(deadlines, encoding="utf-8")
+        written.append(target / "deadlines.toml")
     return [roster, *written]
 
 
 if __name__ == "__main__":
-    for path in [*build(), *build(target=CAPSTONE, students=CAPSTONE_STUDENTS)]:
+    for path in [*build(), *build(target=CAPSTONE, students=CAPSTONE_STUDENTS, deadlines=None)]:
         print(path.relative_to(ROOT))

@@ -43,6 +43,9 @@ def every_figure() -> list[Figure]:
         plots.plot_zones(none + [101_600], 100_000, labels=[str(t) for t in range(1, len(none) + 2)]),
         plots.plot_policy_scores(scores, highlight="my_policy"),
         plots.plot_leaderboard(["ada", "ben", "cai"], [0.8, 1.2, None]),
+        plots.plot_item_analysis([("02-remaining check_remaining", 0.25), ("05-trim-lines check_trim_lines", 0.75)],
+                                 [("check_remaining：超额时余量为负数", 3)]),
+        plots.plot_item_analysis([], []),
         plots.plot_position_fit(fit.base, fit.middle, fit.end_drop),
         plots.plot_estimate_errors(estimate_errors),
     ]

@@ -47,7 +47,7 @@ def graded(tmp_path_factory):
     """The example class collected into a temporary working folder and graded with two jobs at once,
     then partly re-graded with one."""
     work = tmp_path_factory.mktemp("example") / "work"
-    grader = Grader(REPO, work=work, jobs=2)
+    grader = Grader(REPO, work=work, jobs=2, deadlines=CLASS / "deadlines.toml")
     grader.collect(CLASS / "submitted")
     grader.register(read_roster(CLASS / "roster.csv"))
     progress = []
@@ -71,7 +71,7 @@ def graded(tmp_path_factory):
 
 
 def test_every_submission_gets_one_result(graded):
-    """17 folders under examples/class/submitted give 17 results, in student then assignment order."""
+    """18 folders under examples/class/submitted give 18 results, in student then assignment order."""
     assert [(r.student, r.assignment) for r in graded["report"].results] == [
         ("ada", "02-remaining"), ("ada", "03-recall"), ("ada", "04-assembly"), ("ada", "05-trim-lines"),
         ("ben", "01-window-math"), ("ben", "02-remaining"), ("ben", "03-recall"), ("ben", "04-assembly"),
@@ -80,6 +80,7 @@ def test_every_submission_gets_one_result(graded):
         ("dana", "02-remaining"), ("dana", "05-trim-lines"),
         ("eve", "02-remaining"), ("eve", "03-recall"), ("eve", "04-assembly"),
         ("fay", "02-remaining"),
+        ("gus", "04-assembly"),
     ]
 
 
@@ -102,6 +103,7 @@ def test_autograded_scores_of_the_example_class(graded):
     eve: 04 is the model: 3/3 (02 and 03 cannot be graded, see below).
     fay replaces check_exercise by a no-op and returns (1,000,000 − 20,000, False) =
     (980,000, False); the literal assert wants (66,000, True): 0/3.
+    gus hands in ben's 04 under other names: 0/3 as ben.
     """
     scores = {
         key: (r.auto_score, r.max_auto_score, r.manual_pending)
@@ -124,6 +126,7 @@ def test_autograded_scores_of_the_example_class(graded):
         ("dana", "05-trim-lines"): (2, 2, 0),
         ("eve", "04-assembly"): (3, 3, 0),
         ("fay", "02-remaining"): (0, 3, 0),
+        ("gus", "04-assembly"): (0, 3, 0),
     }
 
 
@@ -144,15 +147,15 @@ def test_restored_read_only_cells_are_named(graded):
 
 
 def test_progress_is_reported_before_and_after_each_submission(graded):
-    """34 callbacks for 17 submissions, in submission order although two are graded at once:
+    """36 callbacks for 18 submissions, in submission order although two are graded at once:
     (index, total, student, assignment) then (index, total, result) for the same submission."""
     progress = graded["progress"]
-    assert len(progress) == 34
-    assert [p[:2] for p in progress] == [(i, 17) for i in range(1, 18) for _ in range(2)]
+    assert len(progress) == 36
+    assert [p[:2] for p in progress] == [(i, 18) for i in range(1, 19) for _ in range(2)]
     assert all(start[2:] == (end[2].student, end[2].assignment) for start, end in zip(progress[::2], progress[1::2]))
-    assert progress[0] == (1, 17, "ada", "02-remaining")
-    assert progress[1][:2] == (1, 17) and progress[1][2].student == "ada"
-    assert progress[-2] == (17, 17, "fay", "02-remaining")
+    assert progress[0] == (1, 18, "ada", "02-remaining")
+    assert progress[1][:2] == (1, 18) and progress[1][2].student == "ada"
+    assert progress[-2] == (18, 18, "gus", "04-assembly")
 
 
 def _rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
@@ -160,9 +163,9 @@ def _rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
 
 
 def test_grades_csv_has_one_row_per_student_and_assignment(graded):
-    """6 roster students × 5 assignments in the gradebook (01–05) = 30 rows."""
+    """7 roster students × 5 assignments in the gradebook (01–05) = 35 rows."""
     rows = _rows(graded["csv_first"])
-    assert len(rows) == 30
+    assert len(rows) == 35
     assert {a for _, a in rows} == {"01-window-math", "02-remaining", "03-recall", "04-assembly", "05-trim-lines"}
 
 
@@ -175,23 +178,23 @@ def test_grades_csv_rows(graded):
     """
     rows = _rows(graded["csv_first"])
     header = ("student_id,last_name,first_name,email,assignment,status,auto_score,max_auto_score,"
-              "manual_score,max_manual_score,score,max_score")
+              "manual_score,max_manual_score,score,max_score,late_hours,late_penalty")
     assert graded["csv_first"].splitlines()[0] == header
     pick = lambda key: ",".join(rows[key].values())  # noqa: E731
     assert pick(("ada", "02-remaining")) == (
-        "ada,Lovelace,Ada,ada@example.org,02-remaining,needs manual grading,3,3,0,3,3,6")
-    assert pick(("ben", "01-window-math")) == "ben,Okafor,Ben,ben@example.org,01-window-math,graded,2,4,0,4,2,8"
-    assert pick(("eve", "02-remaining")) == "eve,Moreau,Eve,eve@example.org,02-remaining,not graded,,3,,3,,6"
-    assert pick(("cai", "03-recall")) == "cai,Wen,Cai,cai@example.org,03-recall,not submitted,0,5,0,7,0,12"
+        "ada,Lovelace,Ada,ada@example.org,02-remaining,needs manual grading,3,3,0,3,3,6,,")
+    assert pick(("ben", "01-window-math")) == "ben,Okafor,Ben,ben@example.org,01-window-math,graded,2,4,0,4,2,8,,"
+    assert pick(("eve", "02-remaining")) == "eve,Moreau,Eve,eve@example.org,02-remaining,not graded,,3,,3,,6,,"
+    assert pick(("cai", "03-recall")) == "cai,Wen,Cai,cai@example.org,03-recall,not submitted,0,5,0,7,0,12,,"
 
 
 def test_feedback_for_every_graded_submission_and_none_for_failed(graded):
-    """15 graded submissions have one feedback HTML each; eve's 02 and 03 have none."""
+    """16 graded submissions have one feedback HTML each; eve's 02 and 03 have none."""
     grader = graded["grader"]
     with_feedback = {key for key in graded["results"] if grader.feedback_path(*key)}
     graded_keys = {key for key, r in graded["results"].items() if r.graded}
-    assert with_feedback == graded_keys and len(graded_keys) == 15
-    assert graded["report"].feedback == 15
+    assert with_feedback == graded_keys and len(graded_keys) == 16
+    assert graded["report"].feedback == 16
 
 
 def test_megabytes_of_output_are_capped(graded):
@@ -216,7 +219,50 @@ def test_second_run_changes_no_grade_and_duplicates_nothing(graded):
     assert second == first
     assert graded["csv_second"] == graded["csv_first"]
     assert graded["counts_second"] == graded["counts_first"]
-    assert graded["counts_first"]["student"] == 6
+    assert graded["counts_first"]["student"] == 7
+
+
+# ---- deadlines, the Canvas export and the similarity report of the example class
+
+
+def test_late_submission_loses_a_share_and_the_extension_holds(graded):
+    """ada's 04 came 26 h 31 min after 15:59 UTC: two days started, 20 % of 3 points = 0.6, score 2.4 of 7;
+    gus's 04 came 41 h late, within his three-day extension: no lateness. The summary lists ada only."""
+    from ctx_course.grading.report import format_summary
+
+    rows = _rows(graded["csv_first"])
+    ada, gus = rows[("ada", "04-assembly")], rows[("gus", "04-assembly")]
+    assert (ada["score"], ada["max_score"], ada["late_hours"], ada["late_penalty"]) == ("2.4", "7", "26.52", "0.6")
+    assert (gus["late_hours"], gus["late_penalty"]) == ("", "")
+    summary = format_summary(graded["report"])
+    assert "Late: 1 submission(s):\n  ada 04-assembly: late 1 d 2 h, -0.6 points (20%)" in summary
+    page = (graded["work"] / "feedback" / "ada" / "04-assembly" / "assembly.html").read_text(encoding="utf-8")
+    assert "迟交" in page and "扣 0.6 分" in page
+
+
+def test_canvas_file_of_the_example_class(graded):
+    """The Canvas CSV: Points Possible 8, 6, 12, 7, 5 for 01–05; ada's 04 is 2.4; fay (no Canvas id) is left out."""
+    from nbgrader.api import Gradebook
+
+    from ctx_course.grading.export import canvas_rows
+
+    with Gradebook(graded["grader"].db_url, graded["grader"].course_id) as gb:
+        export = canvas_rows(gb)
+    header, points, *students = export.rows
+    assert header[5:] == ["01-window-math", "02-remaining", "03-recall", "04-assembly", "05-trim-lines"]
+    assert points[5:] == ["8", "6", "12", "7", "5"]
+    ada = next(row for row in students if row[2] == "ada")
+    assert ada[:2] == ["Lovelace, Ada", "7301"] and ada[5 + 3] == "2.4"
+    assert export.unmatched == ("fay",)
+
+
+def test_similarity_pair_of_the_example_class(graded):
+    """ben and gus handed in the same 04 under other names: the one pair of students the report finds."""
+    from ctx_course.grading.similarity import similarity_report
+
+    pairs = similarity_report(REPO, graded["work"])
+    assert [(p.assignment, p.first, p.second) for p in pairs if p.kind == "students"] == [("04-assembly", "ben", "gus")]
+    assert ("ada", "04-assembly") in {(p.first, p.assignment) for p in pairs if p.kind == "model answer"}
 
 
 # ---- what the feedback must not show

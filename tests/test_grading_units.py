@@ -87,10 +87,11 @@ def test_roster_with_a_duplicate_id_is_refused(tmp_path):
         read_roster(roster)
 
 
-def test_example_roster_lists_six_students():
-    """The example class's roster holds ada, ben, cai, dana, eve and fay."""
-    ids = [s.id for s in read_roster(REPO / "examples" / "class" / "roster.csv")]
-    assert ids == ["ada", "ben", "cai", "dana", "eve", "fay"]
+def test_example_roster_lists_seven_students():
+    """The example class's roster holds ada, ben, cai, dana, eve, fay and gus; all but fay have a Canvas id."""
+    students = read_roster(REPO / "examples" / "class" / "roster.csv")
+    assert [s.id for s in students] == ["ada", "ben", "cai", "dana", "eve", "fay", "gus"]
+    assert [s.id for s in students if not s.lms_user_id] == ["fay"]
 
 
 # ---- collection
@@ -338,10 +339,11 @@ def test_summary_names_the_failures(tmp_path):
 
 
 def test_csv_columns():
-    """The grades CSV has twelve columns, identity first, scores last."""
+    """The grades CSV has fourteen columns, identity first, scores, then lateness last."""
     assert CSV_COLUMNS == (
         "student_id", "last_name", "first_name", "email", "assignment", "status",
         "auto_score", "max_auto_score", "manual_score", "max_manual_score", "score", "max_score",
+        "late_hours", "late_penalty",
     )
 
 

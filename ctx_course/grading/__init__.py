@@ -6,7 +6,10 @@ Dask cluster that grades submissions at once), ``worker`` (what runs on a Dask w
 ``gradebook_writer`` (the coordinator's writes of what workers send back), ``fingerprint`` (the
 digest a worker's course must match), ``report`` (progress lines, summary, grades CSV),
 ``stopping`` (SIGTERM and SIGINT), ``preprocessors`` and ``hidden_digests`` (the nbgrader steps of
-grading and feedback).
+grading and feedback), ``hand_grades`` (hand grades kept through a regrade), ``deadlines`` (due
+dates, extensions, late penalties); and what an instructor reads after a run: ``export`` (Canvas
+and long CSVs, also as nbgrader export plugins), ``item_analysis`` (per check cell and hidden test)
+and ``similarity`` (answers alike each other or the model answer).
 
 Student code never runs in these processes: it runs in kernels started by ``ctx_course.sandbox``,
 which imports nothing from here. Import the modules themselves (``from

@@ -49,21 +49,13 @@ from ..config import assignments, create_gradebook, load_course_config, work_fol
 from ..sandbox.execute import PrelaunchedExecute
 from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, course_pool
 from ..sandbox.policy import sandbox_limits
-from .diagnosis import (
-    diagnose,
-    kernel_failed_to_start,
-    last_error,
-    tamper_notes,
-    timeout_notes,
-)
+from .deadlines import apply_deadlines, check_students, load_deadlines
+from .diagnosis import diagnose, kernel_failed_to_start, last_error, tamper_notes, timeout_notes
 from .engine import DaskEngine, WorkerRefused, check_cluster, check_jobs, default_jobs
 from .fingerprint import course_fingerprint, hash_tree
 from .gradebook_writer import write_files, write_rows
-from .preprocessors import (
-    AUTOGRADE_PREPROCESSORS,
-    FEEDBACK_PREPROCESSORS,
-    SANITIZE_PREPROCESSORS,
-)
+from .hand_grades import SNAPSHOTS, HandGrades
+from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .records import ClassReport, GradedSubmission, GradeResult, Student
 from .report import export_grades
 from .stopping import StopOnSignal
@@ -138,6 +130,7 @@ class Grader:
         jobs: int | None = None,
         cluster: str | None = None,
         hidden: Sequence[str] = (),
+        deadlines: str | os.PathLike | bool | None = None,
     ):
         self.root = Path(root).resolve()
         # Submissions autograded at once, each by a Dask worker with its own kernels (engine.py).
@@ -145,6 +138,8 @@ class Grader:
         self.cluster = None if cluster is None else check_cluster(cluster)
         course = load_course_config(self.root, work=work)
         self.work = work_folder(self.root, course)
+        # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
+        self.deadlines = load_deadlines(self.root, deadlines)
         self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit,
                                                      cpu_limit=cpu_limit)
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
@@ -221,16 +216,20 @@ class Grader:
     def autograde(self, student: str, assignment: str) -> GradeResult:
         """Autograde one submission and return its result; never raises for a broken submission."""
         start = time.perf_counter()
+        hand = HandGrades(self.gradebook, student, assignment, self._dir("autograded", student, assignment),
+                          self.work / SNAPSHOTS)
+        hand.before()  # nbgrader reopens every hand-graded cell: put them back after the run
         outcome = self._run_autograde(student, assignment)
         if not outcome["success"] and kernel_failed_to_start(outcome):
             outcome = self._run_autograde(student, assignment)  # not the student's fault: once more
+        reopened = hand.after()
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
             if not outcome["success"]:
                 reason = self._diagnose(student, assignment, outcome)
                 result = GradeResult(student, assignment, False, reason=reason, log=log)
             else:
-                result = self._read_result(student, assignment, log)
+                result = replace(self._read_result(student, assignment, log), regrade=reopened)
         except Exception as exc:  # reading the gradebook back must not stop the class either
             result = GradeResult(student, assignment, False,
                                  reason=f"graded, but the gradebook could not be read: {exc}", log=log)
@@ -280,6 +279,8 @@ class Grader:
         running, starts no other, and still writes the feedback and the CSV (``stopped_by``).
         """
         self._engine: DaskEngine | None = None
+        if self.deadlines is not None:  # an extension for nobody is bad input: nothing is graded
+            check_students(self.deadlines, self._known_students())
         with StopOnSignal(on_stop=self._abandon) as stop:
             return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start, on_result=on_result)
 
@@ -363,6 +364,10 @@ class Grader:
                 self.pool.close()
             self._close_engine(starting)
         phases["autograde"] = time.perf_counter() - tick
+        if self.deadlines is not None:
+            with self.gradebook() as gb:
+                late = apply_deadlines(gb, self.deadlines, [(r.student, r.assignment) for r in results if r.graded])
+            results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
 
         tick = time.perf_counter()
         self.feedback(sorted({r.assignment for r in results if r.graded}))
@@ -478,20 +483,31 @@ class Grader:
     def _write(self, student: str, assignment: str, graded: GradedSubmission) -> GradeResult:
         """Write what a worker sent back into the gradebook and the autograded folder; return the result."""
         seconds = graded.result.seconds
+        autograded = self._dir("autograded", student, assignment)
+        hand = HandGrades(self.gradebook, student, assignment, autograded, self.work / SNAPSHOTS)
         try:
+            hand.before()  # the rows reopen every hand-graded cell, as nbgrader does: put them back after
             if graded.in_gradebook:  # as nbgrader records a submission it then fails to grade
                 with self.gradebook() as gb:
                     write_rows(gb, student, assignment, graded)
             if not graded.result.graded:
                 for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
                     shutil.rmtree(self._dir(kind, student, assignment), ignore_errors=True)
+                hand.after()
                 return graded.result
-            write_files(self._dir("autograded", student, assignment), graded.files)
-            result = self._read_result(student, assignment, graded.result.log)
+            write_files(autograded, graded.files)
+            reopened = hand.after()
+            result = replace(self._read_result(student, assignment, graded.result.log), regrade=reopened)
         except Exception as exc:  # one submission's rows, not the class
             reason = f"graded, but the gradebook could not be written: {exc}"
             result = GradeResult(student, assignment, False, reason=reason, log=graded.result.log)
         return _with_seconds(result, seconds)
+
+    def _known_students(self) -> set[str]:
+        """Return the students of the roster, of the submissions folder and of the gradebook."""
+        with self.gradebook() as gb:
+            students = {s.id for s in gb.students}
+        return students | {s.id for s in self.roster} | {s for s, _ in find_submissions(self.submitted)}
 
     def _add_new_students(self, pairs) -> None:
         """Add to the gradebook the students nbgrader would add when autograding these pairs.

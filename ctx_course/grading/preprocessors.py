@@ -45,6 +45,7 @@ from nbgrader.preprocessors import (
 from traitlets import Integer
 
 from ..cells import hidden_spans, is_check_cell, is_graded, source_lines
+from .deadlines import ShowLateness
 from .hidden_digests import CompareDigests, StripDigests
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
@@ -353,4 +354,4 @@ AUTOGRADE_PREPROCESSORS = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
-FEEDBACK_PREPROCESSORS = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+FEEDBACK_PREPROCESSORS = [GetGrades, ShowLateness, HideHiddenTests, CSSHTMLHeaderPreprocessor]

@@ -1,15 +1,17 @@
 """The records of a grading run: who is on the roster, what grading a submission gave, what a run did.
 
 Covers: ``Student`` (one row of the roster), ``GradeResult`` (one submission's outcome),
-``ClassReport`` (one run's outcome), ``NotebookRows`` and ``GradedSubmission`` (what a grading
-worker sends back, as plain data), ``RosterError`` (a roster that cannot be read) and
-``WorkerRefused`` (a grading worker that cannot grade).
+``Lateness`` (how late a submission was and what it cost), ``ClassReport`` (one run's outcome),
+``NotebookRows`` and ``GradedSubmission`` (what a grading worker sends back, as plain data),
+``RosterError`` (a roster that cannot be read) and ``WorkerRefused`` (a grading worker that
+cannot grade).
 
 Leaves out: how they are made (``grader.py``), printed or exported (``report.py``). This module
 imports nothing of the package, so every other module can use the records.
 """
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +28,18 @@ class Student:
 
 
 @dataclass(frozen=True)
+class Lateness:
+    """How late one submission was and what it cost: ``penalty`` in points, ``share`` of its score."""
+
+    due: dt.datetime  # UTC, with the extension
+    submitted: dt.datetime | None  # UTC, from timestamp.txt
+    seconds_late: float
+    extended: bool
+    penalty: float
+    share: float
+
+
+@dataclass(frozen=True)
 class GradeResult:
     """What grading one student's submission of one assignment gave.
 
@@ -33,7 +47,8 @@ class GradeResult:
     ``auto_score``/``max_auto_score`` are the points of the autograded check cells;
     ``manual_pending`` the points of free-response cells still to grade in the formgrader.
     ``notes`` flag what nbgrader repaired (an edited or deleted read-only cell it restored,
-    a cell stopped by the timeout).
+    a cell stopped by the timeout). ``late`` says how late it was (``deadlines.toml``);
+    ``regrade`` names the hand-graded cells whose answer changed and wait for the formgrader again.
     """
 
     student: str
@@ -46,6 +61,8 @@ class GradeResult:
     notes: tuple[str, ...] = ()
     seconds: float = 0.0
     log: str = field(default="", repr=False, compare=False)
+    late: Lateness | None = None
+    regrade: tuple[str, ...] = ()
     skipped: bool = field(default=False, compare=False)  # unchanged since the last run: read back, not run
 
 

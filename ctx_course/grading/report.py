@@ -21,6 +21,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from .deadlines import format_late
 from .records import ClassReport, GradeResult
 
 # Columns of the grades CSV, one row per student × assignment of the gradebook.
@@ -37,6 +38,8 @@ CSV_COLUMNS = (
     "max_manual_score",
     "score",
     "max_score",
+    "late_hours",
+    "late_penalty",
 )
 # Values of the `status` column.
 GRADED = "graded"  # every point is settled
@@ -76,6 +79,8 @@ def export_grades(
                     "max_auto_score": _number(assignment.max_code_score),
                     "max_manual_score": _number(assignment.max_written_score),
                     "max_score": _number(assignment.max_score),
+                    "late_hours": "",
+                    "late_penalty": "",
                 }
                 if (student.id, assignment.name) in failed:
                     row.update(status=NOT_GRADED, auto_score="", manual_score="", score="")
@@ -85,11 +90,15 @@ def export_grades(
                     except MissingEntry:
                         row.update(status=NOT_SUBMITTED, auto_score="0", manual_score="0", score="0")
                     else:
+                        penalty = float(sub.late_submission_penalty or 0)
+                        late = sub.total_seconds_late
                         row.update(
                             status=NEEDS_MANUAL if sub.needs_manual_grade else GRADED,
                             auto_score=_number(sub.code_score),
                             manual_score=_number(sub.written_score),
-                            score=_number(sub.score),
+                            score=_number(float(sub.score or 0) - penalty),  # after the late penalty
+                            late_hours=f"{late / 3600:.2f}" if late else "",
+                            late_penalty=_number(penalty) if late else "",
                         )
                 rows.append(row)
     rows.sort(key=lambda r: (r["student_id"], r["assignment"]))
@@ -128,6 +137,8 @@ def format_outcome(result: GradeResult) -> str:
     text += "  (unchanged since the last run)" if result.skipped else f"  ({result.seconds:.1f} s)"
     if result.notes:
         text += "  [" + "; ".join(result.notes) + "]"
+    if result.regrade:
+        text += "  [answer changed since graded by hand: " + ", ".join(result.regrade) + "]"
     return text
 
 
@@ -165,6 +176,15 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     if report.failed:
         lines.append(f"Could not grade {len(report.failed)}:")
         lines += [f"  {r.student} {r.assignment}: {r.reason}" for r in report.failed]
+    late = [r for r in report.results if r.late is not None]
+    if late:
+        lines.append(f"Late: {len(late)} submission(s):")
+        lines += [f"  {r.student} {r.assignment}: {format_late(r.late)}" for r in late]
+    regrade = [r for r in report.results if r.regrade]
+    if regrade:
+        lines.append(f"To grade by hand again ({len(regrade)}; the answer changed since it was graded, "
+                     "the earlier score is kept):")
+        lines += [f"  {r.student} {r.assignment}: {', '.join(r.regrade)}" for r in regrade]
     if report.outside_exchange:
         lines.append(
             "Not submitted through the exchange (no submission_secret.txt: nbgrader release_feedback skips them, "

@@ -1,0 +1,144 @@
+"""Item analysis: per check cell the share of the class that passed, per hidden test what it caught (CSV and figure)."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from ctx_course.cli import main  # noqa: E402
+from ctx_course.grading.grader import Grader  # noqa: E402
+from ctx_course.grading.item_analysis import CHECK, HIDDEN, check_items, hidden_outcomes, item_analysis, items_figure  # noqa: E402
+
+from conftest import REPO, class_builder  # noqa: E402
+
+pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
+
+ASSIGNMENT = "02-remaining"
+HEAD = '''
+def remaining(window, read, write, input, max_tokens):
+    """返回 (余量, 是否建议压缩)。"""
+'''
+# Both answer the six visible cases from a table (they pass check_exercise) and guess otherwise.
+VISIBLE = """    known = {
+        (1_000_000, 800_000, 50_000, 20_000, 64_000): (66_000, True), (200_000, 0, 0, 10_000, 8_000): (182_000, False),
+        (100_000, 50_000, 20_000, 10_000, 10_000): (10_000, False),
+        (100_000, 50_000, 20_000, 10_001, 10_000): (9_999, True),
+        (100_000, 90_000, 0, 10_000, 8_000): (-8_000, True), (1_005, 0, 0, 905, 0): (100, True),
+    }
+    args = (window, read, write, input, max_tokens)
+"""
+NEVER_COMPACT = HEAD + VISIBLE + "    return known.get(args, (window - input - max_tokens, False))\n"
+ALWAYS_COMPACT = HEAD + VISIBLE + "    return known.get(args, (window - input - max_tokens, True))\n"
+# The hidden tests of check_remaining, in order (solutions/02-remaining/remaining.ipynb).
+FIRST, NEGATIVE, TENTH, BELOW = "什么都没用", "超额时余量为负数", "余量正好是十分之一", "余量比十分之一少 1"
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory):
+    """ada: model answer; ben: never advises compacting; cai: the release untouched; dan: always advises it.
+
+    ben and dan answer the visible cases from a table, so only the hidden tests catch them: dan
+    at the first (nothing used: 100,000 left, no compacting), ben at the fourth (99 of 1,000 left).
+    """
+    tmp = tmp_path_factory.mktemp("items")
+    scratch = tmp / "scratch"
+    assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
+    build = class_builder()
+    released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
+    answers = {
+        "ada": {"remaining": build.MODEL},
+        "ben": {"remaining": NEVER_COMPACT},
+        "cai": {},
+        "dan": {"remaining": ALWAYS_COMPACT},
+    }
+    for student, code in answers.items():
+        folder = tmp / "incoming" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        text = build.submission(released, REPO / "solutions" / ASSIGNMENT / "remaining.ipynb", build.Work(code=code))
+        (folder / "remaining.ipynb").write_text(text, encoding="utf-8")
+    grader = Grader(REPO, work=tmp / "work", sandbox=False, jobs=1)
+    grader.collect(tmp / "incoming")
+    assert all(r.graded for r in grader.grade().results)
+    items = {(i.kind, i.cell, i.hidden_test): i for i in item_analysis(grader.db_url, grader.course_id, tmp / "work")}
+    return tmp, items
+
+
+def test_check_cell_share_passed(analysed):
+    """check_remaining: of 4 submissions only ada's passes: share 0.25."""
+    _, items = analysed
+    check = items[(CHECK, "check_remaining", "")]
+    assert (check.submissions, check.passed, check.failed, check.share_passed) == (4, 1, 3, 0.25)
+
+
+def test_hidden_tests_count_what_they_caught(analysed):
+    """The first hidden test caught dan, the fourth caught ben; cai failed the visible checks: unknown to every one."""
+    _, items = analysed
+    outcomes = {
+        label: (i.passed, i.failed, i.unknown)
+        for (kind, cell, label), i in items.items()
+        if kind == HIDDEN and cell == "check_remaining"
+    }
+    assert outcomes[FIRST] == (2, 1, 1)  # ada, ben / dan / cai
+    assert outcomes[NEGATIVE] == (2, 0, 2)  # ada, ben / - / cai, dan (after dan's first failure: not known)
+    assert outcomes[TENTH] == (2, 0, 2)
+    assert outcomes[BELOW] == (1, 1, 2)  # ada / ben / cai, dan
+
+
+def test_cli_writes_csv_and_figure(analysed):
+    """`python -m ctx_course items` writes items.csv (check cells, hidden tests) and a PNG, and names the hardest."""
+    tmp, _ = analysed
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["items", "--root", str(REPO), "--work", str(tmp / "work")])
+    assert status == 0
+    rows = list(csv.DictReader((tmp / "work" / "items.csv").open(encoding="utf-8")))
+    assert {(r["kind"], r["hidden_test"], r["share_passed"]) for r in rows if r["cell"] == "check_remaining"} >= {
+        (CHECK, "", "0.250"),
+        (HIDDEN, BELOW, "0.250"),
+    }
+    assert (tmp / "work" / "items.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "Hardest check cell: 02-remaining check_remaining (1 of 4 passed)" in out.getvalue()
+
+
+def test_figure_draws_a_bar_per_check_cell_and_caught_hidden_test(analysed):
+    """The figure has one check bar (25 %) and two hidden bars (the two tests that caught someone)."""
+    _, items = analysed
+    fig = items_figure(list(items.values()))
+    bars = {p.get_gid(): p.get_width() for ax in fig.axes for p in ax.patches if p.get_gid()}
+    assert bars["check:02-remaining check_remaining"] == 0.25
+    assert sorted(k for k in bars if k.startswith("hidden:")) == [
+        f"hidden:check_remaining：{FIRST}",
+        f"hidden:check_remaining：{BELOW}",
+    ]
+
+
+def test_check_items_tallies_each_cell():
+    """Two rows of one cell, one passed: one Item, 2 submissions, share 0.5; an empty class has no item."""
+    [item] = check_items([("02", "nb", "check", True), ("02", "nb", "check", False)])
+    assert (item.submissions, item.passed, item.share_passed) == (2, 1, 0.5)
+    assert check_items([]) == []
+
+
+def test_a_kernel_error_on_a_hidden_line_fails_that_test_only():
+    """An error raised on the line of hidden test "b" fails b; a and c stay unknown (not compared)."""
+    source = (
+        'x = 1\n### BEGIN HIDDEN TESTS\nreport("a", f(1))\nreport("b", f(2))\nreport("c", f(3))\n### END HIDDEN TESTS'
+    )
+    error = {
+        "output_type": "error",
+        "ename": "ZeroDivisionError",
+        "evalue": "",
+        "traceback": [
+            "\x1b[0;31mZeroDivisionError\x1b[0m",
+            "Cell In[4], line 4",
+            "ZeroDivisionError: division by zero",
+        ],
+    }
+    assert hidden_outcomes(["a", "b", "c"], source, [error], False) == {"a": "unknown", "b": "failed", "c": "unknown"}
+    assert hidden_outcomes(["a", "b", "c"], source, [], True) == dict.fromkeys("abc", "passed")
