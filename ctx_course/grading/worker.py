@@ -108,6 +108,7 @@ class GradingWorker(WorkerPlugin):
             self.grader = Grader(
                 s.course_root(), work=self.scratch / "work", timeout=s.timeout, prelaunch=s.prelaunch,
                 sandbox=s.sandbox, memory_limit=s.memory_limit, cpu_limit=s.cpu_limit, jobs=1, hidden=s.hidden,
+                deadlines=False,  # the coordinator applies the deadlines
             )
         return self.grader
 
