@@ -32,18 +32,22 @@ c.Execute.timeout = 60
 c.ClearSolutions.code_stub = {"python": "# 在这里写你的代码\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "在这里写下你的回答。"
 
-# Read-only check cells a student deleted are put back before grading, and so are deleted answer
-# cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
-# Hidden expect_digest calls are rewritten before the run (the kernel never sees an expected digest)
-# and compared after it, outside the kernel (see ctx_course/grading/hidden_digests.py).
+# Every cell's nbgrader metadata is first put back as released (a duplicated cell: the last copy
+# counts). Read-only check cells a student deleted are put back before grading, and so are deleted
+# answer cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
+# The kernel runs the check cells as released: the hidden tests are removed before it starts, and
+# every check cell is scored on the grader's side from what the learner's functions return
+# (see ctx_course/grading/behaviour.py).
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
+    "ctx_course.grading.metadata.RestoreMetadata",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "ctx_course.grading.preprocessors.RestoreCells",
-    "ctx_course.grading.hidden_digests.StripDigests",
+    "ctx_course.grading.preprocessors.RemoveHiddenTests",
     "nbgrader.preprocessors.CheckCellMetadata",
+    "ctx_course.grading.behaviour.StartEvaluation",
 ]
 
 # `python -m ctx_course grade` runs every student's kernel in a bubblewrap sandbox (no network,
@@ -56,9 +60,8 @@ c.SandboxSettings.cpu_limit = 600  # CPU seconds of one notebook's kernel
 # Student output is capped and hidden tests are kept out of the feedback, for nbgrader's own
 # commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/grading/preprocessors.py).
 c.Autograde.autograde_preprocessors = [
-    "ctx_course.grading.preprocessors.MarkHiddenTests",
     "nbgrader.preprocessors.Execute",
-    "ctx_course.grading.hidden_digests.CompareDigests",
+    "ctx_course.grading.behaviour.ScoreFromBehaviour",
     "ctx_course.grading.preprocessors.ScoreFromErrorsOnly",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",

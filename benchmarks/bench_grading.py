@@ -47,12 +47,17 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbgrader.apps import NbGraderAPI
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctx_course.config import CONFIG_FILE, assignments, load_course_config  # noqa: E402
+<<<<<<< HEAD
 from ctx_course.grading.engine import default_jobs  # noqa: E402
+=======
+from ctx_course.grading.behaviour import ScoreFromBehaviour  # noqa: E402
+>>>>>>> main
 from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.release import generate_release  # noqa: E402
 from ctx_course.sandbox.kernels import KERNEL_LOG_LEVEL  # noqa: E402
@@ -124,9 +129,18 @@ def floor(notebooks: list[Path], timeout: int) -> float:
     return time.perf_counter() - start
 
 
-def grader_run(incoming: Path, work: Path, jobs: int, sandbox: bool = True):
-    """Grade the class with this course's grader; return its ClassReport."""
+def grader_run(incoming: Path, work: Path, jobs: int, sandbox: bool = True, evaluation: bool = True):
+    """Grade the class with this course's grader; return its ClassReport.
+
+    ``evaluation=False`` (one job only) leaves out the separate evaluation of the learner's
+    functions (``ScoreFromBehaviour``): the check cells are then scored from the kernel alone, on
+    their visible part, as a grader without it would; what that saves is the evaluation's cost.
+    """
     grader = Grader(ROOT, work=work, jobs=jobs, sandbox=sandbox)
+    if not evaluation:
+        steps = grader.config.Autograde.autograde_preprocessors
+        grader.config.Autograde.autograde_preprocessors = [s for s in steps if s is not ScoreFromBehaviour]
+        grader.api = NbGraderAPI(config=grader.config)
     grader.collect(incoming)
     return grader.grade()
 
@@ -181,8 +195,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
     parser.add_argument("--jobs", type=int, default=default_jobs(),
                         help="jobs of the parallel run (default: one per core)")
+<<<<<<< HEAD
     parser.add_argument("--baseline", metavar="DIR", type=Path,
                         help="also grade with N jobs using the earlier version of the repository copied to DIR")
+=======
+    parser.add_argument("--kernel-scoring", action="store_true",
+                        help="also grade with 1 job without the separate evaluation, to measure its cost per notebook")
+>>>>>>> main
     parser.add_argument("--no-sandbox", action="store_true",
                         help="also grade with 1 job without the sandbox, to measure its cost per notebook "
                              "(budget 0.2 s)")
@@ -210,11 +229,19 @@ def main(argv: list[str] | None = None) -> None:
         if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= args.jobs > 1:
             single, wall, used = measured(on_one_core, grader_run, tmp / "incoming", tmp / "work-core", jobs=1)
             seconds["grader, 1 job, one core"], busy["grader, 1 job, one core"] = single.seconds, (used, wall)
+<<<<<<< HEAD
         old = None
         if args.baseline is not None:
             old, wall, used = measured(baseline_run, args.baseline.resolve(), tmp / "incoming", tmp / "work-old",
                                        args.jobs)
             seconds["earlier version, N jobs"], busy["earlier version, N jobs"] = old["seconds"], (used, wall)
+=======
+        if args.kernel_scoring:
+            kernel_run, wall, used = measured(
+                grader_run, tmp / "incoming", tmp / "work-kernel", jobs=1, evaluation=False)
+            seconds["grader, 1 job, kernel scoring"] = kernel_run.seconds
+            busy["grader, 1 job, kernel scoring"] = (used, wall)
+>>>>>>> main
         if args.no_sandbox:
             open_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-open", jobs=1, sandbox=False)
             seconds["grader, 1 job, no sandbox"], busy["grader, 1 job, no sandbox"] = open_run.seconds, (used, wall)
@@ -240,6 +267,7 @@ def main(argv: list[str] | None = None) -> None:
         f"grader, {args.jobs} jobs": f"grader, --jobs {args.jobs}",
         "nbgrader's commands": "nbgrader's commands (3 per assignment)",
         "grader, 1 job, no sandbox": "grader, --jobs 1 --no-sandbox",
+        "grader, 1 job, kernel scoring": "grader, --jobs 1, no separate evaluation",
         "grader, 1 job, one core": "grader, --jobs 1, on one core",
         "earlier version, N jobs": f"earlier version, --jobs {args.jobs}",
     }
@@ -270,6 +298,9 @@ def main(argv: list[str] | None = None) -> None:
         f"  whole run over nbgrader's commands: {reference / nbgrader_seconds:.2f}× the wall time",
         *([f"  sandbox cost: {(one.seconds - seconds['grader, 1 job, no sandbox']) / count:+.2f} s per notebook"]
           if args.no_sandbox else []),
+        *([f"  separate evaluation: {(one.seconds - kernel_run.seconds) / count:+.2f} s per notebook "
+           f"({one.seconds / kernel_run.seconds:.2f}× the time without it, --jobs 1)"]
+          if args.kernel_scoring else []),
         f"  nbgrader's commands: {len(assignment_ids) * len(NBGRADER_STEPS)} run, {len(nbgrader_failures)} failed",
         "  (CPU s: what the whole machine was busy with during the way, kernels and workers included;",
         f"  cores busy = CPU s / the way's wall time, at most {os.cpu_count()}; other load on the machine counts too)",

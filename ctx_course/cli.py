@@ -235,7 +235,7 @@ def _update_command(root: str) -> str:
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
     from .grading.grader import Grader
-    from .grading.report import format_outcome, format_start, format_summary
+    from .grading.report import format_log, format_outcome, format_start, format_summary
     from .grading.submissions import read_roster
 
     root = Path(args.root)
@@ -283,7 +283,7 @@ def _grade(args: argparse.Namespace) -> int:
     def on_result(index, total, result):
         print(format_outcome(result), flush=True)
         if args.verbose and not result.graded and result.log:
-            print(result.log.rstrip(), file=sys.stderr)
+            print(format_log(result), file=sys.stderr)
 
     report = grader.grade(autograde=not args.feedback_only, force=args.force, on_start=on_start, on_result=on_result)
     print(format_summary(report, base=Path.cwd()))

@@ -10,7 +10,7 @@ from conftest import REPO
 DOCUMENTS = sorted({REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "benchmarks" / "README.md",
                     *REPO.glob("docs/*.md")})
 # Folders a run creates (git-ignored): a path under them names what a command will write.
-CREATED = ("grading/", "workspace/", ".venv/")
+CREATED = ("grading/", "workspace/", ".venv/", ".hub/")
 # Fenced blocks (but not ```text ones: sample output) and inline code spans.
 CODE = re.compile(r"```(?!text)[^\n]*\n(.*?)```|```text\n.*?```|`([^`\n]+)`", re.DOTALL)
 LINK = re.compile(r"\]\(([^)\s]+)\)")

@@ -152,12 +152,12 @@ def test_each_learner_fetches_their_own_feedback(classroom, trip):
 
 
 def test_fetched_feedback_holds_no_hidden_test(classroom, trip):
-    """No line of a hidden test is in a fetched feedback page, while the instructor's autograded copy holds them
-    (the control: the scan can find them)."""
+    """No line of a hidden test (they exist: found in solutions/) is in a fetched feedback page, nor in the
+    instructor's autograded copy (its kernel never had them)."""
     hidden = _hidden_lines()
     ada = classroom["ada"]
     autograded = (_work(classroom) / "autograded" / ada.name / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8")
-    assert hidden and any(json.dumps(line)[1:-1] in autograded for line in hidden)
+    assert hidden and not any(json.dumps(line)[1:-1] in autograded for line in hidden)
     for role in ("ada", "ben"):
         member = classroom[role]
         pages = list((member.home / ASSIGNMENT / "feedback").glob("*/*.html"))

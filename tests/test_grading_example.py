@@ -303,14 +303,14 @@ HIDDEN = (r"### BEGIN HIDDEN TESTS", r"\s*### END HIDDEN TESTS")
 SOLUTION = (r"### BEGIN SOLUTION", r"\s*### END SOLUTION")
 
 
-def test_autograded_notebooks_do_hold_the_hidden_tests(graded):
-    """Control for the next test: the instructor's autograded copies contain hidden-test lines,
-    so the scan below can find them."""
+def test_autograded_notebooks_hold_no_hidden_test(graded):
+    """The kernel runs the check cells as released: the instructor's autograded copy of ada's
+    04-assembly holds none of the hidden-test lines (they exist: found in solutions/)."""
     work = graded["work"]
     secret = _secret_lines(work, "04-assembly", *HIDDEN)
     nb = json.loads((work / "autograded" / "ada" / "04-assembly" / "assembly.ipynb").read_text(encoding="utf-8"))
     text = "".join("".join(cell["source"]) for cell in nb["cells"])
-    assert secret and any(line in text for line in secret)
+    assert secret and not any(line in text for line in secret)
 
 
 def test_feedback_shows_no_hidden_test(graded):

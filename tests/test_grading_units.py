@@ -29,7 +29,6 @@ from ctx_course.grading.preprocessors import (
     HIDDEN_START,
     CapOutput,
     HideHiddenTests,
-    MarkHiddenTests,
     ScoreFromErrorsOnly,
 )
 from ctx_course.grading.records import ClassReport, GradeResult, RosterError, Student
@@ -39,7 +38,7 @@ from ctx_course.grading.submissions import collect, find_submissions, read_roste
 from ctx_course.sandbox import policy
 from ctx_course.sandbox.execute import PrelaunchedExecute
 from ctx_course.sandbox.kernels import KernelPool
-from ctx_course.sandbox.policy import SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
+from ctx_course.sandbox.policy import SYSTEM_ALLOWED, SandboxPolicy, compile_course_packages, parse_cpu, parse_memory
 
 from conftest import REPO
 
@@ -115,6 +114,35 @@ def test_collect_replaces_an_earlier_copy(tmp_path):
     assert sorted(p.name for p in (submitted / "ada" / "02-remaining").iterdir()) == ["remaining.ipynb"]
 
 
+def test_collect_follows_no_link_to_a_folder(tmp_path):
+    """An assignment folder that is a link into solutions/ is not collected: only the real one is."""
+    incoming, submitted = tmp_path / "in", tmp_path / "work" / "submitted"
+    _write(incoming / "ada" / "02-remaining" / "remaining.ipynb", "mine")
+    (incoming / "mallory").mkdir()
+    (incoming / "mallory" / "02-remaining").symlink_to(REPO / "solutions" / "02-remaining")
+    assert collect(incoming, submitted) == [("ada", "02-remaining")]
+    assert not (submitted / "mallory").exists()
+
+
+def test_a_student_folder_with_a_glob_character_is_refused_by_name(tmp_path):
+    """A student folder kim[2] (nbgrader's patterns would select kim2's files) raises ValueError naming it."""
+    _write(tmp_path / "in" / "kim2" / "02-remaining" / "remaining.ipynb", "kim2's")
+    _write(tmp_path / "in" / "kim[2]" / "02-remaining" / "remaining.ipynb", "kim[2]'s")
+    with pytest.raises(ValueError, match=re.escape("(got 'kim[2]')")):
+        collect(tmp_path / "in", tmp_path / "work" / "submitted")
+    assert not (tmp_path / "work" / "submitted").exists()
+
+
+def test_cli_refuses_a_glob_student_id_in_one_error_line(tmp_path, capsys):
+    """The command stops with status 2 and one error line naming kim[2], before grading anything."""
+    _write(tmp_path / "in" / "kim[2]" / "02-remaining" / "remaining.ipynb", "{}")
+    args = ["grade", "--root", str(REPO), "--submissions", str(tmp_path / "in"), "--work", str(tmp_path / "w")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "'kim[2]'" in err
+    assert not (tmp_path / "w" / "grades.csv").exists()
+
+
 def test_collect_from_a_missing_folder_is_refused(tmp_path):
     """A submissions folder that does not exist raises ValueError naming it."""
     with pytest.raises(ValueError, match="nowhere"):
@@ -165,7 +193,7 @@ def test_grading_config_never_writes_the_release_into_lessons(tmp_path):
 
 def test_nbgrader_config_names_the_preprocessors_the_grading_run_uses(tmp_path):
     """nbgrader_config.py configures exactly the grading run's preprocessors; in process, only
-    step 2 differs: PrelaunchedExecute runs the notebooks in place of nbgrader's Execute."""
+    step 1 differs: PrelaunchedExecute runs the notebooks in place of nbgrader's Execute."""
     configured = load_course_config(REPO)
     autograde = [import_item(name) for name in configured.Autograde.autograde_preprocessors]
     feedback = [import_item(name) for name in configured.GenerateFeedback.preprocessors]
@@ -176,7 +204,7 @@ def test_nbgrader_config_names_the_preprocessors_the_grading_run_uses(tmp_path):
     steps = in_process.Autograde.autograde_preprocessors
     assert len(steps) == len(autograde)
     assert [(n, a, b) for n, (a, b) in enumerate(zip(autograde, steps)) if a is not b] == [
-        (1, Execute, PrelaunchedExecute)
+        (0, Execute, PrelaunchedExecute)
     ]
     assert in_process.GenerateFeedback.preprocessors == feedback
 
@@ -306,6 +334,15 @@ def test_progress_line_of_a_graded_submission():
     assert line == "[3/15] ada      02-remaining     … 3/3 autograded, 3 to grade by hand  (1.2 s)"
 
 
+def test_progress_line_prints_a_quoted_submission_as_inert_text():
+    """A reason and a note quoting \\r and ESC sequences print without any control character."""
+    result = GradeResult("eve", "02-remaining", False, reason="bad \r\x1b[2K[9/9] ok")
+    graded = GradeResult("eve", "02-remaining", True, 3, 3, notes=("id \x1b[31mred\x07",))
+    for line in (format_outcome(result), format_outcome(graded)):
+        assert all(ch.isprintable() for ch in line)
+    assert format_outcome(result) == "NOT GRADED: bad   [2K[9/9] ok"
+
+
 def test_progress_line_of_a_failed_submission_gives_the_reason():
     """A failed submission's line ends with NOT GRADED and its reason."""
     result = _result(graded=False, reason="missing notebook recall.ipynb")
@@ -425,28 +462,6 @@ def test_example_submissions_are_valid_notebooks_except_the_broken_one():
 # ---- output printed while hidden tests run
 
 
-def test_mark_hidden_tests_keeps_the_line_numbers():
-    """The BEGIN marker (line 3) gains a print of a marker with a 24-digit hex nonce on the same
-    line; 5 lines stay 5."""
-    cell = _code_cell([], CHECK_SOURCE)
-    cell.metadata["nbgrader"] = {"grade": True, "grade_id": "check_remaining", "points": 3}
-    cell, _ = MarkHiddenTests().preprocess_cell(cell, {}, 0)
-    lines = cell.source.split("\n")
-    assert len(lines) == 5
-    assert re.fullmatch(
-        r"print\('\[ctx_course: hidden tests start [0-9a-f]{24}\]', end='', flush=True\)  ### BEGIN HIDDEN TESTS",
-        lines[2],
-    )
-    assert lines[3] == "assert remaining(7, 0, 0, 0, 0) == (7, False)"
-
-
-def test_mark_hidden_tests_leaves_student_cells_alone():
-    """A cell that is not a grade cell keeps its source, markers and all."""
-    cell = _code_cell([], CHECK_SOURCE)
-    cell, _ = MarkHiddenTests().preprocess_cell(cell, {}, 0)
-    assert cell.source == CHECK_SOURCE
-
-
 def test_feedback_drops_what_was_printed_during_hidden_tests():
     """Text after HIDDEN_START in the same output, and every later output, are dropped."""
     outputs = [
@@ -539,22 +554,32 @@ def test_bad_cpu_limits_are_refused(bad):
 
 
 def test_sandbox_command_hides_the_course_and_limits_the_kernel(tmp_path):
-    """The command unshares network and PIDs, dies with the grader, hides the course folder and
-    the grading folder, binds only the kernel's folder writable, and sets both limits."""
+    """The command unshares network and PIDs, dies with the grader, binds only the kernel's
+    folder writable, and sets both limits."""
     work = tmp_path / "grading"
     work.mkdir()
     policy = SandboxPolicy.for_course(REPO, work, memory_limit="1G", cpu_limit=7)
     argv = policy.command(["/usr/bin/python3", "-m", "ipykernel_launcher", "-f", "k.json"], tmp_path / "kernel")
     assert {"--unshare-net", "--unshare-pid", "--die-with-parent", "--clearenv"} <= set(argv)
     pairs = list(zip(argv, argv[1:]))
-    # the course folder is hidden: itself, or a hidden folder it lies in (a checkout under /tmp)
-    covering = [str(p) for p in (REPO, *REPO.parents) if ("--tmpfs", str(p)) in pairs]
-    assert covering and ("--remount-ro", covering[0]) in pairs
-    assert ("--remount-ro", "/tmp") in pairs  # and so the grading folder under it
     assert [a for a, b in pairs if a in ("--bind", "--bind-try")] == ["--bind"]
     assert ("--bind", str(tmp_path / "kernel")) in pairs
     assert "ulimit -v 1048576 && ulimit -t 7" in argv[argv.index("-c") + 1]
     assert argv[argv.index("/usr/bin/python3") + 1] == "-P"
+
+
+def test_sandbox_filesystem_is_an_allow_list(tmp_path):
+    """Only the system folders, a few files of /etc, the exposed folders and the kernel's folder
+    are mounted: not /, not the course folder, not the grading folder, not the host's /tmp."""
+    work = tmp_path / "grading"
+    work.mkdir()
+    policy = SandboxPolicy.for_course(REPO, work)
+    argv = policy.command(["python3"], tmp_path / "kernel")
+    sources = [b for a, b in zip(argv, argv[1:]) if a in ("--ro-bind", "--bind")]
+    allowed = [*SYSTEM_ALLOWED, *policy.exposed, str(tmp_path / "kernel")]
+    assert [s for s in sources if not s.startswith("/etc/") and not any(Path(s) == Path(a) for a in allowed)] == []
+    assert "/" not in sources and str(REPO) not in sources and str(work) not in sources
+    assert ("--tmpfs", "/tmp") in list(zip(argv, argv[1:]))
 
 
 def test_sandbox_hides_the_debugger_a_graded_kernel_never_uses(tmp_path):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import queue
+import time
 
 import pytest
 from jupyter_client.manager import start_new_kernel
@@ -89,3 +90,15 @@ def test_a_waiting_thread_is_stopped_when_it_wakes(kernel):
     _reset(kernel)
     outcome = _run(kernel, PROFILED_CALL + "\nwake.set()\nt.join(5)\nprint(t.is_alive(), ran)")
     assert outcome["printed"] == "done\nFalse []\n"
+
+
+def test_a_printing_thread_started_with_thread_is_stopped_by_a_reset(kernel):
+    """A _thread thread that prints (Python then lists it as a dummy thread, which cannot be
+    joined) is stopped by a reset, and the next cell runs and prints normally."""
+    _run(kernel, _GUARD_INSTALL)
+    _run(kernel, "import _thread, time\n"
+                 "def chatter():\n    while True:\n        print('tick', flush=True)\n        time.sleep(0.01)\n"
+                 "_thread.start_new_thread(chatter, ())\ntime.sleep(0.1)")
+    _reset(kernel)
+    time.sleep(0.2)
+    assert _run(kernel, "print('after')")["printed"].endswith("after\n")

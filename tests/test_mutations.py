@@ -266,11 +266,6 @@ def fit_returns_the_linear_coefficients(positions, accuracy, n_docs):
 
 
 @mutant(*F)
-def fit_returns_numpy_floats(positions, accuracy, n_docs):
-    return tuple(_fit(positions, accuracy, n_docs))
-
-
-@mutant(*F)
 def fit_returns_a_list(positions, accuracy, n_docs):
     return [float(v) for v in _fit(positions, accuracy, n_docs)]
 
@@ -900,12 +895,6 @@ def fit_rates_ratio_of_sums_per_script(receipts):
 def fit_rates_swapped(receipts):
     a, b = _fit(receipts)
     return b, a
-
-
-@mutant(*F)
-def fit_rates_returns_numpy_floats(receipts):
-    a, b = _fit(receipts)
-    return np.float64(a), np.float64(b)
 
 
 @mutant(*F)

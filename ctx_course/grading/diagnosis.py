@@ -21,6 +21,7 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests
 
 from ..cells import source_text
+from .metadata import release_cells, restore_metadata
 from .preprocessors import ANSI_ESCAPE
 
 # What nbgrader's log says when a kernel could not start (a port taken by another process, say).
@@ -76,7 +77,10 @@ def tamper_notes(gb: Gradebook, folder: Path, assignment: str) -> tuple[str, ...
             notes.append(f"{notebook.name}.ipynb missing: scored 0")
             continue
         cells = {}
-        for cell in json.loads(path.read_text(encoding="utf-8")).get("cells", []):
+        submitted = [c for c in json.loads(path.read_text(encoding="utf-8")).get("cells", []) if isinstance(c, dict)]
+        # what was graded: every cell's metadata as released, the last copy of a duplicated one
+        notes += restore_metadata(submitted, release_cells(gb, notebook.name, assignment))
+        for cell in submitted:
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
             if grade_id:
                 cells[grade_id] = source_text(cell.get("source", ""))

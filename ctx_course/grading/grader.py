@@ -48,7 +48,8 @@ from traitlets.config import Config
 from ..config import assignments, create_gradebook, load_course_config, work_folder
 from ..sandbox.execute import PrelaunchedExecute
 from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, course_pool
-from ..sandbox.policy import sandbox_limits
+from ..sandbox.policy import SandboxPolicy, sandbox_limits
+from .behaviour import discard_pending
 from .deadlines import apply_deadlines, check_students, load_deadlines
 from .diagnosis import diagnose, kernel_failed_to_start, last_error, tamper_notes, timeout_notes
 from .engine import DaskEngine, WorkerRefused, check_cluster, check_jobs, default_jobs
@@ -56,18 +57,28 @@ from .fingerprint import course_fingerprint, hash_tree
 from .gradebook_writer import write_files, write_rows
 from .hand_grades import SNAPSHOTS, HandGrades
 from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
+<<<<<<< HEAD
 from .records import ClassReport, GradedSubmission, GradeResult, Student
 from .report import export_grades
 from .stopping import StopOnSignal
 from .submissions import collect, find_submissions
 from .worker import WorkerSettings
+=======
+from .records import ClassReport, GradeResult, Student
+from .reference_build import ReferenceBuilds
+from .report import export_grades
+from .stopping import StopOnSignal
+from .submissions import collect, find_submissions, links_in
+>>>>>>> main
 
 # Where the grading run keeps the release it generates to fill the gradebook (never lessons/).
 SCRATCH_RELEASE = "release"
 # What was graded from which files (<work>/manifest.json), so that a rerun skips unchanged submissions.
 MANIFEST = "manifest.json"
 # Bumped when a change to grading itself must regrade every submission.
-GRADING_VERSION = "2"
+GRADING_VERSION = "3"
+# Where the grading run keeps the builds of ctx_reference without each notebook's exercises.
+BUILDS = "reference-builds"
 
 
 def grading_config(
@@ -76,6 +87,8 @@ def grading_config(
     work: str | os.PathLike | None = None,
     timeout: int | None = None,
     pool: KernelPool | None = None,
+    policy: SandboxPolicy | None = None,
+    builds: ReferenceBuilds | None = None,
 ) -> Config:
     """Return the course's nbgrader Config with the grading run's preprocessors and scratch release.
 
@@ -93,6 +106,9 @@ def grading_config(
             PrelaunchedExecute if step is Execute else step for step in AUTOGRADE_PREPROCESSORS
         ]
         config.PrelaunchedExecute.pool = pool
+    # The learner's functions are evaluated in a process of their own, in the same sandbox.
+    config.ScoreFromBehaviour.policy = policy
+    config.ScoreFromBehaviour.builds = builds
     config.Autograde.sanitize_preprocessors = list(SANITIZE_PREPROCESSORS)
     config.GenerateFeedback.preprocessors = list(FEEDBACK_PREPROCESSORS)
     # Each kernel would print a transport warning to the terminal; keep only its errors.
@@ -145,12 +161,20 @@ class Grader:
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
         self.pool = course_pool(self.root, self.work, sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu,
+<<<<<<< HEAD
                                 ahead=prelaunch, hidden=hidden)
         self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
         # What every Dask worker grades with: the same sandbox, limits and time limit, and no view of this work folder.
         self.worker_settings = functools.partial(
             WorkerSettings, root=str(self.root), timeout=self.config.Execute.timeout, prelaunch=prelaunch,
             sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, hidden=(*hidden, str(self.work)),
+=======
+                                ahead=prelaunch)
+        # ctx_reference without each notebook's exercise functions, for the learner's process
+        self.builds = ReferenceBuilds(parent=self.work / BUILDS)
+        self.config = grading_config(
+            self.root, work=work, timeout=timeout, pool=self.pool, policy=self.pool.policy, builds=self.builds
+>>>>>>> main
         )
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir
@@ -216,12 +240,18 @@ class Grader:
     def autograde(self, student: str, assignment: str) -> GradeResult:
         """Autograde one submission and return its result; never raises for a broken submission."""
         start = time.perf_counter()
+        links = links_in(self._dir("submitted", student, assignment))
+        if links:  # nbgrader would read through them (another student's files, the solutions)
+            reason = f"the submission holds links, which are not followed: {', '.join(links[:3])}; collect it again"
+            return GradeResult(student, assignment, False, reason=reason, seconds=time.perf_counter() - start)
         hand = HandGrades(self.gradebook, student, assignment, self._dir("autograded", student, assignment),
                           self.work / SNAPSHOTS)
         hand.before()  # nbgrader reopens every hand-graded cell: put them back after the run
         outcome = self._run_autograde(student, assignment)
         if not outcome["success"] and kernel_failed_to_start(outcome):
+            discard_pending(student, assignment)
             outcome = self._run_autograde(student, assignment)  # not the student's fault: once more
+        discard_pending(student, assignment)  # a notebook that failed before it was scored
         reopened = hand.after()
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
@@ -362,7 +392,11 @@ class Grader:
         finally:
             if self.pool is not None:
                 self.pool.close()
+<<<<<<< HEAD
             self._close_engine(starting)
+=======
+            self.builds.close()
+>>>>>>> main
         phases["autograde"] = time.perf_counter() - tick
         if self.deadlines is not None:
             with self.gradebook() as gb:
@@ -373,6 +407,7 @@ class Grader:
         self.feedback(sorted({r.assignment for r in results if r.graded}))
         feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
         phases["feedback"] = time.perf_counter() - tick
+        shutil.rmtree(self.work / BUILDS, ignore_errors=True)  # what a killed worker could not remove
 
         tick = time.perf_counter()
         csv_path = export_grades(self.db_url, self.work / "grades.csv", results, course_id=self.course_id)

@@ -48,9 +48,12 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import ClearHiddenTests
 
-from ctx_reference.checks.hidden import DIGEST_HEX, REPORT_PREFIX, expect_digest
+from ctx_reference.checks.hidden import DIGEST_HEX, expect_digest
 
 from ..cells import hidden_spans, is_check_cell
+
+# Started each report line of the rewritten calls (kept for reading notebooks graded by earlier releases).
+REPORT_PREFIX = "[ctx-digest] "
 
 # What a rewritten call calls: self-contained, so it needs no import in the cell, and the
 # name it leaves in the cell says what it does.

@@ -2,18 +2,20 @@
 
 Covers: ``CapOutput``, which caps every output of a graded notebook by characters, image size
 and count (nbgrader's ``LimitOutput`` only caps lines, so one endless line would pass);
-``MarkHiddenTests``, which makes a check cell print a marker (with a random nonce) where its
-hidden tests begin; ``ScoreFromErrorsOnly``, which keeps a value a student's code displays in a
-check cell from becoming that cell's score; ``RestoreCells``, which puts back deleted answer
-and check cells where nbgrader's own restorer would fail; ``HideHiddenTests``, which removes the
-hidden tests that nbgrader puts back into the check cells before grading, what was printed
-while they ran, the traceback lines that would quote them, and any output line of any cell that
-quotes a hidden test, from the feedback; and the preprocessor lists a grading run uses (``AUTOGRADE_PREPROCESSORS``,
+``ScoreFromErrorsOnly``, which keeps a value a student's code displays in a check cell from
+becoming that cell's score; ``RestoreCells``, which puts back deleted answer and check cells
+where nbgrader's own restorer would fail; ``RemoveHiddenTests``, which takes the hidden tests
+that nbgrader puts back out of the check cells before the kernel runs them (they are judged on
+the grader's side, ``behaviour.py``); ``HideHiddenTests``, which removes any hidden test left in a
+notebook (one autograded by an earlier release), what was printed while it ran, the traceback
+lines that would quote it, and any output line of any cell that quotes a hidden test, from the
+feedback; and the preprocessor lists a grading run uses (``AUTOGRADE_PREPROCESSORS``,
 ``FEEDBACK_PREPROCESSORS``), the same ones ``nbgrader_config.py`` names for nbgrader's own
 commands and the formgrader.
 
 Leaves out: running the notebooks (nbgrader's ``Execute``, or ``sandbox.execute.PrelaunchedExecute``),
-scoring, and the grading run itself (``grader.py``).
+scoring (``behaviour.ScoreFromBehaviour``), the metadata restore (``metadata.py``), and the
+grading run itself (``grader.py``).
 
 Vocabulary: a *check cell* is a read-only autograded test cell; its *hidden tests* are the lines
 between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``, left out of the release and put
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import html
 import re
-import secrets
 
 import nbformat
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
@@ -44,9 +45,10 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Integer
 
-from ..cells import hidden_spans, is_check_cell, is_graded, source_lines
+from ..cells import hidden_spans, is_check_cell, source_lines
+from .behaviour import ScoreFromBehaviour, StartEvaluation
 from .deadlines import ShowLateness
-from .hidden_digests import CompareDigests, StripDigests
+from .metadata import RestoreMetadata
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
 MAX_OUTPUT_CHARS = 20_000
@@ -55,7 +57,8 @@ MAX_BINARY_CHARS = 2_000_000
 # Most outputs kept per cell (a loop of display() calls would otherwise make thousands).
 MAX_OUTPUTS = 50
 
-# Printed by a check cell when its hidden tests start (see MarkHiddenTests); the feedback drops
+# Printed by a check cell when its hidden tests started, in notebooks autograded by earlier
+# releases (the kernel ran the hidden tests then; it no longer does); the feedback drops
 # everything a cell prints after it, so a function that prints its arguments cannot reveal the
 # hidden tests' inputs.
 # The marker carries a nonce drawn for each graded notebook (the feedback reads it back from the
@@ -122,34 +125,6 @@ class CapOutput(NbGraderPreprocessor):
         cell.outputs = outputs
         return cell, resources
 
-
-
-class MarkHiddenTests(ClearHiddenTests):
-    """Make a check cell print a marker with a nonce where its hidden tests begin (autograding only).
-
-    The marker line ``### BEGIN HIDDEN TESTS`` becomes
-    ``print('[ctx_course: hidden tests start <nonce>]', end='', flush=True)  ### BEGIN HIDDEN TESTS``:
-    same line numbers, same indentation, and the feedback (HideHiddenTests) can tell what was
-    printed during the hidden tests. The nonce is drawn afresh for every notebook, so no
-    submission can carry it in advance. Example: a ``remaining`` that prints its arguments
-    shows the visible cases' inputs in the feedback, not the hidden ones.
-    """
-
-    def preprocess(self, nb, resources):
-        self.marker = f"[ctx_course: hidden tests start {secrets.token_hex(12)}]"
-        return super().preprocess(nb, resources)
-
-    def preprocess_cell(self, cell, resources, cell_index):
-        if not is_graded(cell):
-            return cell, resources
-        marker = getattr(self, "marker", None) or f"[ctx_course: hidden tests start {secrets.token_hex(12)}]"
-        lines = cell.source.split("\n")
-        for number, line in enumerate(lines):
-            if self.begin_test_delimeter in line:
-                indent = line[: len(line) - len(line.lstrip())]
-                lines[number] = f"{indent}print({marker!r}, end='', flush=True)  {line.strip()}"
-        cell.source = "\n".join(lines)
-        return cell, resources
 
 
 class HideHiddenTests(ClearHiddenTests):
@@ -337,14 +312,30 @@ class RestoreCells(OverwriteCells):
         return nb, resources
 
 
+class RemoveHiddenTests(ClearHiddenTests):
+    """Remove the hidden tests from every check cell before the notebook runs (they run on the grader's side only).
+
+    nbgrader puts the hidden tests back into the check cells it restores; the kernel, which runs
+    the learner's code, gets the check cells as released, and ``ScoreFromBehaviour`` evaluates
+    them with their hidden tests outside it. Cells that are not check cells are left as they are
+    (a learner's cell that writes the markers is not an error).
+    """
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            self._remove_hidden_test_region(cell)
+        return cell, resources
+
+
 # What a grading run applies, in order (nbgrader_config.py names the same classes).
 SANITIZE_PREPROCESSORS = [
-    ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreCells, StripDigests, CheckCellMetadata,
+    ClearOutput, RestoreMetadata, DeduplicateIds, OverwriteKernelspec, RestoreCells, RemoveHiddenTests,
+    CheckCellMetadata, StartEvaluation,
 ]
 AUTOGRADE_PREPROCESSORS = [
-    MarkHiddenTests,
     Execute,
-    CompareDigests,
+    ScoreFromBehaviour,
     ScoreFromErrorsOnly,
     IgnorePattern,
     ClearMetadataPreprocessor,

@@ -115,6 +115,22 @@ def export_grades(
 # Formatting (the CLI prints these)
 
 
+def inert(text: str) -> str:
+    """Return ``text`` as one line of inert text: every control character (``\\r``, ESC, …) becomes a space.
+
+    Reasons and notes can quote a submission (a cell id, a message); on the instructor's console
+    they must not move the cursor, erase a line or colour the rest. ``inert("a\\r\\x1b[2Kb")`` is
+    ``"a  [2Kb"``.
+    """
+    return "".join(ch if ch.isprintable() else " " for ch in str(text))
+
+
+def format_log(result: GradeResult) -> str:
+    """Return nbgrader's log of one submission for the console: each line inert, prefixed by student and assignment."""
+    head = f"{inert(result.student)} {inert(result.assignment)} | "
+    return "\n".join(head + inert(line) for line in result.log.rstrip().splitlines())
+
+
 def format_start(index: int, total: int, student: str, assignment: str, width: int = 8) -> str:
     """Return the progress line's head, printed while a submission is graded.
 
@@ -130,13 +146,13 @@ def format_outcome(result: GradeResult) -> str:
     ``NOT GRADED: remaining.ipynb is not valid notebook JSON (…)``.
     """
     if not result.graded:
-        return f"NOT GRADED: {result.reason}"
+        return f"NOT GRADED: {inert(result.reason)}"
     text = f"{_number(result.auto_score)}/{_number(result.max_auto_score)} autograded"
     if result.manual_pending:
         text += f", {_number(result.manual_pending)} to grade by hand"
     text += "  (unchanged since the last run)" if result.skipped else f"  ({result.seconds:.1f} s)"
     if result.notes:
-        text += "  [" + "; ".join(result.notes) + "]"
+        text += "  [" + "; ".join(inert(note) for note in result.notes) + "]"
     if result.regrade:
         text += "  [answer changed since graded by hand: " + ", ".join(result.regrade) + "]"
     return text
@@ -175,7 +191,7 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
         )
     if report.failed:
         lines.append(f"Could not grade {len(report.failed)}:")
-        lines += [f"  {r.student} {r.assignment}: {r.reason}" for r in report.failed]
+        lines += [f"  {r.student} {r.assignment}: {inert(r.reason)}" for r in report.failed]
     late = [r for r in report.results if r.late is not None]
     if late:
         lines.append(f"Late: {len(late)} submission(s):")

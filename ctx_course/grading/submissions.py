@@ -52,9 +52,29 @@ def read_roster(path: str | os.PathLike) -> list[Student]:
     return students
 
 
+# Characters nbgrader's path patterns read as wildcards: an id holding one could select another's files.
+GLOB_CHARACTERS = frozenset("*?[]")
+
+
 def valid_id(name: str) -> bool:
-    """Return whether ``name`` can be a student or assignment folder: non-empty, no separator, no dot first."""
-    return bool(name) and name == name.strip() and not name.startswith(".") and "/" not in name and "\\" not in name
+    """Return whether ``name`` can be a student or assignment folder.
+
+    Non-empty, no separator, no dot first, no surrounding space, no control character and no
+    glob character (``kim[2]`` would make nbgrader's patterns select ``kim2``'s files).
+    """
+    return (
+        bool(name) and name == name.strip() and not name.startswith(".") and "/" not in name and "\\" not in name
+        and not GLOB_CHARACTERS & set(name) and all(ch.isprintable() for ch in name)
+    )
+
+
+def _check_folder_id(name: str, what: str) -> None:
+    """Raise ValueError naming a folder whose name cannot be a student or assignment id (dot folders are skipped)."""
+    if not name.startswith(".") and not valid_id(name):
+        raise ValueError(
+            f"{what} must be a plain folder name, without glob characters (* ? [ ]), separators or "
+            f"control characters (got {name!r}); rename the folder"
+        )
 
 
 def collect(source: str | os.PathLike, submitted: str | os.PathLike) -> list[tuple[str, str]]:
@@ -72,7 +92,9 @@ def collect(source: str | os.PathLike, submitted: str | os.PathLike) -> list[tup
         return pairs
     for student, assignment in pairs:
         target = submitted / student / assignment
-        if target.exists():
+        if target.is_symlink():
+            target.unlink()
+        elif target.exists():
             shutil.rmtree(target)
         # A link in a submission would make this copy read the grader's files: links are left out.
         shutil.copytree(source / student / assignment, target, ignore=_links)
@@ -84,14 +106,33 @@ def _links(folder: str, names: list[str]) -> list[str]:
 
 
 def find_submissions(submitted: str | os.PathLike) -> list[tuple[str, str]]:
-    """Return the (student, assignment) pairs that have a folder under ``submitted``, sorted."""
+    """Return the (student, assignment) pairs that have a folder under ``submitted``, sorted.
+
+    A link is never followed (a student or assignment "folder" that is a link to another folder
+    is not a submission); a folder named like no id can be raises ValueError naming it.
+    """
     submitted = Path(submitted)
     if not submitted.is_dir():
         return []
-    return sorted(
-        (student.name, assignment.name)
-        for student in submitted.iterdir()
-        if student.is_dir() and valid_id(student.name)
-        for assignment in student.iterdir()
-        if assignment.is_dir() and valid_id(assignment.name)
-    )
+    pairs = []
+    for student in sorted(submitted.iterdir()):
+        if student.is_symlink() or not student.is_dir() or student.name.startswith("."):
+            continue
+        _check_folder_id(student.name, "student id")
+        for assignment in sorted(student.iterdir()):
+            if assignment.is_symlink() or not assignment.is_dir() or assignment.name.startswith("."):
+                continue
+            _check_folder_id(assignment.name, f"assignment folder of student {student.name!r}")
+            pairs.append((student.name, assignment.name))
+    return sorted(pairs)
+
+
+def links_in(folder: str | os.PathLike) -> list[str]:
+    """Return the paths (relative to ``folder``) of the links inside it, sorted; none are followed."""
+    folder = Path(folder)
+    found = []
+    for path, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            if os.path.islink(os.path.join(path, name)):
+                found.append(os.path.relpath(os.path.join(path, name), folder))
+    return sorted(found)

@@ -2,8 +2,10 @@
 
 Modules: ``policy`` (the bubblewrap sandbox and its limits), ``kernels`` (the kernel managers, the
 ``KernelPool`` that launches them one notebook ahead, ``course_pool``), ``execute`` (nbgrader's
-Execute running notebooks in the pool's kernels) and ``kernel_guard`` (runs inside the kernel; the
-grader sends it as text and never imports it).
+Execute running notebooks in the pool's kernels), ``kernel_guard`` (runs inside the kernel; the
+grader sends it as text and never imports it) and ``answerer`` (runs the learner's answer cells
+in a sandboxed process of their own and answers calls with plain data; the grader sends it as
+text, and imports it only for the codec both ends share).
 
 This is the whole boundary around student code: nothing here imports ``ctx_course.grading``.
 Import the modules themselves (``from ctx_course.sandbox.kernels import KernelPool``): this file

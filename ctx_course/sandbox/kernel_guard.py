@@ -23,6 +23,7 @@ import ctypes
 import inspect
 import sys
 import threading
+import time
 import types
 
 _SNAPSHOT = {}
@@ -121,15 +122,21 @@ def _stop_threads():
     frames = sys._current_frames()
     stopped = []
     for thread in threading.enumerate():
-        if thread.ident in _SNAPSHOT["threads"] or thread is threading.current_thread() or not thread.is_alive():
+        if thread.ident in _SNAPSHOT["threads"] or thread is threading.current_thread():
+            continue
+        if not _running(thread, frames):
             continue
         if _library_thread(thread, frames.get(thread.ident)):
             continue
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(SystemExit))
         stopped.append(thread)
-    for thread in stopped:
-        thread.join(_STOP_WAIT / len(stopped))
-    if any(thread.is_alive() for thread in stopped):
+    deadline = time.monotonic() + _STOP_WAIT
+    while stopped and time.monotonic() < deadline:
+        frames = sys._current_frames()
+        stopped = [t for t in stopped if _running(t, frames)]
+        if stopped:
+            time.sleep(0.005)
+    if stopped:
         try:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.get_ident()),
                                                        ctypes.py_object(_Delivered))
@@ -137,6 +144,16 @@ def _stop_threads():
                 pass
         except _Delivered:
             pass
+
+
+def _running(thread, frames) -> bool:
+    """Return whether a thread still runs, without ``is_alive``/``join``.
+
+    A thread started with ``_thread.start_new_thread`` shows up as a ``_DummyThread`` once it
+    prints (ipykernel asks for the current thread), and a dummy thread cannot be joined: it runs
+    while the interpreter has a frame for its id.
+    """
+    return thread.ident in frames
 
 
 def reset(token):

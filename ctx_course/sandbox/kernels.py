@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -46,6 +47,9 @@ from .policy import (
 
 # Kernel command-line option: the grading run's kernels report errors only.
 KERNEL_LOG_LEVEL = "--IPKernelApp.log_level=ERROR"
+# A graded kernel's own stdout and stderr (file descriptors 1 and 2, which student code can write
+# to directly) go nowhere: nothing a kernel writes reaches the instructor's console.
+QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
 
 
 class ReadyKernelClient(AsyncKernelClient):
@@ -126,7 +130,7 @@ class KernelPool:
         env = dict(os.environ, NBGRADER_EXECUTION="autograde")  # as nbgrader sets it for autograding
         if self.policy is None:
             manager = QuickStopKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS)
-            run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env)
+            run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env, **QUIET)
             return manager
         folder = Path(tempfile.mkdtemp(prefix="ctx-kernel-"))
         prepare_folder(folder)
@@ -141,7 +145,9 @@ class KernelPool:
         # jupyter_client would signal bwrap's process group; the kernel interrupts itself instead.
         manager.kernel_spec.interrupt_mode = "message"
         try:
-            run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=str(folder / "run"), env=env)
+            run_sync(manager.start_kernel)(
+                extra_arguments=self.extra_arguments, cwd=str(folder / "run"), env=env, **QUIET
+            )
         except Exception:
             stop_kernel(manager)
             raise

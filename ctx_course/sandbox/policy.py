@@ -2,11 +2,12 @@
 
 Covers: whether bubblewrap can sandbox kernels on this machine (``sandbox_problem``); the
 limits of one kernel (``parse_memory``, ``SandboxPolicy``); and the command that starts a
-kernel inside the sandbox (``SandboxPolicy.command``): the whole filesystem read-only, the
-course's solutions, the grading folder, home folders and temporary folders not visible at
-all, only the kernel's own folder writable, no network, its own process namespace (nothing it
-starts outlives it), no capabilities, an address-space and a CPU-time limit, and a clean
-environment.
+kernel inside the sandbox (``SandboxPolicy.command``): a filesystem made of an allow list (the
+system's programs and libraries, the interpreter and its virtual environment, the course's
+package, the kernel's own folder, the only writable one), nothing else of the machine visible
+(no home folder, no other folder of /tmp, no other copy of the course, whatever its path), no
+network, its own process namespace (nothing it starts outlives it), no capabilities, an
+address-space and a CPU-time limit, and a clean environment.
 
 Leaves out: starting and talking to the kernel (``kernels.py``), which notebooks run
 (``grading/grader.py``).
@@ -38,8 +39,16 @@ DEFAULT_MEMORY_LIMIT = "2G"
 DEFAULT_CPU_LIMIT = 600
 # How to get bubblewrap, said whenever it is missing or refused.
 INSTALL_HINT = "install it (`apt install bubblewrap`) or pass --no-sandbox to grade without one"
-# Folders no kernel may see (besides the course's solutions and the grading folder).
+# Folders no kernel may see (besides the course's solutions and the grading folder); with the
+# allow list below they are not in the sandbox anyway, unless an exposed folder holds one.
 SYSTEM_HIDDEN = ("/home", "/root", "/tmp", "/var/tmp", "/run", "/mnt", "/media", "/srv")
+# What a sandbox shows of the system, read-only: programs and libraries (links kept as links).
+SYSTEM_ALLOWED = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# The files of /etc that a Python process and its libraries read (the loader, time zone, fonts, users).
+ETC_ALLOWED = (
+    "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "timezone", "fonts", "nsswitch.conf",
+    "passwd", "group", "alternatives", "mime.types",
+)
 # Packages of the course a notebook imports (bound read-only even when the course is hidden).
 COURSE_PACKAGES = ("ctx_reference",)
 # Installed packages a graded kernel never uses, hidden from it: ipykernel imports its debugger
@@ -172,6 +181,8 @@ class SandboxPolicy:
         # The virtual environment and the Python it was made from (pyenv keeps it in a home folder).
         pythons = (sys.prefix, sys.base_prefix, Path(sys.executable).resolve().parent.parent)
         exposed = [str(Path(p).resolve()) for p in pythons]
+        # The folders packages are imported from (a .pth file may add one outside the prefix).
+        exposed += [str(Path(p).resolve()) for p in sys.path if "site-packages" in Path(p).parts and Path(p).is_dir()]
         for name in COURSE_PACKAGES:
             exposed += _package_folders(name)
         for name in UNUSED_PACKAGES:
@@ -187,25 +198,34 @@ class SandboxPolicy:
     def command(self, argv: Sequence[str], folder: str | os.PathLike, env: dict | None = None) -> list[str]:
         """Return ``argv`` (a kernel's command line) wrapped to run inside the sandbox.
 
-        ``folder`` is the kernel's folder (see the module's vocabulary): the only writable
-        place, bound at the same path. The kernel starts in ``folder/run`` (never in a folder
-        a student could have written a module into), with Python's ``-P`` (no current folder on
-        ``sys.path``), the limits set by ``ulimit`` in a shell in front of it, and only the
-        variables of PASSED_ENV plus ``env``.
+        The sandbox's filesystem is an allow list: the system's programs and libraries
+        (SYSTEM_ALLOWED, read-only), the few files of ``/etc`` a Python process reads
+        (ETC_ALLOWED), the ``exposed`` folders (read-only), an empty private ``/tmp``, and
+        ``folder``, the kernel's folder (see the module's vocabulary): the only writable place,
+        bound at the same path. Nothing else on the machine is there, whatever its path; a
+        ``hidden`` folder inside an exposed one is replaced by an empty read-only one. The
+        kernel starts in ``folder/run`` (never in a folder a student could have written a module
+        into), with Python's ``-P`` (no current folder on ``sys.path``), the limits set by
+        ``ulimit`` in a shell in front of it, and only the variables of PASSED_ENV plus ``env``.
         """
         folder = Path(folder)
         home = folder / "home"
-        args = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        hidden = [h for h in self.hidden if Path(h).exists()]
-        # A folder inside a hidden one is hidden already, unless it is inside an exposed one.
-        hidden = [h for h in hidden if not _inside(h, [o for o in hidden if o != h]) or _inside(h, self.exposed)]
-        late = [h for h in hidden if _inside(h, self.exposed)]  # the grading folder inside the venv, say
-        for path in sorted(set(hidden) - set(late), key=lambda p: len(Path(p).parts)):
-            args += ["--tmpfs", path]
-        for path in self.exposed:
-            if Path(path).exists():
+        args = [self.bwrap, "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for path in SYSTEM_ALLOWED:
+            if os.path.islink(path):
+                args += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
                 args += ["--ro-bind", path, path]
-        for path in late:
+        for name in ETC_ALLOWED:
+            path = os.path.join("/etc", name)
+            if os.path.exists(path):
+                args += ["--ro-bind", path, path]
+        exposed = [p for p in self.exposed if Path(p).exists()]
+        for path in sorted(exposed, key=lambda p: len(Path(p).parts)):
+            args += ["--ro-bind", path, path]
+        # Hidden folders that an exposed one would show (the grading folder inside the venv, say).
+        hidden = [h for h in self.hidden if Path(h).exists() and _inside(h, exposed)]
+        for path in hidden:
             args += ["--tmpfs", path]
         args += ["--bind", str(folder), str(folder)]
         for path in hidden:  # empty and read-only once every mount point inside exists

@@ -33,7 +33,7 @@ from . import (
     trim,
     window_math,
 )
-from .hidden import digest, expect_digest, report_digest
+from .hidden import digest, expect_digest
 from .runner import (
     CheckCase,
     CheckFailed,
@@ -155,7 +155,6 @@ __all__ = [
     "digest",
     "expect_digest",
     "format_report",
-    "report_digest",
     "requires_exercise",
     "run_cases",
     "uses_exercise",

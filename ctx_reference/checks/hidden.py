@@ -11,28 +11,21 @@ keys are sorted by their canonical text. Floats are rounded to ``places`` decima
 given, so that a correct function computing in another order still matches; with ``places``,
 an ``int`` counts as the ``float`` of the same value.
 
-When grading, the course's grader rewrites each hidden ``expect_digest`` call into a
-``report_digest`` call before the notebook runs, so the expected digest never reaches the
-learner's kernel: ``report_digest`` writes one report line (``REPORT_PREFIX`` and a JSON object
-with the label and the digest of the value) to stderr, and the grader compares it outside the
-kernel (``ctx_course/grading/hidden_digests.py``). A report line left in a check cell fails the cell
-(nbgrader scores any stderr output 0), so a grading run that rewrites without comparing fails
-loudly instead of passing everything.
+When grading, the hidden tests run only on the grader's side: the learner's function is called
+in a process of its own and only its returned value, as plain data, comes back to be digested
+and compared here (``ctx_course/grading/behaviour.py``); neither the digests nor the hidden
+tests reach the learner's kernel.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from enum import Enum
 from typing import Any
 
 from .runner import CheckFailed, NotPlain, plain
 
 DIGEST_HEX = 16  # hex digits kept of the SHA-256 digest
-
-# Starts each report line that report_digest writes to stderr; a JSON object follows on the line.
-REPORT_PREFIX = "[ctx-digest] "
 
 
 def canonical_text(value: Any, places: int | None = None) -> str:
@@ -77,19 +70,3 @@ def expect_digest(label: str, value: Any, expected: str, places: int | None = No
         raise CheckFailed(f"隐藏测试没有通过：{label}（{exc}）") from None
     if got != expected:
         raise CheckFailed(f"隐藏测试没有通过：{label}") from None
-
-
-def report_digest(label: str, value: Any, places: int | None = None) -> None:
-    """Write ``label`` and ``value``'s digest to stderr as one report line, for the grader to compare.
-
-    ``report_digest("尾部 0 行", ["line 1"])`` writes
-    ``[ctx-digest] {"label": "尾部 0 行", "digest": "…"}``; a value that is not plain data gives
-    ``{"label": …, "error": "<why, in Chinese>"}`` instead. Never raises for a wrong value: it
-    does not know the expected one.
-    """
-    try:
-        report = {"label": label, "digest": digest(value, places)}
-    except NotPlain as exc:
-        report = {"label": label, "error": str(exc)}
-    sys.stderr.write(REPORT_PREFIX + json.dumps(report, ensure_ascii=False) + "\n")
-    sys.stderr.flush()

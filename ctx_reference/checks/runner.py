@@ -80,12 +80,27 @@ class NotPlain(Exception):
     """A returned value that is not plain data of exact types; the message says why in Chinese."""
 
 
+def python_scalar(value: Any) -> Any:
+    """Return a numpy scalar as the Python value of its kind; any other value as it is.
+
+    Where an exercise asks for "an integer", "a number" or "True/False", numpy's ``int64``,
+    ``float64`` and ``bool_`` are that too: ``python_scalar(numpy.int64(3))`` is the ``int`` 3.
+    """
+    kind = type(value)
+    if kind.__module__ != "numpy" or getattr(value, "shape", None) != () or not hasattr(value, "item"):
+        return value
+    item = value.item()
+    return item if type(item) in (bool, int, float) else value
+
+
 def plain(value: Any) -> Any:
     """Return a copy of ``value`` built from exact plain types, or raise NotPlain saying why.
 
-    ``plain([1, (2, "a")]) == [1, (2, "a")]``; an ``int`` subclass, an object whose ``__eq__`` is
-    always true, or a ``list`` subclass raises NotPlain naming its type.
+    ``plain([1, (2, "a")]) == [1, (2, "a")]``; a numpy scalar becomes the Python number or bool
+    of its kind (``python_scalar``); an ``int`` subclass, an object whose ``__eq__`` is always
+    true, or a ``list`` subclass raises NotPlain naming its type.
     """
+    value = python_scalar(value)
     kind = type(value)
     if kind in _SCALARS:
         return value
@@ -267,6 +282,7 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
         return _fail(case, f"期望报错 {case.raises.__name__}，你的函数返回 {show(got)}")
     if case.fresh and any(got is arg for arg in args):
         return _fail(case, "你的函数把传进去的对象原样返回了，应该返回一个新的列表")
+    got = python_scalar(got)
     if case.returns is not None and type(got) is not case.returns:
         return _fail(case, f"返回值应该是 {case.returns.__name__}，你的函数返回了 {type(got).__name__}：{show(got)}")
     shown = got
