@@ -53,11 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctx_course.config import CONFIG_FILE, assignments, load_course_config  # noqa: E402
-<<<<<<< HEAD
-from ctx_course.grading.engine import default_jobs  # noqa: E402
-=======
 from ctx_course.grading.behaviour import ScoreFromBehaviour  # noqa: E402
->>>>>>> main
+from ctx_course.grading.engine import default_jobs  # noqa: E402
 from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.release import generate_release  # noqa: E402
 from ctx_course.sandbox.kernels import KERNEL_LOG_LEVEL  # noqa: E402
@@ -195,13 +192,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
     parser.add_argument("--jobs", type=int, default=default_jobs(),
                         help="jobs of the parallel run (default: one per core)")
-<<<<<<< HEAD
     parser.add_argument("--baseline", metavar="DIR", type=Path,
                         help="also grade with N jobs using the earlier version of the repository copied to DIR")
-=======
     parser.add_argument("--kernel-scoring", action="store_true",
                         help="also grade with 1 job without the separate evaluation, to measure its cost per notebook")
->>>>>>> main
     parser.add_argument("--no-sandbox", action="store_true",
                         help="also grade with 1 job without the sandbox, to measure its cost per notebook "
                              "(budget 0.2 s)")
@@ -229,19 +223,16 @@ def main(argv: list[str] | None = None) -> None:
         if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= args.jobs > 1:
             single, wall, used = measured(on_one_core, grader_run, tmp / "incoming", tmp / "work-core", jobs=1)
             seconds["grader, 1 job, one core"], busy["grader, 1 job, one core"] = single.seconds, (used, wall)
-<<<<<<< HEAD
         old = None
         if args.baseline is not None:
             old, wall, used = measured(baseline_run, args.baseline.resolve(), tmp / "incoming", tmp / "work-old",
                                        args.jobs)
             seconds["earlier version, N jobs"], busy["earlier version, N jobs"] = old["seconds"], (used, wall)
-=======
         if args.kernel_scoring:
             kernel_run, wall, used = measured(
                 grader_run, tmp / "incoming", tmp / "work-kernel", jobs=1, evaluation=False)
             seconds["grader, 1 job, kernel scoring"] = kernel_run.seconds
             busy["grader, 1 job, kernel scoring"] = (used, wall)
->>>>>>> main
         if args.no_sandbox:
             open_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-open", jobs=1, sandbox=False)
             seconds["grader, 1 job, no sandbox"], busy["grader, 1 job, no sandbox"] = open_run.seconds, (used, wall)

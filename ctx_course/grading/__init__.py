@@ -1,19 +1,10 @@
 """The instructor's grading run: everything the coordinator process and its Dask workers do.
 
 Modules: ``records`` (what a run returns), ``submissions`` (the roster and the submitted folders),
-<<<<<<< HEAD
-``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``engine`` (the
-Dask cluster that grades submissions at once), ``worker`` (what runs on a Dask worker),
+``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``engine``
+(the Dask cluster that grades submissions at once), ``worker`` (what runs on a Dask worker),
 ``gradebook_writer`` (the coordinator's writes of what workers send back), ``fingerprint`` (the
-digest a worker's course must match), ``report`` (progress lines, summary, grades CSV),
-``stopping`` (SIGTERM and SIGINT), ``preprocessors`` and ``hidden_digests`` (the nbgrader steps of
-grading and feedback), ``hand_grades`` (hand grades kept through a regrade), ``deadlines`` (due
-dates, extensions, late penalties); and what an instructor reads after a run: ``export`` (Canvas
-and long CSVs, also as nbgrader export plugins), ``item_analysis`` (per check cell and hidden test)
-and ``similarity`` (answers alike each other or the model answer).
-=======
-``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``parallel``
-(worker processes), ``report`` (progress lines, summary, grades CSV), ``stopping`` (SIGTERM and
+digest a worker's course must match), ``report`` (progress lines, summary, grades CSV), ``stopping`` (SIGTERM and
 SIGINT), ``preprocessors`` and ``metadata`` (the nbgrader steps of grading and feedback), ``behaviour``
 (check cells judged here, on what the learner's functions return), ``reference_build``
 (``ctx_reference`` without a notebook's exercise functions),
@@ -21,7 +12,6 @@ SIGINT), ``preprocessors`` and ``metadata`` (the nbgrader steps of grading and f
 penalties); and what an instructor reads after a run: ``export`` (Canvas and long CSVs, also as
 nbgrader export plugins), ``item_analysis`` (per check cell and hidden test) and ``similarity``
 (answers alike each other or the model answer).
->>>>>>> main
 
 Student code never runs in these processes: it runs in kernels and answer processes started
 with ``ctx_course.sandbox``, which imports nothing from here. Import the modules themselves (``from

@@ -57,19 +57,12 @@ from .fingerprint import course_fingerprint, hash_tree
 from .gradebook_writer import write_files, write_rows
 from .hand_grades import SNAPSHOTS, HandGrades
 from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
-<<<<<<< HEAD
 from .records import ClassReport, GradedSubmission, GradeResult, Student
-from .report import export_grades
-from .stopping import StopOnSignal
-from .submissions import collect, find_submissions
-from .worker import WorkerSettings
-=======
-from .records import ClassReport, GradeResult, Student
 from .reference_build import ReferenceBuilds
 from .report import export_grades
 from .stopping import StopOnSignal
 from .submissions import collect, find_submissions, links_in
->>>>>>> main
+from .worker import WorkerSettings
 
 # Where the grading run keeps the release it generates to fill the gradebook (never lessons/).
 SCRATCH_RELEASE = "release"
@@ -161,20 +154,16 @@ class Grader:
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
         self.pool = course_pool(self.root, self.work, sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu,
-<<<<<<< HEAD
                                 ahead=prelaunch, hidden=hidden)
-        self.config = grading_config(self.root, work=work, timeout=timeout, pool=self.pool)
-        # What every Dask worker grades with: the same sandbox, limits and time limit, and no view of this work folder.
-        self.worker_settings = functools.partial(
-            WorkerSettings, root=str(self.root), timeout=self.config.Execute.timeout, prelaunch=prelaunch,
-            sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, hidden=(*hidden, str(self.work)),
-=======
-                                ahead=prelaunch)
         # ctx_reference without each notebook's exercise functions, for the learner's process
         self.builds = ReferenceBuilds(parent=self.work / BUILDS)
         self.config = grading_config(
             self.root, work=work, timeout=timeout, pool=self.pool, policy=self.pool.policy, builds=self.builds
->>>>>>> main
+        )
+        # What every Dask worker grades with: the same sandbox, limits and time limit, and no view of this work folder.
+        self.worker_settings = functools.partial(
+            WorkerSettings, root=str(self.root), timeout=self.config.Execute.timeout, prelaunch=prelaunch,
+            sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, hidden=(*hidden, str(self.work)),
         )
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir
@@ -392,11 +381,8 @@ class Grader:
         finally:
             if self.pool is not None:
                 self.pool.close()
-<<<<<<< HEAD
-            self._close_engine(starting)
-=======
             self.builds.close()
->>>>>>> main
+            self._close_engine(starting)
         phases["autograde"] = time.perf_counter() - tick
         if self.deadlines is not None:
             with self.gradebook() as gb:
