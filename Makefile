@@ -17,11 +17,11 @@ ACTIVATE := . $(BIN)/activate &&
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[course,test,tokenizers]"
+	$(BIN)/python -m pip install --quiet -e ".[course,postgres,test,tokenizers]"
 	touch $(STAMP)
 
 $(BROWSER_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[course,test,browser]"
+	$(BIN)/python -m pip install --quiet -e ".[course,postgres,test,browser]"
 	touch $(BROWSER_STAMP)
 
 $(HUB_STAMP): $(BROWSER_STAMP)

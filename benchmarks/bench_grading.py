@@ -10,8 +10,13 @@ The ways, each from a fresh working folder on the same submissions:
 - *floor*: the notebooks executed once each, one after the other, with plain ``nbclient`` and
   nothing else (a fresh kernel per notebook, as grading needs): no gradebook, no feedback;
 - *grader, 1 job* and *grader, N jobs*: ``python -m ctx_course grade`` as a function call
-  (set-up, autograde, feedback, grades.csv), with ``--jobs 1`` and ``--jobs N`` (default: one
-  per core); their two grades.csv files must be byte-identical, and the run says whether they are;
+  (set-up, autograde, feedback, grades.csv), with ``--jobs 1`` (in this process) and ``--jobs N``
+  (a local Dask cluster of N workers; default: one per core); their two grades.csv files must be
+  byte-identical, and the run says whether they are;
+- *an earlier version, N jobs* (with ``--baseline DIR``, a copy of an earlier version of the
+  repository, e.g. ``git archive <commit> | tar -x -C DIR``): the same class graded by that
+  version's grader with ``jobs=N``, in a process of its own whose own timing is reported, so
+  that a change of the parallel engine is measured side by side with what it replaces;
 - *grader, 1 job on one core*: the same with ``--jobs 1``, this process and everything it starts
   (kernels included) allowed on one core only (Linux): with N jobs on N cores, what the cores add;
 - *nbgrader's commands*: what an instructor types, as subprocesses in a copy of the course:
@@ -30,6 +35,7 @@ processes on a small machine move every figure).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -48,8 +54,8 @@ sys.path.insert(0, str(ROOT))
 
 from ctx_course.config import CONFIG_FILE, assignments, load_course_config  # noqa: E402
 from ctx_course.grading.behaviour import ScoreFromBehaviour  # noqa: E402
+from ctx_course.grading.engine import default_jobs  # noqa: E402
 from ctx_course.grading.grader import Grader  # noqa: E402
-from ctx_course.grading.parallel import default_jobs  # noqa: E402
 from ctx_course.release import generate_release  # noqa: E402
 from ctx_course.sandbox.kernels import KERNEL_LOG_LEVEL  # noqa: E402
 
@@ -136,6 +142,26 @@ def grader_run(incoming: Path, work: Path, jobs: int, sandbox: bool = True, eval
     return grader.grade()
 
 
+# What the earlier version runs, in a process whose ctx_course and ctx_reference are that version's.
+BASELINE_RUN = """
+import json, sys, warnings
+warnings.filterwarnings("ignore")
+from ctx_course.grading.grader import Grader
+grader = Grader(sys.argv[1], work=sys.argv[2], jobs=int(sys.argv[3]))
+grader.collect(sys.argv[4])
+report = grader.grade()
+print(json.dumps({"seconds": report.seconds, "phases": report.phases}))
+"""
+
+
+def baseline_run(baseline: Path, incoming: Path, work: Path, jobs: int) -> dict:
+    """Grade the class with the grader of an earlier version at ``baseline``; return its seconds and phases."""
+    env = dict(os.environ, PYTHONPATH=str(baseline))
+    done = subprocess.run([sys.executable, "-c", BASELINE_RUN, str(baseline), str(work), str(jobs), str(incoming)],
+                          cwd=baseline, env=env, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def nbgrader_commands(incoming: Path, course: Path, assignment_ids: list[str]) -> tuple[float, list[str]]:
     """Grade the class with nbgrader's commands in a copy of the course; return (seconds, failed commands).
 
@@ -166,6 +192,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
     parser.add_argument("--jobs", type=int, default=default_jobs(),
                         help="jobs of the parallel run (default: one per core)")
+    parser.add_argument("--baseline", metavar="DIR", type=Path,
+                        help="also grade with N jobs using the earlier version of the repository copied to DIR")
     parser.add_argument("--kernel-scoring", action="store_true",
                         help="also grade with 1 job without the separate evaluation, to measure its cost per notebook")
     parser.add_argument("--no-sandbox", action="store_true",
@@ -195,6 +223,11 @@ def main(argv: list[str] | None = None) -> None:
         if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= args.jobs > 1:
             single, wall, used = measured(on_one_core, grader_run, tmp / "incoming", tmp / "work-core", jobs=1)
             seconds["grader, 1 job, one core"], busy["grader, 1 job, one core"] = single.seconds, (used, wall)
+        old = None
+        if args.baseline is not None:
+            old, wall, used = measured(baseline_run, args.baseline.resolve(), tmp / "incoming", tmp / "work-old",
+                                       args.jobs)
+            seconds["earlier version, N jobs"], busy["earlier version, N jobs"] = old["seconds"], (used, wall)
         if args.kernel_scoring:
             kernel_run, wall, used = measured(
                 grader_run, tmp / "incoming", tmp / "work-kernel", jobs=1, evaluation=False)
@@ -207,6 +240,8 @@ def main(argv: list[str] | None = None) -> None:
             nbgrader_commands, tmp / "incoming", tmp / "nbgrader", assignment_ids)
         seconds["nbgrader's commands"], busy["nbgrader's commands"] = nbgrader_seconds, (used, wall)
         identical = (tmp / "work-1" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes()
+        same_as_old = old is not None and (
+            (tmp / "work-old" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes())
         load_after = os.getloadavg()[0]
 
     count = len(notebooks)
@@ -225,6 +260,7 @@ def main(argv: list[str] | None = None) -> None:
         "grader, 1 job, no sandbox": "grader, --jobs 1 --no-sandbox",
         "grader, 1 job, kernel scoring": "grader, --jobs 1, no separate evaluation",
         "grader, 1 job, one core": "grader, --jobs 1, on one core",
+        "earlier version, N jobs": f"earlier version, --jobs {args.jobs}",
     }
     for key, value in seconds.items():
         core_seconds, wall = busy[key]
@@ -247,6 +283,10 @@ def main(argv: list[str] | None = None) -> None:
            f"the throughput (autograde phase alone {single.phases['autograde'] / many.phases['autograde']:.2f}×)"]
           if single is not None else []),
         f"  grades.csv of --jobs 1 and --jobs {args.jobs}: {'byte-identical' if identical else 'DIFFERENT'}",
+        *([f"  --jobs {args.jobs} over the earlier version's: {old['seconds'] / many.seconds:.2f}× the throughput "
+           f"(autograde phase alone {old['phases']['autograde'] / many.phases['autograde']:.2f}×); grades.csv "
+           f"{'byte-identical' if same_as_old else 'DIFFERENT'}"] if old is not None else []),
+        f"  whole run over nbgrader's commands: {reference / nbgrader_seconds:.2f}× the wall time",
         *([f"  sandbox cost: {(one.seconds - seconds['grader, 1 job, no sandbox']) / count:+.2f} s per notebook"]
           if args.no_sandbox else []),
         *([f"  separate evaluation: {(one.seconds - kernel_run.seconds) / count:+.2f} s per notebook "

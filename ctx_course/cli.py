@@ -7,6 +7,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from .grading.records import WorkerRefused
 from .lab import exec_lab
 from .release import ReleaseError, generate_release
 from .sandbox.policy import SandboxUnavailable
@@ -69,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
                        help="seconds one cell may run (default: nbgrader_config.py)")
     grade.add_argument(
         "--jobs", metavar="N", type=int,
-        help="submissions graded at once, each in its own kernel (default: one per core)",
+        help="submissions graded at once, by a local Dask cluster of N worker processes (default: one per core)",
+    )
+    grade.add_argument(
+        "--cluster", metavar="ADDRESS",
+        help="grade on the workers of an existing Dask scheduler, e.g. tls://grader.example.org:8786 (see README)",
     )
     grade.add_argument(
         "--example",
@@ -120,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     board.add_argument("--no-sandbox", action="store_true",
                        help="run student code without the bubblewrap sandbox (not recommended)")
+    board.add_argument("--jobs", metavar="N", type=int, default=1,
+                       help="notebooks scored at once, by a local Dask cluster of N worker processes (default: 1)")
+    board.add_argument("--cluster", metavar="ADDRESS", help="score on the workers of an existing Dask scheduler")
     export = sub.add_parser(
         "export",
         help="write the gradebook's grades as a CSV an LMS imports (Canvas) or one row per student and cell",
@@ -203,7 +211,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, ReleaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except SandboxUnavailable as exc:  # bubblewrap missing or refused: one line, nothing graded
+    except (SandboxUnavailable, WorkerRefused) as exc:  # bubblewrap or a worker refused: one line
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a Dask scheduler that cannot be reached
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
@@ -254,6 +265,7 @@ def _grade(args: argparse.Namespace) -> int:
         memory_limit=args.memory_limit,
         cpu_limit=args.cpu_limit,
         jobs=args.jobs,
+        cluster=args.cluster,
         deadlines=args.deadlines,
     )
     if students is None and (grader.work / DEFAULT_ROSTER).is_file():
@@ -307,7 +319,8 @@ def _leaderboard(args: argparse.Namespace) -> int:
         print(f"{row.student}: {shown}", flush=True)
 
     rows, csv_path, png_path = leaderboard(args.root, args.assignment, work=args.work,
-                                           sandbox=False if args.no_sandbox else None, on_row=on_row)
+                                           sandbox=False if args.no_sandbox else None, jobs=args.jobs,
+                                           cluster=args.cluster, on_row=on_row)
     print(f"{len(rows)} students ranked: {csv_path} and {png_path}")
     return 0
 

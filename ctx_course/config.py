@@ -77,6 +77,35 @@ def _shared_engine(url: str, **options):
     return sqlalchemy.create_engine(url, **options)
 
 
+# Any number the course's runs agree on: the PostgreSQL advisory lock held while a gradebook is created.
+CREATE_LOCK = 7_216_001
+
+
+def create_gradebook(db_url: str, course_id: str) -> None:
+    """Create the tables of the gradebook at ``db_url`` if they are missing.
+
+    Several runs from several folders may start at once on one PostgreSQL database: there, an
+    advisory lock makes them create the tables one after the other (the second finds them).
+    """
+    import sqlalchemy
+    from nbgrader.api import Gradebook
+
+    if not db_url.startswith("postgresql"):
+        with Gradebook(db_url, course_id):
+            return
+    engine = sqlalchemy.create_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            connection.execute(sqlalchemy.text(f"SELECT pg_advisory_lock({CREATE_LOCK})"))
+            try:
+                with Gradebook(db_url, course_id):
+                    pass
+            finally:
+                connection.execute(sqlalchemy.text(f"SELECT pg_advisory_unlock({CREATE_LOCK})"))
+    finally:
+        engine.dispose()
+
+
 def load_course_config(
     root: str | os.PathLike = ".",
     *,

@@ -212,11 +212,13 @@ def write_csv(rows: Sequence[Row], path: Path) -> None:
 
 
 def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.PathLike | None = None,
-                sandbox: bool | None = None,
+                sandbox: bool | None = None, jobs: int | None = 1, cluster: str | None = None,
                 on_row: Callable[[Row], None] | None = None) -> tuple[list[Row], Path, Path]:
     """Re-score every graded notebook of ``assignment``; write the CSV and PNG; return rows and paths.
 
-    Example: ``leaderboard(".", "11-capstone", work="grading")`` writes
+    With ``jobs`` above 1 (None: one per core) or a ``cluster`` address, the notebooks run on
+    Dask workers, as grading does (``grading/engine.py``). Example:
+    ``leaderboard(".", "11-capstone", work="grading")`` writes
     ``grading/leaderboard-11-capstone.csv`` and ``.png``.
     """
     from ctx_reference.plots import plot_leaderboard
@@ -234,17 +236,27 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
     # The grader's kernel pool: every notebook runs in the same sandbox, with the same limits, as
     # when it was graded (``sandbox=False`` only with the instructor's explicit --no-sandbox).
     sandboxed, memory, cpu = sandbox_limits(config, sandbox=sandbox)
-    pool = course_pool(root, work_dir, sandbox=sandboxed, memory_limit=memory, cpu_limit=cpu)
-    pool.plan(len(found))
-    rows = []
-    try:
-        for student, path in found:
-            row = score_notebook(student, path, pool, marker, narrative=narrative)
-            rows.append(row)
+    from .grading.engine import check_jobs, default_jobs
+
+    jobs = min(default_jobs() if jobs is None else check_jobs(jobs), len(found))
+    if cluster is not None or jobs > 1:
+        rows = _on_workers(root, work_dir, found, marker, narrative, jobs=jobs, cluster=cluster,
+                           sandbox=sandboxed, memory=memory, cpu=cpu)
+        for row in rows:
             if on_row is not None:
                 on_row(row)
-    finally:
-        pool.close()
+    else:
+        pool = course_pool(root, work_dir, sandbox=sandboxed, memory_limit=memory, cpu_limit=cpu)
+        pool.plan(len(found))
+        rows = []
+        try:
+            for student, path in found:
+                row = score_notebook(student, path, pool, marker, narrative=narrative)
+                rows.append(row)
+                if on_row is not None:
+                    on_row(row)
+        finally:
+            pool.close()
     ranked = rank(rows)
     csv_path = work_dir / f"leaderboard-{assignment}.csv"
     png_path = work_dir / f"leaderboard-{assignment}.png"
@@ -252,3 +264,17 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
     fig = plot_leaderboard([r.student for r in ranked], [r.score for r in ranked])
     fig.savefig(png_path, dpi=120)
     return ranked, csv_path, png_path
+
+
+def _on_workers(root: Path, work: Path, found, marker: str, narrative: set[str], *, jobs: int, cluster: str | None,
+                sandbox: bool, memory: int, cpu: int) -> list[Row]:
+    """Score every notebook on Dask workers (each sent as bytes); return the rows in the order found."""
+    from .grading.engine import DaskEngine
+    from .grading.fingerprint import course_fingerprint
+    from .grading.worker import WorkerSettings, score_policy
+
+    settings = WorkerSettings(root=str(root), sandbox=sandbox, memory_limit=memory, cpu_limit=cpu, hidden=(str(work),),
+                              fingerprint=course_fingerprint(root))
+    with DaskEngine(settings, jobs=jobs, cluster=cluster) as engine:
+        return engine.map(score_policy, [(student, path.read_bytes(), marker, frozenset(narrative))
+                                         for student, path in found])

@@ -19,7 +19,6 @@ import pytest
 from nbgrader.api import Gradebook
 
 from ctx_course.grading.grader import Grader
-from ctx_course.grading.parallel import ParallelAutograde
 from ctx_course.grading.records import Student
 
 from conftest import REPO, class_builder
@@ -176,16 +175,3 @@ def test_student_code_runs_in_a_scratch_copy_in_autograde_mode(hostile):
     assert folder.is_absolute() and grader.work.resolve() not in folder.parents
     assert "files: ['remaining.ipynb']\n" in printed
     assert "mode: autograde\n" in printed
-
-
-def test_a_grading_process_that_died_is_replaced(hostile):
-    """A worker process killed while idle is replaced: the submission sent to it is graded (3/3)."""
-    grader, _, _ = hostile
-    with ParallelAutograde(grader.make_worker, jobs=1) as workers:
-        workers._starting.join()
-        process, _ = workers._workers[0]
-        process.kill()
-        process.join()
-        results = list(workers.results([("ok", ASSIGNMENT, 1)]))
-    assert [(r.student, r.graded, r.auto_score) for r in results] == [("ok", True, 3)]
-    assert workers._workers == [] and not process.is_alive()

@@ -129,17 +129,22 @@ def _start_grader(work: Path, incoming: Path, *extra: str) -> tuple[subprocess.P
 
 @pytest.fixture(scope="module")
 def terminated(tmp_path_factory, make_class):
-    """a_ok, b_sleeper (sleeps 45 s in its answer cell), c_after: SIGTERM sent to the grader
-    one second after b_sleeper's notebook started."""
+    """a_ok, b_sleeper and c_sleeper (each sleeps 45 s in its answer cell), d_after, on two Dask
+    workers: SIGTERM sent to the grader one second after b_sleeper's line appeared (a_ok was
+    graded, both workers busy with the sleepers, d_after waiting)."""
     tmp = tmp_path_factory.mktemp("terminated")
-    incoming = make_class(tmp / "incoming", {"a_ok": MODEL, "b_sleeper": SLEEPER, "c_after": MODEL})
-    process, reader = _start_grader(tmp / "work", incoming)
-    started = reader.wait_for("[2/3] b_sleeper", 120)
+    incoming = make_class(tmp / "incoming", {"a_ok": MODEL, "b_sleeper": SLEEPER, "c_sleeper": SLEEPER,
+                                             "d_after": MODEL})
+    process, reader = _start_grader(tmp / "work", incoming, "--jobs", "2")
+    started = reader.wait_for("[2/4] b_sleeper", 120)
+    time.sleep(3)  # c_sleeper has started on the worker a_ok left
     time.sleep(1)
     process.send_signal(signal.SIGTERM)
+    signalled = time.monotonic()
     status = process.wait(timeout=120)
+    seconds = time.monotonic() - signalled
     reader.thread.join(timeout=5)
-    return {"started": started, "status": status, "out": reader.text, "work": tmp / "work"}
+    return {"started": started, "status": status, "out": reader.text, "work": tmp / "work", "seconds": seconds}
 
 
 @needs_sandbox
@@ -152,15 +157,22 @@ def test_sigterm_ends_the_run_with_status_143_and_says_so(terminated):
 
 @needs_sandbox
 def test_sigterm_still_writes_grades_and_feedback_of_what_was_graded(terminated):
-    """a_ok (graded before the signal) has its row (3 of 3) and its feedback; b_sleeper
-    (abandoned) is `not graded`; c_after's line says it was never started."""
+    """a_ok (graded before the signal) has its row (3 of 3) and its feedback; b_sleeper and
+    c_sleeper (running) are `not graded`, abandoned; d_after's line says it was never started."""
     rows = _rows(terminated["work"] / "grades.csv")
     assert (rows["a_ok"]["status"], rows["a_ok"]["auto_score"]) == ("graded", "3")
-    assert rows["b_sleeper"]["status"] == "not graded"
+    assert rows["b_sleeper"]["status"] == rows["c_sleeper"]["status"] == "not graded"
     assert (terminated["work"] / "feedback" / "a_ok" / ASSIGNMENT / "remaining.html").is_file()
     assert "b_sleeper 02-remaining     … NOT GRADED: abandoned: the run was stopped by SIGTERM" in terminated["out"]
-    assert ("c_after  02-remaining     … NOT GRADED: the run was stopped by SIGTERM before it started"
+    assert "c_sleeper 02-remaining     … NOT GRADED: abandoned: the run was stopped by SIGTERM" in terminated["out"]
+    assert ("d_after  02-remaining     … NOT GRADED: the run was stopped by SIGTERM before it started"
             in terminated["out"])
+
+
+@needs_sandbox
+def test_sigterm_stops_the_sleeping_notebooks_at_once(terminated):
+    """The sleepers would run 45 s more: the run ends well before (their kernels were killed on the workers)."""
+    assert terminated["seconds"] < 40
 
 
 # ---- SIGTERM from a student's cell

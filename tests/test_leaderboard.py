@@ -18,13 +18,26 @@ EXAMPLE = REPO / "examples" / "capstone"
 
 
 @pytest.fixture(scope="module")
-def board(tmp_path_factory):
-    """The example capstone class (ada model, ben never clears, cai broken, dana compact 5), graded then ranked."""
+def graded(tmp_path_factory):
+    """The example capstone class graded (ada model, ben never clears, cai broken, dana compact 5): its folder."""
     work = tmp_path_factory.mktemp("capstone")
     grader = Grader(REPO, work=work, jobs=1)  # the leaderboard is under test here, not parallel grading
     grader.register(read_roster(EXAMPLE / "roster.csv"))
     grader.collect(EXAMPLE / "submitted")
     grader.grade()
+    return work
+
+
+@pytest.fixture(scope="module")
+def on_workers(graded):
+    """The leaderboard's rows when two Dask workers score the notebooks."""
+    return leaderboard(REPO, "11-capstone", work=graded, jobs=2)[0]
+
+
+@pytest.fixture(scope="module")
+def board(graded, on_workers):
+    """The example capstone class ranked in this process (after the run on workers, whose files it replaces)."""
+    work = graded
     rows, csv_path, png_path = leaderboard(REPO, "11-capstone", work=work)
     return {r.student: r for r in rows}, rows, csv_path, png_path
 
@@ -88,3 +101,9 @@ def test_no_graded_notebook(tmp_path):
     """A working folder without autograded notebooks is a ValueError naming the assignment."""
     with pytest.raises(ValueError, match="11-capstone"):
         leaderboard(REPO, "11-capstone", work=tmp_path)
+
+
+def test_two_dask_workers_give_the_same_leaderboard(board, on_workers):
+    """Scored by two Dask workers, every row (score, counts, error) and the ranking are those of one process."""
+    _, rows, _, _ = board
+    assert on_workers == rows

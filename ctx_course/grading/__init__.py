@@ -1,8 +1,10 @@
-"""The instructor's grading run: everything the grader process and its worker processes do.
+"""The instructor's grading run: everything the coordinator process and its Dask workers do.
 
 Modules: ``records`` (what a run returns), ``submissions`` (the roster and the submitted folders),
-``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``parallel``
-(worker processes), ``report`` (progress lines, summary, grades CSV), ``stopping`` (SIGTERM and
+``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``engine``
+(the Dask cluster that grades submissions at once), ``worker`` (what runs on a Dask worker),
+``gradebook_writer`` (the coordinator's writes of what workers send back), ``fingerprint`` (the
+digest a worker's course must match), ``report`` (progress lines, summary, grades CSV), ``stopping`` (SIGTERM and
 SIGINT), ``preprocessors`` and ``metadata`` (the nbgrader steps of grading and feedback), ``behaviour``
 (check cells judged here, on what the learner's functions return), ``reference_build``
 (``ctx_reference`` without a notebook's exercise functions),

@@ -9,9 +9,10 @@ of what happened to each submission (score, or why it could not be graded).
 Elsewhere: the records in ``records.py``; the roster and the submitted folders in
 ``submissions.py``; why a submission failed in ``diagnosis.py``; the preprocessors that cap
 outputs and keep hidden tests out of the feedback in ``preprocessors.py``; the kernels launched
-ahead of their notebooks in ``ctx_course/sandbox/``; the worker processes that grade several
-submissions at once in ``parallel.py``; the lines printed for the instructor and the grades CSV
-in ``report.py``.
+ahead of their notebooks in ``ctx_course/sandbox/``; the Dask workers that grade several
+submissions at once, on this machine or others, in ``engine.py`` and ``worker.py`` (this module
+alone writes what they send back, through ``gradebook_writer.py``); the lines printed for the
+instructor and the grades CSV in ``report.py``.
 
 Also: a *manifest* of what was graded (submission digest, source digest) so that a rerun skips
 the unchanged submissions, and stopping cleanly on SIGTERM/SIGINT (``stopping.py``). Every
@@ -33,31 +34,35 @@ import hashlib
 import json
 import os
 import shutil
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook, InvalidEntry, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import Execute
 from traitlets.config import Config
 
-from ..config import assignments, load_course_config, work_folder
+from ..config import assignments, create_gradebook, load_course_config, work_folder
 from ..sandbox.execute import PrelaunchedExecute
 from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, course_pool
 from ..sandbox.policy import SandboxPolicy, sandbox_limits
 from .behaviour import discard_pending
 from .deadlines import apply_deadlines, check_students, load_deadlines
 from .diagnosis import diagnose, kernel_failed_to_start, last_error, tamper_notes, timeout_notes
+from .engine import DaskEngine, WorkerRefused, check_cluster, check_jobs, default_jobs
+from .fingerprint import course_fingerprint, hash_tree
+from .gradebook_writer import write_files, write_rows
 from .hand_grades import SNAPSHOTS, HandGrades
-from .parallel import ParallelAutograde, check_jobs, default_jobs
 from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
-from .records import ClassReport, GradeResult, Student
+from .records import ClassReport, GradedSubmission, GradeResult, Student
 from .reference_build import ReferenceBuilds
 from .report import export_grades
 from .stopping import StopOnSignal
 from .submissions import collect, find_submissions, links_in
+from .worker import WorkerSettings
 
 # Where the grading run keeps the release it generates to fill the gradebook (never lessons/).
 SCRATCH_RELEASE = "release"
@@ -112,7 +117,8 @@ class Grader:
     """Grade the submissions of one course through one NbGraderAPI, reused across runs.
 
     ``jobs`` submissions are autograded at once (default: one per core); with more than one,
-    each runs in a worker process of its own (see ``parallel.py``). Example::
+    a LocalCluster of that many Dask worker processes grades them (see ``engine.py``); with
+    ``cluster`` (a scheduler address), the workers of that Dask cluster do. Example::
 
         grader = Grader(".", work="grading/example")
         grader.register(read_roster("examples/class/roster.csv"))
@@ -131,31 +137,33 @@ class Grader:
         memory_limit: str | int | None = None,
         cpu_limit: int | None = None,
         jobs: int | None = None,
+        cluster: str | None = None,
+        hidden: Sequence[str] = (),
         deadlines: str | os.PathLike | bool | None = None,
     ):
         self.root = Path(root).resolve()
-        # Submissions autograded at once, each in a worker process with its own kernels (parallel.py).
+        # Submissions autograded at once, each by a Dask worker with its own kernels (engine.py).
         self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
+        self.cluster = None if cluster is None else check_cluster(cluster)
         course = load_course_config(self.root, work=work)
         self.work = work_folder(self.root, course)
         # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
         self.deadlines = load_deadlines(self.root, deadlines)
         self.sandboxed, memory, cpu = sandbox_limits(course, sandbox=sandbox, memory_limit=memory_limit,
                                                      cpu_limit=cpu_limit)
-        # What every worker process builds its own Grader from (the same sandbox and limits).
-        self.make_worker: Callable[[], Grader] = functools.partial(
-            Grader, root=self.root, work=work, timeout=timeout, prelaunch=prelaunch,
-            sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, jobs=1,
-            deadlines=False,  # the parent applies the deadlines
-        )
         self.settings_key = f"sandbox={self.sandboxed} memory={memory} cpu={cpu} timeout={timeout}"
         self.cpu_limit = cpu if self.sandboxed else None
         self.pool = course_pool(self.root, self.work, sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu,
-                                ahead=prelaunch)
+                                ahead=prelaunch, hidden=hidden)
         # ctx_reference without each notebook's exercise functions, for the learner's process
         self.builds = ReferenceBuilds(parent=self.work / BUILDS)
         self.config = grading_config(
             self.root, work=work, timeout=timeout, pool=self.pool, policy=self.pool.policy, builds=self.builds
+        )
+        # What every Dask worker grades with: the same sandbox, limits and time limit, and no view of this work folder.
+        self.worker_settings = functools.partial(
+            WorkerSettings, root=str(self.root), timeout=self.config.Execute.timeout, prelaunch=prelaunch,
+            sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, hidden=(*hidden, str(self.work)),
         )
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir
@@ -172,18 +180,27 @@ class Grader:
         return Path(self.coursedir.format_path(getattr(self.coursedir, f"{kind}_directory"), student, assignment))
 
     def gradebook(self) -> Gradebook:
-        """Open the gradebook (use as a context manager)."""
+        """Open the gradebook (use as a context manager); the first time, create its tables if missing."""
+        if not getattr(self, "_created", False):
+            create_gradebook(self.db_url, self.course_id)
+            self._created = True
         return Gradebook(self.db_url, self.course_id)
 
     # -- steps
     def register(self, students: Iterable[Student]) -> None:
-        """Create or update every student of the roster in the gradebook."""
+        """Create or update every student of the roster in the gradebook.
+
+        Runs from several folders may share one gradebook (PostgreSQL): a student added by
+        another run between looking her up and adding her is updated instead.
+        """
         self.roster = list(students)
         with self.gradebook() as gb:
             for s in self.roster:
-                gb.update_or_create_student(
-                    s.id, first_name=s.first_name, last_name=s.last_name, email=s.email, lms_user_id=s.lms_user_id
-                )
+                details = dict(first_name=s.first_name, last_name=s.last_name, email=s.email, lms_user_id=s.lms_user_id)
+                try:
+                    gb.update_or_create_student(s.id, **details)
+                except InvalidEntry:  # another run sharing the gradebook added her a moment ago
+                    gb.update_or_create_student(s.id, **details)
 
     def collect(self, source: str | os.PathLike) -> list[tuple[str, str]]:
         """Copy a folder of submissions into the working folder (see ``collect``)."""
@@ -280,18 +297,18 @@ class Grader:
         back instead of run again, unless ``force``. SIGTERM or SIGINT abandons the notebook
         running, starts no other, and still writes the feedback and the CSV (``stopped_by``).
         """
-        self._running_workers: ParallelAutograde | None = None
+        self._engine: DaskEngine | None = None
         if self.deadlines is not None:  # an extension for nobody is bad input: nothing is graded
             check_students(self.deadlines, self._known_students())
         with StopOnSignal(on_stop=self._abandon) as stop:
             return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start, on_result=on_result)
 
     def _abandon(self) -> None:
-        """Kill what grades right now: the in-process kernel and any worker process (a stop signal came)."""
+        """Stop what grades right now: the in-process kernel, and every Dask task (a stop signal came)."""
         if self.pool is not None:
             self.pool.abandon()
-        if self._running_workers is not None:
-            self._running_workers.abandon()
+        if self._engine is not None:  # talking to the scheduler is not for a signal handler
+            threading.Thread(target=self._engine.abandon, daemon=True).start()
 
     def _grade(self, stop: StopOnSignal, pairs, *, autograde, force, on_start, on_result) -> ClassReport:
         start = time.perf_counter()
@@ -305,13 +322,15 @@ class Grader:
         for pair, digest in digests.items():
             if not force and manifest.get("/".join(pair)) == digest and (earlier := self.read_back(*pair)).graded:
                 skipped[pair] = replace(earlier, skipped=True)
-        workers = self._workers([p for p in pairs if p not in skipped], known) if autograde else None
-        self._running_workers = workers
+        starting = self._start_engine([p for p in pairs if p not in skipped], known) if autograde else None
         try:
             problems = self.prepare(sorted({aid for _, aid in pairs if aid in known})) if autograde else {}
+            if starting is not None:
+                starting.join()
+                if starting.error is not None:
+                    raise starting.error
         except BaseException:
-            if workers is not None:
-                workers.close()
+            self._close_engine(starting)
             raise
         phases["prepare"] = time.perf_counter() - tick
 
@@ -319,9 +338,9 @@ class Grader:
         tick = time.perf_counter()
         try:
             todo = [(s, a) for s, a in pairs if a in known and a not in problems and (s, a) not in skipped]
-            if workers is not None:  # the workers grade ahead; results come back in this loop's order
+            if self._engine is not None:  # the workers grade ahead; results are written in this loop's order
                 self._add_new_students(todo)
-                ahead = workers.results([(s, a, self.notebook_count(s, a)) for s, a in todo])
+                ahead = self._graded_by_workers(todo)
             elif autograde and self.pool is not None:  # no kernel launched ahead after the last notebook
                 self.pool.plan(sum(self.notebook_count(s, a) for s, a in todo))
             for index, (student, aid) in enumerate(pairs, start=1):
@@ -334,11 +353,19 @@ class Grader:
                     result = GradeResult(student, aid, False, reason=problems[aid])
                 elif (student, aid) in skipped:
                     result = skipped[(student, aid)]
+                elif self._engine is not None:
+                    result = next(ahead)
+                    if stop.signal and not result.graded:  # cancelled, or its kernel killed by the stop
+                        if result.reason == "stopped before it started":
+                            result = replace(result, reason=f"the run was stopped by {stop.signal} before it started")
+                        else:
+                            reason = f"abandoned: the run was stopped by {stop.signal} while it ran"
+                            result = replace(result, reason=reason)
                 elif stop.signal:
                     result = GradeResult(student, aid, False,
                                          reason=f"the run was stopped by {stop.signal} before it started")
                 elif autograde:
-                    result = next(ahead) if workers is not None else self.autograde(student, aid)
+                    result = self.autograde(student, aid)
                     if stop.signal and not result.graded:
                         result = replace(result, reason=f"abandoned: the run was stopped by {stop.signal} while it ran")
                 else:
@@ -351,14 +378,11 @@ class Grader:
                 results.append(result)
                 if on_result is not None:
                     on_result(index, len(pairs), result)
-        except BaseException:
-            if workers is not None:
-                workers.close()
-            raise
         finally:
             if self.pool is not None:
                 self.pool.close()
             self.builds.close()
+            self._close_engine(starting)
         phases["autograde"] = time.perf_counter() - tick
         if self.deadlines is not None:
             with self.gradebook() as gb:
@@ -366,15 +390,7 @@ class Grader:
             results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
 
         tick = time.perf_counter()
-        if workers is None or stop.signal:  # after a stop the workers are gone: write it here
-            if workers is not None:
-                workers.close()
-            self.feedback(sorted({r.assignment for r in results if r.graded}))
-        else:
-            try:
-                workers.feedback(sorted({r.assignment for r in results if r.graded}))
-            finally:
-                workers.close()
+        self.feedback(sorted({r.assignment for r in results if r.graded}))
         feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
         phases["feedback"] = time.perf_counter() - tick
         shutil.rmtree(self.work / BUILDS, ignore_errors=True)  # what a killed worker could not remove
@@ -423,16 +439,16 @@ class Grader:
         """Return the digest of a submission's files, its assignment's sources and the grading settings."""
         sha = hashlib.sha256(f"{GRADING_VERSION}\0{self.settings_key}\0".encode())
         sha.update(self._source_digest(assignment).encode())
-        _hash_tree(sha, self._dir("submitted", student, assignment))
+        hash_tree(sha, self._dir("submitted", student, assignment))
         return sha.hexdigest()
 
     def _source_digest(self, assignment: str) -> str:
         cache = self.__dict__.setdefault("_source_digests", {})
         if assignment not in cache:
             sha = hashlib.sha256()
-            _hash_tree(sha, self.root / "solutions" / assignment)
+            hash_tree(sha, self.root / "solutions" / assignment)
             for package in ("ctx_reference",):  # the checker that check cells call
-                _hash_tree(sha, self.root / package, suffix=".py")
+                hash_tree(sha, self.root / package, suffix=".py")
             cache[assignment] = sha.hexdigest()
         return cache[assignment]
 
@@ -449,14 +465,64 @@ class Grader:
         partial.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
         partial.replace(path)
 
-    def _workers(self, pairs, known) -> ParallelAutograde | None:
-        """Start the worker processes if more than one job and more than one submission to grade."""
-        jobs = min(self.jobs, sum(aid in known for _, aid in pairs))
-        if jobs <= 1:
+    def _start_engine(self, pairs, known) -> _Starting | None:
+        """Start the Dask workers in the background if more than one job (or a cluster) and a submission to grade.
+
+        Their start-up overlaps the preparation of the assignments; ``join()`` the thread returned.
+        """
+        count = sum(aid in known for _, aid in pairs)
+        jobs = min(self.jobs, count)
+        if count == 0 or (self.cluster is None and jobs <= 1):
             return None
-        with self.gradebook():  # created here, once, before any worker opens it
+        with self.gradebook():  # created here, once, before anything else opens it
             pass
-        return ParallelAutograde(self.make_worker, jobs)
+        settings = self.worker_settings(fingerprint=course_fingerprint(self.root))
+        self._engine = DaskEngine(settings, jobs=jobs, cluster=self.cluster)
+        starting = _Starting(self._engine.start)
+        starting.start()
+        return starting
+
+    def _close_engine(self, starting) -> None:
+        if starting is not None:
+            starting.join()
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+    def _graded_by_workers(self, pairs) -> Iterator[GradeResult]:
+        """Send every submission to the workers; write each one sent back, in order; yield its GradeResult.
+
+        Raises WorkerRefused when a worker turns out unable to grade (one that joined late).
+        """
+        sent = [(s, a, _read_files(self._dir("submitted", s, a))) for s, a in pairs]
+        for index, graded in self._engine.grade(sent):
+            student, assignment, _ = sent[index]
+            if graded.refusal:
+                raise WorkerRefused(f"worker {graded.worker} cannot grade: {graded.refusal}")
+            yield self._write(student, assignment, graded)
+
+    def _write(self, student: str, assignment: str, graded: GradedSubmission) -> GradeResult:
+        """Write what a worker sent back into the gradebook and the autograded folder; return the result."""
+        seconds = graded.result.seconds
+        autograded = self._dir("autograded", student, assignment)
+        hand = HandGrades(self.gradebook, student, assignment, autograded, self.work / SNAPSHOTS)
+        try:
+            hand.before()  # the rows reopen every hand-graded cell, as nbgrader does: put them back after
+            if graded.in_gradebook:  # as nbgrader records a submission it then fails to grade
+                with self.gradebook() as gb:
+                    write_rows(gb, student, assignment, graded)
+            if not graded.result.graded:
+                for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
+                    shutil.rmtree(self._dir(kind, student, assignment), ignore_errors=True)
+                hand.after()
+                return graded.result
+            write_files(autograded, graded.files)
+            reopened = hand.after()
+            result = replace(self._read_result(student, assignment, graded.result.log), regrade=reopened)
+        except Exception as exc:  # one submission's rows, not the class
+            reason = f"graded, but the gradebook could not be written: {exc}"
+            result = GradeResult(student, assignment, False, reason=reason, log=graded.result.log)
+        return _with_seconds(result, seconds)
 
     def _known_students(self) -> set[str]:
         """Return the students of the roster, of the submissions folder and of the gradebook."""
@@ -468,14 +534,17 @@ class Grader:
         """Add to the gradebook the students nbgrader would add when autograding these pairs.
 
         nbgrader adds a student when it autogrades the first submission folder of hers that
-        holds a notebook; two workers doing that at once for the same student would collide.
+        holds a notebook; the workers add her to their scratch gradebooks only.
         """
         with self.gradebook() as gb:
             for student in sorted({s for s, a in pairs if any(self._dir("submitted", s, a).glob("*.ipynb"))}):
                 try:
                     gb.find_student(student)
                 except MissingEntry:
-                    gb.add_student(student)
+                    try:
+                        gb.add_student(student)
+                    except InvalidEntry:  # another run sharing the gradebook added her a moment ago
+                        gb.find_student(student)
 
     def read_back(self, student: str, assignment: str) -> GradeResult:
         """Return the result already in the gradebook for a submission autograded earlier."""
@@ -516,14 +585,23 @@ class Grader:
 # Small helpers
 
 
-def _hash_tree(sha, folder: Path, suffix: str = "") -> None:
-    """Feed every file under ``folder`` (relative path and bytes, in sorted order) into ``sha``."""
-    if not folder.is_dir():
-        sha.update(b"missing")
-        return
-    for path in sorted(p for p in folder.rglob(f"*{suffix}") if p.is_file() and "__pycache__" not in p.parts):
-        sha.update(str(path.relative_to(folder)).encode() + b"\0")
-        sha.update(hashlib.sha256(path.read_bytes()).digest())
+class _Starting(threading.Thread):
+    """Run a start-up function in the background; keep the exception it raised (``error``)."""
+
+    def __init__(self, function):
+        super().__init__(daemon=True)
+        self.function, self.error = function, None
+
+    def run(self) -> None:
+        try:
+            self.function()
+        except BaseException as exc:
+            self.error = exc
+
+
+def _read_files(folder: Path) -> dict[str, bytes]:
+    """Return {relative path: bytes} of every file of a submission folder (what a worker is sent)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _with_seconds(result: GradeResult, seconds: float) -> GradeResult:

@@ -1,8 +1,10 @@
 """The records of a grading run: who is on the roster, what grading a submission gave, what a run did.
 
 Covers: ``Student`` (one row of the roster), ``GradeResult`` (one submission's outcome),
-``Lateness`` (how late a submission was and what it cost), ``ClassReport`` (one run's outcome)
-and ``RosterError`` (a roster that cannot be read).
+``Lateness`` (how late a submission was and what it cost), ``ClassReport`` (one run's outcome),
+``NotebookRows`` and ``GradedSubmission`` (what a grading worker sends back, as plain data),
+``RosterError`` (a roster that cannot be read) and ``WorkerRefused`` (a grading worker that
+cannot grade).
 
 Leaves out: how they are made (``grader.py``), printed or exported (``report.py``). This module
 imports nothing of the package, so every other module can use the records.
@@ -92,5 +94,47 @@ class ClassReport:
         return tuple(r for r in self.results if not r.graded)
 
 
+@dataclass(frozen=True)
+class NotebookRows:
+    """What autograding gave one notebook of a submission, as rows to write into a gradebook.
+
+    ``grades`` holds (cell name, auto score, needs manual grade) and ``comments`` (cell name,
+    auto comment); ``submitted`` is False for a notebook the student did not hand in (nbgrader
+    scores its cells 0 and leaves its comments and late penalty alone).
+    """
+
+    name: str
+    submitted: bool
+    late_submission_penalty: float | None = None
+    grades: tuple[tuple[str, float | None, bool], ...] = ()
+    comments: tuple[tuple[str, str | None], ...] = ()
+
+
+@dataclass(frozen=True)
+class GradedSubmission:
+    """What a grading worker sends back for one submission: plain data, nothing written yet.
+
+    ``result`` is the worker's GradeResult (its ``reason`` when not graded). When nbgrader got
+    as far as recording the submission (``in_gradebook``, also for most that it could not
+    grade), ``timestamp`` (the submission's, or None) and ``notebooks`` (its rows) are what the
+    coordinator writes into the gradebook; when graded, ``files`` (the autograded folder:
+    relative path to bytes) too. ``worker``
+    names the worker that graded it; ``refusal`` says why that worker cannot grade at all
+    (bubblewrap refused there, its course differs), which stops the run.
+    """
+
+    result: GradeResult
+    in_gradebook: bool = False
+    timestamp: object = None
+    notebooks: tuple[NotebookRows, ...] = ()
+    files: dict[str, bytes] = field(default_factory=dict, repr=False)
+    worker: str = ""
+    refusal: str = ""
+
+
 class RosterError(ValueError):
     """The roster CSV cannot be read: the message names the file and the row."""
+
+
+class WorkerRefused(RuntimeError):
+    """A grading worker cannot grade for this coordinator: the message names it and says why, in one line."""

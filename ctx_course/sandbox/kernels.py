@@ -199,9 +199,10 @@ def course_pool(
     memory_limit: str | int = DEFAULT_MEMORY_LIMIT,
     cpu_limit: str | int = DEFAULT_CPU_LIMIT,
     ahead: bool = True,
+    hidden: Sequence[str] = (),
 ) -> KernelPool:
     """Return the KernelPool of a course at ``root`` graded into ``work``: every kernel sandboxed
-    (``SandboxPolicy.for_course`` with these limits) unless ``sandbox`` is False.
+    (``SandboxPolicy.for_course`` with these limits, ``hidden`` hidden too) unless ``sandbox`` is False.
 
     Raises SandboxUnavailable, before any kernel starts, when bubblewrap cannot sandbox kernels
     here. Also writes the bytecode of the course's packages, so that no kernel compiles them again.
@@ -212,7 +213,7 @@ def course_pool(
         problem = sandbox_problem()
         if problem is not None:
             raise SandboxUnavailable(problem)
-        policy = SandboxPolicy.for_course(root, work, memory_limit=memory_limit, cpu_limit=cpu_limit)
+        policy = SandboxPolicy.for_course(root, work, memory_limit=memory_limit, cpu_limit=cpu_limit, hidden=hidden)
     compile_course_packages()
     return KernelPool(work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=ahead)
 

@@ -165,16 +165,19 @@ class SandboxPolicy:
         memory_limit=DEFAULT_MEMORY_LIMIT,
         cpu_limit=DEFAULT_CPU_LIMIT,
         bwrap: str = "bwrap",
+        hidden: Sequence[str] = (),
     ) -> SandboxPolicy:
         """Return the policy of a course at ``root`` graded into ``work``.
 
         The whole course folder is hidden (solutions, the grading folder, examples, .git), then
         the course's packages and the virtual environment are bound back read-only; the
-        grading folder is hidden wherever it is.
+        grading folder is hidden wherever it is, and so is every folder of ``hidden`` (the
+        coordinator's grading folder, for a Dask worker with a scratch folder of its own).
         """
         root, work = Path(root).resolve(), Path(work).resolve()
         home = Path.home().resolve()
-        hidden = [*SYSTEM_HIDDEN, str(home), str(root), str(root / "solutions"), str(work)]
+        hidden = [*SYSTEM_HIDDEN, str(home), str(root), str(root / "solutions"), str(work),
+                  *(str(Path(h).resolve()) for h in hidden)]
         # The virtual environment and the Python it was made from (pyenv keeps it in a home folder).
         pythons = (sys.prefix, sys.base_prefix, Path(sys.executable).resolve().parent.parent)
         exposed = [str(Path(p).resolve()) for p in pythons]

@@ -1,0 +1,278 @@
+"""Grading on Dask: the same grades whatever the workers, workers that die, and workers that may not grade.
+
+The classes are small notebook-02 submissions built from a fresh release (the model answer, the
+stub, the model answer followed by a sleep). The separately started cluster is a real
+``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1, started and stopped here.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from ctx_course.cli import main
+from ctx_course.grading.engine import check_cluster
+from ctx_course.grading.grader import Grader
+from ctx_course.grading.records import WorkerRefused
+from ctx_course.sandbox.policy import sandbox_problem
+
+from conftest import REPO, class_builder
+
+pytestmark = [
+    pytest.mark.heavy,
+    pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning"),
+    pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap cannot sandbox here"),
+]
+
+ASSIGNMENT = "02-remaining"
+MODEL = '''
+def remaining(window, read, write, input, max_tokens):
+    """返回 (余量, 是否建议压缩)。"""
+    left = window - (read + write + input) - max_tokens
+    return left, left < window / 10
+'''
+STUB = "raise NotImplementedError()"
+NAPPER = MODEL + "\nimport time\n\ntime.sleep({seconds})\n"
+DASK = Path(sys.executable).with_name("dask")
+
+
+@pytest.fixture(scope="module")
+def make_class(tmp_path_factory):
+    """Return a function writing <folder>/<student>/02-remaining/remaining.ipynb for {student: answer code}."""
+    scratch = tmp_path_factory.mktemp("release")
+    assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
+    build = class_builder()
+    released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
+    source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
+
+    def make(folder: Path, students: dict[str, str]) -> Path:
+        for student, code in students.items():
+            target = folder / student / ASSIGNMENT
+            target.mkdir(parents=True)
+            text = build.submission(released, source, build.Work(code={"remaining": code}))
+            (target / "remaining.ipynb").write_text(text, encoding="utf-8")
+        return folder
+
+    return make
+
+
+class Cluster:
+    """A `dask scheduler` and `dask worker` processes on 127.0.0.1, each in a process group of its own."""
+
+    def __init__(self, folder: Path, workers: int = 2, env: dict | None = None):
+        self.file = folder / "scheduler.json"
+        self.processes = [self._start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard")]
+        deadline = time.monotonic() + 120
+        while not self.file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        for _ in range(workers):
+            self.processes.append(self._start("worker", "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1",
+                                              "--memory-limit", "0", env=env))
+        from distributed import Client
+
+        with Client(scheduler_file=str(self.file), timeout=60) as client:
+            client.wait_for_workers(workers, timeout=120)
+            self.address = client.scheduler.address
+
+    def _start(self, kind: str, *args: str, env: dict | None = None) -> subprocess.Popen:
+        command = [str(DASK), kind, *args, "--scheduler-file", str(self.file)]
+        return subprocess.Popen(command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def stop(self) -> list[int]:
+        """Stop every process (workers first); return the pids of every process that was part of the cluster."""
+        pids = {p.pid for p in self.processes}
+        for process in self.processes:
+            try:
+                pids |= {child.pid for child in psutil.Process(process.pid).children(recursive=True)}
+            except psutil.NoSuchProcess:
+                pass
+        for process in reversed(self.processes):
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        return sorted(pids)
+
+
+def _alive(pids, grace: float = 30) -> list[int]:
+    """The pids of the list that pgrep still finds after at most ``grace`` seconds."""
+    deadline = time.monotonic() + grace
+    while True:
+        found = subprocess.run(["pgrep", "-d", " ", "."], capture_output=True, text=True).stdout.split()
+        alive = sorted(set(pids) & {int(p) for p in found})
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.5)
+
+
+# ---- the same grades whatever runs them
+
+
+@pytest.fixture(scope="module")
+def three_ways(tmp_path_factory, make_class):
+    """One class graded with --jobs 1, --jobs 2 and on a separately started cluster of two workers."""
+    tmp = tmp_path_factory.mktemp("three-ways")
+    incoming = make_class(tmp / "incoming", {"ada": MODEL, "ben": STUB, "cai": MODEL, "dan": STUB})
+    csvs, statuses = {}, {}
+    for name, extra in (("one", ["--jobs", "1"]), ("two", ["--jobs", "2"])):
+        statuses[name] = main(["grade", "--root", str(REPO), "--work", str(tmp / name), "--submissions", str(incoming),
+                               *extra])
+        csvs[name] = (tmp / name / "grades.csv").read_bytes()
+    cluster = Cluster(tmp)
+    try:
+        statuses["cluster"] = main(["grade", "--root", str(REPO), "--work", str(tmp / "cluster"),
+                                    "--submissions", str(incoming), "--cluster", cluster.address])
+        csvs["cluster"] = (tmp / "cluster" / "grades.csv").read_bytes()
+    finally:
+        pids = cluster.stop()
+    return {"csvs": csvs, "statuses": statuses, "pids": pids, "work": tmp}
+
+
+def test_grades_csv_is_byte_identical_for_one_two_and_a_separate_cluster(three_ways):
+    """--jobs 1, --jobs 2 and a `dask scheduler` with two `dask worker`s write the same grades.csv
+    (ada and cai 3 of 3, ben and dan 0 of 3), and every run exits 0."""
+    assert three_ways["statuses"] == {"one": 0, "two": 0, "cluster": 0}
+    csvs = three_ways["csvs"]
+    assert csvs["one"] == csvs["two"] == csvs["cluster"]
+    scores = {line.split(",")[0]: line.split(",")[6] for line in csvs["one"].decode().splitlines()[1:]}
+    assert scores == {"ada": "3", "ben": "0", "cai": "3", "dan": "0"}
+
+
+def test_the_separate_cluster_leaves_no_process_behind(three_ways):
+    """After the cluster is stopped, pgrep finds none of its processes (scheduler, workers, their children)."""
+    assert len(three_ways["pids"]) >= 3
+    assert _alive(three_ways["pids"]) == []
+
+
+def test_workers_write_no_gradebook_of_the_coordinator(three_ways):
+    """The cluster run's gradebook and autograded notebooks are in its own working folder, by the coordinator."""
+    work = three_ways["work"] / "cluster"
+    assert (work / "gradebook.db").is_file()
+    assert sorted(p.parent.parent.name for p in (work / "autograded").glob(f"*/{ASSIGNMENT}/remaining.ipynb")) == [
+        "ada", "ben", "cai", "dan"]
+
+
+# ---- workers that die
+
+
+def _kill_worker_grading(grader: Grader, student: str, times: int, done: threading.Event) -> list[int]:
+    """Kill (SIGKILL) the worker process grading ``student``'s submission, ``times`` times, 2 s into its notebook."""
+    killed = []
+    while len(killed) < times and not done.is_set():
+        engine = getattr(grader, "_engine", None)
+        client = getattr(engine, "client", None)
+        try:
+            processing = client.processing() if client is not None else {}
+        except Exception:
+            processing = {}
+        address = next((a for a, keys in processing.items() if any(student in str(k) for k in keys)), None)
+        if address is None:
+            time.sleep(0.2)
+            continue
+        time.sleep(2)
+        pid = client.run(os.getpid, workers=[address])[address]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+        while not done.is_set():  # until the scheduler has noticed: the task is no longer on that worker
+            current = client.processing()
+            if not any(student in str(k) for k in current.get(address, ())):
+                break
+            time.sleep(0.2)
+    return killed
+
+
+def _grade_while_killing(tmp: Path, make_class, times: int):
+    incoming = make_class(tmp / "incoming", {"a_napper": NAPPER.format(seconds=8), "b_ok": MODEL})
+    grader = Grader(REPO, work=tmp / "work", jobs=2)
+    grader.collect(incoming)
+    done, killed = threading.Event(), []
+    killer = threading.Thread(target=lambda: killed.extend(_kill_worker_grading(grader, "a_napper", times, done)))
+    killer.start()
+    try:
+        report = grader.grade()
+    finally:
+        done.set()
+        killer.join(timeout=30)
+    return {r.student: r for r in report.results}, killed
+
+
+def test_a_worker_dying_mid_notebook_has_its_submission_graded_elsewhere(tmp_path, make_class):
+    """The worker grading a_napper is killed 2 s into the notebook: the submission is graded on
+    another worker (3 of 3), b_ok too."""
+    results, killed = _grade_while_killing(tmp_path, make_class, times=1)
+    assert len(killed) == 1
+    assert (results["a_napper"].graded, results["a_napper"].auto_score) == (True, 3)
+    assert (results["b_ok"].graded, results["b_ok"].auto_score) == (True, 3)
+
+
+def test_a_submission_that_kills_two_workers_is_not_graded_and_says_why(tmp_path, make_class):
+    """Both workers that try a_napper are killed: it is `not graded`, the reason says two workers
+    died grading it; b_ok is graded 3 of 3."""
+    results, killed = _grade_while_killing(tmp_path, make_class, times=2)
+    assert len(killed) == 2
+    napper = results["a_napper"]
+    assert not napper.graded
+    assert napper.reason == "2 grading workers died while grading it (it was retried once elsewhere)"
+    assert (results["b_ok"].graded, results["b_ok"].auto_score) == (True, 3)
+
+
+# ---- workers that may not grade
+
+
+def test_a_worker_with_another_copy_of_the_course_stops_the_run_with_one_line(tmp_path, make_class, capsys):
+    """A worker whose course folder has one solution changed is refused before any submission
+    is sent: exit 2, one `error:` line naming the worker and solutions/, nothing graded."""
+    copy = tmp_path / "course"
+    copy.mkdir()
+    shutil.copy(REPO / "nbgrader_config.py", copy / "nbgrader_config.py")
+    shutil.copytree(REPO / "solutions", copy / "solutions")
+    notebook = copy / "solutions" / ASSIGNMENT / "remaining.ipynb"
+    notebook.write_text(notebook.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    incoming = make_class(tmp_path / "incoming", {"ada": MODEL, "ben": MODEL})
+    cluster = Cluster(tmp_path, workers=1, env={"CTX_COURSE_ROOT": str(copy)})
+    try:
+        status = main(["grade", "--root", str(REPO), "--work", str(tmp_path / "work"), "--submissions", str(incoming),
+                       "--cluster", cluster.address])
+    finally:
+        pids = cluster.stop()
+    err = capsys.readouterr().err
+    assert status == 2
+    [line] = err.strip().splitlines()
+    assert line.startswith("error: worker tcp://127.0.0.1:") and "its copy of solutions/ differs" in line
+    assert not (tmp_path / "work" / "autograded").exists()
+    assert _alive(pids) == []
+
+
+def test_a_refused_worker_is_named_by_the_engine(tmp_path, monkeypatch):
+    """Without bubblewrap on the workers (PATH without bwrap there), the engine raises WorkerRefused
+    naming the worker and bubblewrap."""
+    from ctx_course.grading.engine import DaskEngine
+    from ctx_course.grading.fingerprint import course_fingerprint
+    from ctx_course.grading.worker import WorkerSettings
+
+    settings = WorkerSettings(root=str(REPO), fingerprint=course_fingerprint(REPO))
+    engine = DaskEngine(settings, jobs=1)
+    monkeypatch.setenv("PATH", str(tmp_path))  # the spawned workers inherit it: no bwrap there
+    try:
+        with pytest.raises(WorkerRefused, match=r"^worker tcp://127\.0\.0\.1:\d+ cannot grade: .*bubblewrap"):
+            engine.start()
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("address", ["tcp://192.0.2.10:8786", "ssh://host:22", "127.0.0.1", "tls://host"])
+def test_unsafe_or_malformed_cluster_addresses_are_refused(address):
+    """A tcp:// scheduler on another machine, another scheme, or no port: ValueError naming cluster and the value."""
+    with pytest.raises(ValueError, match=r"^cluster must .*\(got '" + address.replace(".", r"\.") + "'\\)$"):
+        check_cluster(address)
