@@ -23,6 +23,7 @@ import csv
 import json
 import os
 import secrets
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -271,10 +272,31 @@ def _on_workers(root: Path, work: Path, found, marker: str, narrative: set[str],
     """Score every notebook on Dask workers (each sent as bytes); return the rows in the order found."""
     from .grading.engine import DaskEngine
     from .grading.fingerprint import course_fingerprint
-    from .grading.worker import WorkerSettings, score_policy
+    from .grading.grader import Grader
+    from .grading.worker import WorkerSettings
 
     settings = WorkerSettings(root=str(root), sandbox=sandbox, memory_limit=memory, cpu_limit=cpu, hidden=(str(work),),
-                              fingerprint=course_fingerprint(root))
+                              fingerprint=course_fingerprint(root), make_grader=Grader)
     with DaskEngine(settings, jobs=jobs, cluster=cluster) as engine:
-        return engine.map(score_policy, [(student, path.read_bytes(), marker, frozenset(narrative))
-                                         for student, path in found])
+        return engine.map(score_on_worker, [(student, path.read_bytes(), marker, frozenset(narrative))
+                                            for student, path in found])
+
+
+def score_on_worker(student: str, notebook: bytes, marker: str, narrative: frozenset[str]):
+    """The leaderboard's task: run one graded notebook with the scoring cell in a kernel of this worker."""
+    from distributed import get_worker
+
+    from .grading.worker import PLUGIN_NAME, GradingWorker, worker_problem
+
+    state: GradingWorker = get_worker().plugins[PLUGIN_NAME]
+    problem = worker_problem(state)
+    if problem is not None:
+        return Row(student, error=f"worker {state.name}: {problem}")
+    grader = state.make_grader()
+    path = state.scratch / "leaderboard" / student / "notebook.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(notebook)
+    try:
+        return score_notebook(student, path, grader.pool, marker, narrative=set(narrative))
+    finally:
+        shutil.rmtree(path.parent, ignore_errors=True)

@@ -164,6 +164,7 @@ class Grader:
         self.worker_settings = functools.partial(
             WorkerSettings, root=str(self.root), timeout=self.config.Execute.timeout, prelaunch=prelaunch,
             sandbox=self.sandboxed, memory_limit=memory, cpu_limit=cpu, hidden=(*hidden, str(self.work)),
+            make_grader=Grader,
         )
         self.api = NbGraderAPI(config=self.config)
         self.coursedir = self.api.coursedir

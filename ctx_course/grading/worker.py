@@ -6,7 +6,7 @@ time it is needed, with a scratch working folder and gradebook of its own), ``re
 every worker before it gets work: can bubblewrap sandbox kernels here, is the course the
 coordinator's), and the tasks sent to workers: ``grade_submission`` (autograde one submission
 from its files and send back the autograded notebooks and the gradebook rows as plain data) and
-``score_policy`` (the leaderboard's re-scoring of one notebook).
+``worker_problem`` (why this worker cannot grade, checked once).
 
 A worker writes nothing but its own scratch folder: the real gradebook, the autograded folder,
 the manifest and the feedback are written by the coordinator alone (``grader.py``,
@@ -23,8 +23,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
@@ -43,7 +45,9 @@ class WorkerSettings:
 
     ``root`` is the coordinator's course folder (a worker uses ``$CTX_COURSE_ROOT`` instead when
     set); ``hidden`` the folders no kernel may see besides the worker's own (the coordinator's
-    working folder, when the worker runs on the same machine).
+    working folder, when the worker runs on the same machine); ``make_grader`` the class a worker
+    builds its grader with (the coordinator passes ``Grader``, so this module never imports it;
+    sent by reference, as pickle sends a class).
     """
 
     root: str
@@ -54,6 +58,7 @@ class WorkerSettings:
     cpu_limit: int | None = None
     hidden: tuple[str, ...] = ()
     fingerprint: dict[str, str] = field(default_factory=dict)
+    make_grader: Callable[..., Any] | None = None
 
     def course_root(self) -> Path:
         """Return the course folder on this machine."""
@@ -100,12 +105,12 @@ class GradingWorker(WorkerPlugin):
             from nbformat.warnings import MissingIDFieldWarning
             from sqlalchemy.exc import SAWarning
 
-            from .grader import Grader
-
             warnings.filterwarnings("ignore", category=SAWarning)
             warnings.filterwarnings("ignore", category=MissingIDFieldWarning)
             s = self.settings
-            self.grader = Grader(
+            if s.make_grader is None:
+                raise RuntimeError("WorkerSettings.make_grader is not set: this worker cannot grade notebooks")
+            self.grader = s.make_grader(
                 s.course_root(), work=self.scratch / "work", timeout=s.timeout, prelaunch=s.prelaunch,
                 sandbox=s.sandbox, memory_limit=s.memory_limit, cpu_limit=s.cpu_limit, jobs=1, hidden=s.hidden,
                 deadlines=False,  # the coordinator applies the deadlines
@@ -153,29 +158,11 @@ def grade_submission(student: str, assignment: str, files: dict[str, bytes], mor
     """
     worker = get_worker()
     state: GradingWorker = worker.plugins[PLUGIN_NAME]
-    problem = _checked(state)
+    problem = worker_problem(state)
     if problem is not None:
         refused = GradeResult(student, assignment, False, reason=problem)
         return GradedSubmission(refused, worker=state.name, refusal=problem)
     return state.grade(student, assignment, files, more)
-
-
-def score_policy(student: str, notebook: bytes, marker: str, narrative: frozenset[str]):
-    """The leaderboard's task: run one graded notebook with the scoring cell in a kernel of this worker."""
-    from ..leaderboard import Row, score_notebook
-
-    state: GradingWorker = get_worker().plugins[PLUGIN_NAME]
-    problem = _checked(state)
-    if problem is not None:
-        return Row(student, error=f"worker {state.name}: {problem}")
-    grader = state.make_grader()
-    path = state.scratch / "leaderboard" / student / "notebook.ipynb"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(notebook)
-    try:
-        return score_notebook(student, path, grader.pool, marker, narrative=set(narrative))
-    finally:
-        shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def abandon_kernel(dask_worker=None) -> None:
@@ -185,7 +172,7 @@ def abandon_kernel(dask_worker=None) -> None:
         state.abandon()
 
 
-def _checked(state: GradingWorker) -> str | None:
+def worker_problem(state: GradingWorker) -> str | None:
     """Return (once per worker, then remembered) why this worker cannot grade, or None."""
     if not hasattr(state, "problem"):
         state.problem = readiness(state.settings)
