@@ -11,6 +11,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 from ctx_course.config import read_schema_in_process
 from ctx_course.sandbox.policy import compile_course_packages
 
@@ -63,3 +65,26 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     """Put the heavy files first (a stable sort: the order within and among them is kept)."""
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
+
+
+@pytest.fixture(scope="module")
+def make_class(tmp_path_factory):
+    """Return a function writing <folder>/<student>/02-remaining/remaining.ipynb for {student: answer code}."""
+    from ctx_course.grading.grader import Grader
+
+    assignment = "02-remaining"
+    scratch = tmp_path_factory.mktemp("release")
+    assert Grader(REPO, work=scratch, sandbox=False).prepare([assignment]) == {}
+    build = class_builder()
+    released = scratch / "release" / assignment / "remaining.ipynb"
+    source = REPO / "solutions" / assignment / "remaining.ipynb"
+
+    def make(folder: Path, students: dict[str, str]) -> Path:
+        for student, code in students.items():
+            target = folder / student / assignment
+            target.mkdir(parents=True)
+            text = build.submission(released, source, build.Work(code={"remaining": code}))
+            (target / "remaining.ipynb").write_text(text, encoding="utf-8")
+        return folder
+
+    return make

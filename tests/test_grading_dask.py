@@ -24,7 +24,7 @@ from ctx_course.grading.grader import Grader
 from ctx_course.grading.records import WorkerRefused
 from ctx_course.sandbox.policy import sandbox_problem
 
-from conftest import REPO, class_builder
+from conftest import REPO
 
 pytestmark = [
     pytest.mark.heavy,
@@ -42,26 +42,6 @@ def remaining(window, read, write, input, max_tokens):
 STUB = "raise NotImplementedError()"
 NAPPER = MODEL + "\nimport time\n\ntime.sleep({seconds})\n"
 DASK = Path(sys.executable).with_name("dask")
-
-
-@pytest.fixture(scope="module")
-def make_class(tmp_path_factory):
-    """Return a function writing <folder>/<student>/02-remaining/remaining.ipynb for {student: answer code}."""
-    scratch = tmp_path_factory.mktemp("release")
-    assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
-    build = class_builder()
-    released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
-    source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
-
-    def make(folder: Path, students: dict[str, str]) -> Path:
-        for student, code in students.items():
-            target = folder / student / ASSIGNMENT
-            target.mkdir(parents=True)
-            text = build.submission(released, source, build.Work(code={"remaining": code}))
-            (target / "remaining.ipynb").write_text(text, encoding="utf-8")
-        return folder
-
-    return make
 
 
 class Cluster:

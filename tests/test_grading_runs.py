@@ -23,7 +23,7 @@ from ctx_course.cli import main
 from ctx_course.grading.grader import Grader
 from ctx_course.sandbox.policy import sandbox_problem
 
-from conftest import REPO, class_builder
+from conftest import REPO
 
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap cannot sandbox here")
@@ -62,26 +62,6 @@ for pid in targets:
     except OSError:
         pass
 '''
-
-
-@pytest.fixture(scope="module")
-def make_class(tmp_path_factory):
-    """Return a function writing <folder>/<student>/02-remaining/remaining.ipynb for {student: answer code}."""
-    scratch = tmp_path_factory.mktemp("release")
-    assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
-    build = class_builder()
-    released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
-    source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
-
-    def make(folder: Path, students: dict[str, str]) -> Path:
-        for student, code in students.items():
-            target = folder / student / ASSIGNMENT
-            target.mkdir(parents=True)
-            text = build.submission(released, source, build.Work(code={"remaining": code}))
-            (target / "remaining.ipynb").write_text(text, encoding="utf-8")
-        return folder
-
-    return make
 
 
 def _rows(path: Path) -> dict[str, dict]:
