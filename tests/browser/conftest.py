@@ -8,20 +8,14 @@ solutions/ are copied beside them into workspace/solutions/. The browser is the 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from chromium import headless_chromium
 
 from labserver import SOLUTIONS_IN_WORKSPACE, copy_course, start_formgrader, start_learner_lab
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync",
-]
 VIEWPORT = {"width": 1400, "height": 1000}
 # JupyterLab options the tests need, passed through `python -m ctx_course lab` like any learner's:
 # window.jupyterapp lets a test run commands and wait on the kernel.
@@ -78,12 +72,8 @@ def lab(course, formgrader_launched, tmp_path_factory):
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium of the system, through Playwright."""
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium or set CHROMIUM")
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with headless_chromium() as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="session")

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import shlex
 import time
-from pathlib import Path
 
 import pytest
+from chromium import headless_chromium
 from classroom import COURSE_ID, GRADER_CONFIG, LEARNER_CONFIG
-from playwright.sync_api import sync_playwright
 
 from hub.conftest import PASSWORD, leftovers, readme_blocks
 
@@ -25,9 +23,6 @@ from conftest import REPO
 ASSIGNMENT = "02-remaining"
 NOTEBOOK = "remaining.ipynb"
 EXAMPLE = REPO / "examples" / "class" / "submitted"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync"]
 UI_TIMEOUT = 120_000  # ms
 
 
@@ -45,12 +40,8 @@ def _instructor_runs(hub, title: str) -> list:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium or set CHROMIUM")
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with headless_chromium() as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module")
