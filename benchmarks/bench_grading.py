@@ -9,15 +9,16 @@ The ways, each from a fresh working folder on the same submissions:
 
 - *floor*: the notebooks executed once each, one after the other, with plain ``nbclient`` and
   nothing else (a fresh kernel per notebook, as grading needs): no gradebook, no feedback;
-- *grader, 1 job* and *grader, N jobs*: ``python -m ctx_course grade`` as a function call
-  (set-up, autograde, feedback, grades.csv), with ``--jobs 1`` (in this process) and ``--jobs N``
-  (a local Dask cluster of N workers; default: one per core); their two grades.csv files must be
-  byte-identical, and the run says whether they are;
+- *grader, 1 job* and *grader, N jobs*: what ``python -m ctx_course grade`` does (set-up,
+  autograde, feedback, grades.csv), each in a fresh process of its own, timed whole (interpreter
+  start included), with ``--jobs 1`` (in that process) and ``--jobs N`` (a local Dask cluster of
+  N workers; default: one per core); their two grades.csv files must be byte-identical, and the
+  run says whether they are;
 - *an earlier version, N jobs* (with ``--baseline DIR``, a copy of an earlier version of the
   repository, e.g. ``git archive <commit> | tar -x -C DIR``): the same class graded by that
-  version's grader with ``jobs=N``, in a process of its own whose own timing is reported, so
-  that a change of the parallel engine is measured side by side with what it replaces;
-- *grader, 1 job on one core*: the same with ``--jobs 1``, this process and everything it starts
+  version's grader with ``jobs=N``, the same way, so that a change of the parallel engine is
+  measured side by side with what it replaces;
+- *grader, 1 job on one core*: the same with ``--jobs 1``, that process and everything it starts
   (kernels included) allowed on one core only (Linux): with N jobs on N cores, what the cores add;
 - *nbgrader's commands*: what an instructor types, as subprocesses in a copy of the course:
   ``nbgrader generate_assignment <a> --force``, ``nbgrader autograde <a> --force`` and
@@ -47,15 +48,12 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
-from nbgrader.apps import NbGraderAPI
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ctx_course.config import CONFIG_FILE, assignments, load_course_config  # noqa: E402
-from ctx_course.grading.behaviour import ScoreFromBehaviour  # noqa: E402
 from ctx_course.grading.engine import default_jobs  # noqa: E402
-from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.release import generate_release  # noqa: E402
 from ctx_course.sandbox.kernels import KERNEL_LOG_LEVEL  # noqa: E402
 
@@ -84,16 +82,6 @@ def measured(run, *args, **kwargs):
     result = run(*args, **kwargs)
     wall, after = time.perf_counter() - start, busy_seconds()
     return result, wall, (after - busy if busy is not None and after is not None else None)
-
-
-def on_one_core(run, *args, **kwargs):
-    """Call ``run`` with this process, and every process it starts meanwhile, allowed on one core only."""
-    allowed = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(allowed)})
-    try:
-        return run(*args, **kwargs)
-    finally:
-        os.sched_setaffinity(0, allowed)
 
 
 def build_class(release: Path, submitted: Path, students: int, assignment_ids: list[str]) -> list[Path]:
@@ -126,48 +114,75 @@ def floor(notebooks: list[Path], timeout: int) -> float:
     return time.perf_counter() - start
 
 
-def grader_run(incoming: Path, work: Path, jobs: int, sandbox: bool = True, evaluation: bool = True):
-    """Grade the class with this course's grader; return its ClassReport.
-
-    ``evaluation=False`` (one job only) leaves out the separate evaluation of the learner's
-    functions (``ScoreFromBehaviour``): the check cells are then scored from the kernel alone, on
-    their visible part, as a grader without it would; what that saves is the evaluation's cost.
-    """
-    grader = Grader(ROOT, work=work, jobs=jobs, sandbox=sandbox)
-    if not evaluation:
-        steps = grader.config.Autograde.autograde_preprocessors
-        grader.config.Autograde.autograde_preprocessors = [s for s in steps if s is not ScoreFromBehaviour]
-        grader.api = NbGraderAPI(config=grader.config)
-    grader.collect(incoming)
-    return grader.grade()
-
-
-# What the earlier version runs, in a process whose ctx_course and ctx_reference are that version's.
-BASELINE_RUN = """
-import json, sys, warnings
+# What each grading way runs, in a process of its own (as ``python -m ctx_course grade`` is):
+# the Grader of the version on sys.path, on one core if told, without the separate evaluation if told.
+GRADER_RUN = """
+import json, os, sys, warnings
 warnings.filterwarnings("ignore")
+options = json.loads(sys.argv[1])
+if options["one_core"]:  # this process and everything it starts (kernels, workers) on one core
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 from ctx_course.grading.grader import Grader
-grader = Grader(sys.argv[1], work=sys.argv[2], jobs=int(sys.argv[3]))
-grader.collect(sys.argv[4])
+grader = Grader(options["root"], work=options["work"], jobs=options["jobs"], **options["extra"])
+if not options["evaluation"]:
+    from nbgrader.apps import NbGraderAPI
+    from ctx_course.grading.behaviour import ScoreFromBehaviour
+    steps = grader.config.Autograde.autograde_preprocessors
+    grader.config.Autograde.autograde_preprocessors = [s for s in steps if s is not ScoreFromBehaviour]
+    grader.api = NbGraderAPI(config=grader.config)
+grader.collect(options["incoming"])
 report = grader.grade()
-print(json.dumps({"seconds": report.seconds, "phases": report.phases}))
+print(json.dumps({"phases": report.phases, "graded": sum(r.graded for r in report.results),
+                  "results": len(report.results)}))
 """
 
 
-def baseline_run(baseline: Path, incoming: Path, work: Path, jobs: int) -> dict:
-    """Grade the class with the grader of an earlier version at ``baseline``; return its seconds and phases."""
-    env = dict(os.environ, PYTHONPATH=str(baseline))
-    done = subprocess.run([sys.executable, "-c", BASELINE_RUN, str(baseline), str(work), str(jobs), str(incoming)],
-                          cwd=baseline, env=env, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def grader_run(incoming: Path, work: Path, jobs: int, *, root: Path = ROOT, sandbox: bool = True,
+               evaluation: bool = True, one_core: bool = False) -> dict:
+    """Grade the class in a fresh process with the grader of the repository at ``root``; return its report.
+
+    The report: ``seconds`` (the whole command, interpreter start included, as an instructor
+    waits for it), ``phases`` and how many of the submissions were ``graded``. ``root`` may be
+    a copy of an earlier version (``--baseline``). ``evaluation=False`` leaves out the separate
+    evaluation of the learner's functions (``ScoreFromBehaviour``): the check cells are then
+    scored from the kernel alone, as a grader without it would; what that saves is its cost.
+    ``one_core`` allows the process, and every process it starts, on one core only (Linux).
+    Each way runs in a process of its own so that no way inherits another's state.
+    """
+    options = {"root": str(root), "work": str(work), "jobs": jobs, "incoming": str(incoming),
+               "evaluation": evaluation, "one_core": one_core, "extra": {} if sandbox else {"sandbox": False}}
+    env = dict(os.environ, PYTHONPATH=str(root))
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", GRADER_RUN, json.dumps(options)], cwd=root, env=env,
+                          capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"bench_grading: the grader at {root} failed:\n{done.stderr[-2000:]}")
+    return {"seconds": seconds, **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def error_outputs(work: Path) -> int:
+    """Return how many cell outputs of the autograded notebooks under a grading folder are errors.
+
+    Two ways that graded the same class alike have the same count. A way whose kernels could
+    not import the course's package, say, would still write the same grades (the checks are
+    scored from a separate evaluation) but not the same notebooks, and would do less work.
+    """
+    return sum(
+        output.get("output_type") == "error"
+        for path in sorted(work.glob("autograded/*/*/*.ipynb"))
+        for cell in nbformat.read(path, as_version=4).cells
+        for output in cell.get("outputs", ())
+    )
 
 
 def nbgrader_commands(incoming: Path, course: Path, assignment_ids: list[str]) -> tuple[float, list[str]]:
     """Grade the class with nbgrader's commands in a copy of the course; return (seconds, failed commands).
 
     The copy holds the course's nbgrader_config.py and solutions/; the submissions go to its
-    grading/submitted/ as ``nbgrader collect`` would put them.
+    grading/submitted/ as ``nbgrader collect`` would put them (afresh: a repeat starts over).
     """
+    shutil.rmtree(course, ignore_errors=True)
     course.mkdir(parents=True)
     shutil.copy(ROOT / CONFIG_FILE, course / CONFIG_FILE)
     shutil.copytree(ROOT / "solutions", course / "solutions")
@@ -192,6 +207,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
     parser.add_argument("--jobs", type=int, default=default_jobs(),
                         help="jobs of the parallel run (default: one per core)")
+    parser.add_argument("--repeat", type=int, default=1, metavar="K",
+                        help="run every way K times, every other round in the opposite order, and report the "
+                             "run of median time of each (the machine's drift then counts for each way alike)")
     parser.add_argument("--baseline", metavar="DIR", type=Path,
                         help="also grade with N jobs using the earlier version of the repository copied to DIR")
     parser.add_argument("--kernel-scoring", action="store_true",
@@ -202,6 +220,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.students < 1:
         raise SystemExit(f"--students must be at least 1 (got {args.students})")
+    if args.repeat < 1:
+        raise SystemExit(f"--repeat must be at least 1 (got {args.repeat})")
     warnings.filterwarnings("ignore")
 
     assignment_ids = args.assignments or assignments(ROOT)
@@ -212,43 +232,56 @@ def main(argv: list[str] | None = None) -> None:
         notebooks = build_class(tmp / "release", tmp / "incoming", args.students, assignment_ids)
         load_before = os.getloadavg()[0]
 
-        seconds, busy = {}, {}  # busy: (core-seconds, wall seconds of the call) of each way
-        seconds["floor"], wall, used = measured(floor, notebooks, timeout)
-        busy["floor"] = (used, wall)
-        one, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-1", jobs=1)
-        seconds["grader, 1 job"], busy["grader, 1 job"] = one.seconds, (used, wall)
-        many, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-n", jobs=args.jobs)
-        seconds[f"grader, {args.jobs} jobs"], busy[f"grader, {args.jobs} jobs"] = many.seconds, (used, wall)
-        single = None
+        # busy: (core-seconds, wall seconds of the call) of each way; with --repeat, the run of median wall time
+        seconds, busy, reports = {}, {}, {}
+        runs: dict[str, list[tuple[float, float | None, float, dict | None]]] = {}
+
+        def grade(way: str, work: str, jobs: int, **options):
+            def run():
+                shutil.rmtree(tmp / work, ignore_errors=True)  # each repeat grades the class afresh
+                report, wall, used = measured(grader_run, tmp / "incoming", tmp / work, jobs, **options)
+                return report["seconds"], used, wall, report
+            return way, run
+
+        def plain(way: str, function, *arguments):
+            def run():
+                result, wall, used = measured(function, *arguments)
+                value = result[0] if isinstance(result, tuple) else result
+                return value, used, wall, {"result": result}
+            return way, run
+
+        many = f"grader, {args.jobs} jobs"
+        ways = [plain("floor", floor, notebooks, timeout), grade("grader, 1 job", "work-1", 1),
+                grade(many, "work-n", args.jobs)]
         if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= args.jobs > 1:
-            single, wall, used = measured(on_one_core, grader_run, tmp / "incoming", tmp / "work-core", jobs=1)
-            seconds["grader, 1 job, one core"], busy["grader, 1 job, one core"] = single.seconds, (used, wall)
-        old = None
+            ways.append(grade("grader, 1 job, one core", "work-core", 1, one_core=True))
         if args.baseline is not None:
-            old, wall, used = measured(baseline_run, args.baseline.resolve(), tmp / "incoming", tmp / "work-old",
-                                       args.jobs)
-            seconds["earlier version, N jobs"], busy["earlier version, N jobs"] = old["seconds"], (used, wall)
+            ways.append(grade("earlier version, N jobs", "work-old", args.jobs, root=args.baseline.resolve()))
         if args.kernel_scoring:
-            kernel_run, wall, used = measured(
-                grader_run, tmp / "incoming", tmp / "work-kernel", jobs=1, evaluation=False)
-            seconds["grader, 1 job, kernel scoring"] = kernel_run.seconds
-            busy["grader, 1 job, kernel scoring"] = (used, wall)
+            ways.append(grade("grader, 1 job, kernel scoring", "work-kernel", 1, evaluation=False))
         if args.no_sandbox:
-            open_run, wall, used = measured(grader_run, tmp / "incoming", tmp / "work-open", jobs=1, sandbox=False)
-            seconds["grader, 1 job, no sandbox"], busy["grader, 1 job, no sandbox"] = open_run.seconds, (used, wall)
-        (nbgrader_seconds, nbgrader_failures), wall, used = measured(
-            nbgrader_commands, tmp / "incoming", tmp / "nbgrader", assignment_ids)
-        seconds["nbgrader's commands"], busy["nbgrader's commands"] = nbgrader_seconds, (used, wall)
-        identical = (tmp / "work-1" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes()
-        same_as_old = old is not None and (
-            (tmp / "work-old" / "grades.csv").read_bytes() == (tmp / "work-n" / "grades.csv").read_bytes())
+            ways.append(grade("grader, 1 job, no sandbox", "work-open", 1, sandbox=False))
+        ways.append(plain("nbgrader's commands", nbgrader_commands, tmp / "incoming", tmp / "nbgrader", assignment_ids))
+        for round_ in range(args.repeat):  # every other round in the opposite order: drift counts for each alike
+            for way, run in ways if round_ % 2 == 0 else ways[::-1]:
+                runs.setdefault(way, []).append(run())
+        for way, _ in ways:
+            value, used, wall, report = sorted(runs[way], key=lambda r: r[0])[(len(runs[way]) - 1) // 2]
+            seconds[way], busy[way] = value, (used, wall)
+            reports[way] = report
+        nbgrader_seconds, nbgrader_failures = reports.pop("nbgrader's commands")["result"]
+        reports.pop("floor")
+        csv = {work: (tmp / work / "grades.csv").read_bytes() for work in ("work-1", "work-n", "work-old")
+               if (tmp / work / "grades.csv").is_file()}
+        errors = {work: error_outputs(tmp / work) for work in ("work-1", "work-n", "work-old") if (tmp / work).is_dir()}
         load_after = os.getloadavg()[0]
 
     count = len(notebooks)
     reference = seconds[f"grader, {args.jobs} jobs"]
     lines = [
         f"bench_grading: {args.students} students × {len(assignment_ids)} assignment(s) = {count} notebooks, "
-        f"{os.cpu_count()} cores, load average {load_before:.1f} before, {load_after:.1f} after",
+        f"{os.cpu_count()} cores, load average {load_before:.1f} before, {load_after:.1f} after"
+        + (f"; each way the median of {args.repeat} runs, alternately in opposite orders" if args.repeat > 1 else ""),
         f"  {'way':<40} {'seconds':>8} {'s/notebook':>11} {'× floor':>8} {f'× {args.jobs} jobs':>9} "
         f"{'CPU s':>7} {'cores busy':>10}",
     ]
@@ -269,29 +302,40 @@ def main(argv: list[str] | None = None) -> None:
             f"  {titles[key]:<40} {value:8.1f} {value / count:11.2f} {value / seconds['floor']:8.2f} "
             f"{value / reference:9.2f} {used}"
         )
-    for title, report in (("--jobs 1", one), (f"--jobs {args.jobs}", many)):
-        phases = report.phases
+    one, single, old = reports["grader, 1 job"], reports.get("grader, 1 job, one core"), reports.get(
+        "earlier version, N jobs")
+    for title, key in (("--jobs 1", "grader, 1 job"), (f"--jobs {args.jobs}", many)):
+        report = reports[key]
+        phases = report["phases"]
         lines.append(
             f"  grader {title:<9} set-up {phases['prepare']:5.1f} s, autograde {phases['autograde']:6.1f} s, "
             f"feedback {phases['feedback']:5.1f} s, grades.csv {phases['export']:4.1f} s; "
-            f"graded {len(report.results) - len(report.failed)} of {len(report.results)}"
+            f"graded {report['graded']} of {report['results']}"
         )
+
+    def over(slow: dict, fast: str) -> str:
+        """How many times the throughput of ``slow`` the way ``fast`` has, whole and autograde phase alone."""
+        whole = slow["seconds"] / seconds[fast]
+        phase = slow["phases"]["autograde"] / reports[fast]["phases"]["autograde"]
+        return f"{whole:.2f}× the throughput (autograde phase alone {phase:.2f}×)"
+
+    same = "byte-identical" if csv.get("work-1") == csv["work-n"] else "DIFFERENT"
+    labels = (("work-1", "--jobs 1"), ("work-n", f"--jobs {args.jobs}"), ("work-old", "earlier version"))
     lines += [
-        f"  {args.jobs} jobs over 1: {one.seconds / many.seconds:.2f}× the throughput "
-        f"(autograde phase alone {one.phases['autograde'] / many.phases['autograde']:.2f}×)",
-        *([f"  {args.jobs} jobs on {args.jobs} cores over 1 job on one core: {single.seconds / many.seconds:.2f}× "
-           f"the throughput (autograde phase alone {single.phases['autograde'] / many.phases['autograde']:.2f}×)"]
+        f"  {args.jobs} jobs over 1: {over(one, many)}",
+        *([f"  {args.jobs} jobs on {args.jobs} cores over 1 job on one core: {over(single, many)}"]
           if single is not None else []),
-        f"  grades.csv of --jobs 1 and --jobs {args.jobs}: {'byte-identical' if identical else 'DIFFERENT'}",
-        *([f"  --jobs {args.jobs} over the earlier version's: {old['seconds'] / many.seconds:.2f}× the throughput "
-           f"(autograde phase alone {old['phases']['autograde'] / many.phases['autograde']:.2f}×); grades.csv "
-           f"{'byte-identical' if same_as_old else 'DIFFERENT'}"] if old is not None else []),
+        f"  grades.csv of --jobs 1 and --jobs {args.jobs}: {same}",
+        *([f"  --jobs {args.jobs} over the earlier version's: {over(old, many)}; grades.csv "
+           f"{'byte-identical' if csv.get('work-old') == csv['work-n'] else 'DIFFERENT'}"] if old is not None else []),
+        "  error outputs in the autograded notebooks (equal when each way did the same work): "
+        + ", ".join(f"{name} {errors[work]}" for work, name in labels if work in errors),
         f"  whole run over nbgrader's commands: {reference / nbgrader_seconds:.2f}× the wall time",
-        *([f"  sandbox cost: {(one.seconds - seconds['grader, 1 job, no sandbox']) / count:+.2f} s per notebook"]
+        *([f"  sandbox cost: {(one['seconds'] - seconds['grader, 1 job, no sandbox']) / count:+.2f} s per notebook"]
           if args.no_sandbox else []),
-        *([f"  separate evaluation: {(one.seconds - kernel_run.seconds) / count:+.2f} s per notebook "
-           f"({one.seconds / kernel_run.seconds:.2f}× the time without it, --jobs 1)"]
-          if args.kernel_scoring else []),
+        *([f"  separate evaluation: {(one['seconds'] - seconds['grader, 1 job, kernel scoring']) / count:+.2f} s "
+           f"per notebook ({one['seconds'] / seconds['grader, 1 job, kernel scoring']:.2f}× the time without it, "
+           "--jobs 1)"] if args.kernel_scoring else []),
         f"  nbgrader's commands: {len(assignment_ids) * len(NBGRADER_STEPS)} run, {len(nbgrader_failures)} failed",
         "  (CPU s: what the whole machine was busy with during the way, kernels and workers included;",
         f"  cores busy = CPU s / the way's wall time, at most {os.cpu_count()}; other load on the machine counts too)",

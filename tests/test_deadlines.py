@@ -135,9 +135,12 @@ TIMESTAMPS = {
 }
 
 
-@pytest.fixture(scope="module")
-def late_class(tmp_path_factory):
-    """ada, ben and cai hand in the model answer of 02-remaining at TIMESTAMPS; graded with DEADLINES."""
+@pytest.fixture(scope="module", params=[1, 2], ids=["jobs1", "jobs2"])
+def late_class(tmp_path_factory, request):
+    """ada, ben and cai hand in the model answer of 02-remaining at TIMESTAMPS; graded with DEADLINES.
+
+    Graded in this process (one job) and on two Dask workers, whose scratch gradebooks know no due date.
+    """
     tmp = tmp_path_factory.mktemp("late")
     scratch = tmp / "scratch"
     assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
@@ -152,7 +155,7 @@ def late_class(tmp_path_factory):
         (folder / "remaining.ipynb").write_text(text, encoding="utf-8")
         (folder / "timestamp.txt").write_text(stamp, encoding="utf-8")
     (tmp / "deadlines.toml").write_text(DEADLINES, encoding="utf-8")
-    grader = Grader(REPO, work=tmp / "work", sandbox=False, jobs=1, deadlines=tmp / "deadlines.toml")
+    grader = Grader(REPO, work=tmp / "work", sandbox=False, jobs=request.param, deadlines=tmp / "deadlines.toml")
     grader.collect(tmp / "incoming")
     report = grader.grade()
     rows = {r["student_id"]: r for r in csv.DictReader((tmp / "work" / "grades.csv").open(encoding="utf-8"))}

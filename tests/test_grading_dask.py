@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -49,7 +50,8 @@ class Cluster:
 
     def __init__(self, folder: Path, workers: int = 2, env: dict | None = None):
         self.file = folder / "scheduler.json"
-        self.processes = [self._start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard")]
+        self.processes = [self._start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                     "--dashboard-address", "127.0.0.1:0")]
         deadline = time.monotonic() + 120
         while not self.file.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
@@ -116,7 +118,12 @@ def three_ways(tmp_path_factory, make_class):
         csvs["cluster"] = (tmp / "cluster" / "grades.csv").read_bytes()
     finally:
         pids = cluster.stop()
-    return {"csvs": csvs, "statuses": statuses, "pids": pids, "work": tmp}
+    feedback = {name: _tree(tmp / name / "feedback") for name in ("one", "two", "cluster")}
+    return {"csvs": csvs, "statuses": statuses, "pids": pids, "work": tmp, "feedback": feedback}
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_grades_csv_is_byte_identical_for_one_two_and_a_separate_cluster(three_ways):
@@ -127,6 +134,13 @@ def test_grades_csv_is_byte_identical_for_one_two_and_a_separate_cluster(three_w
     assert csvs["one"] == csvs["two"] == csvs["cluster"]
     scores = {line.split(",")[0]: line.split(",")[6] for line in csvs["one"].decode().splitlines()[1:]}
     assert scores == {"ada": "3", "ben": "0", "cai": "3", "dan": "0"}
+
+
+def test_feedback_pages_are_byte_identical_for_one_two_and_a_separate_cluster(three_ways):
+    """The pages the workers render from their scratch gradebooks are the ones --jobs 1 renders from the real one."""
+    feedback = three_ways["feedback"]
+    assert sorted(feedback["one"]) == [f"{s}/{ASSIGNMENT}/remaining.html" for s in ("ada", "ben", "cai", "dan")]
+    assert feedback["one"] == feedback["two"] == feedback["cluster"]
 
 
 def test_the_separate_cluster_leaves_no_process_behind(three_ways):
@@ -194,6 +208,9 @@ def test_a_worker_dying_mid_notebook_has_its_submission_graded_elsewhere(tmp_pat
     assert len(killed) == 1
     assert (results["a_napper"].graded, results["a_napper"].auto_score) == (True, 3)
     assert (results["b_ok"].graded, results["b_ok"].auto_score) == (True, 3)
+    # the worker that replaced it removed the killed one's scratch folder and its kernels' folders
+    assert list(Path(tempfile.gettempdir()).glob(f"ctx-worker-{killed[0]}-*")) == []
+    assert list(Path(tempfile.gettempdir()).glob(f"ctx-kernel-{killed[0]}-*")) == []
 
 
 def test_a_submission_that_kills_two_workers_is_not_graded_and_says_why(tmp_path, make_class):
@@ -256,3 +273,38 @@ def test_unsafe_or_malformed_cluster_addresses_are_refused(address):
     """A tcp:// scheduler on another machine, another scheme, or no port: ValueError naming cluster and the value."""
     with pytest.raises(ValueError, match=r"^cluster must .*\(got '" + address.replace(".", r"\.") + "'\\)$"):
         check_cluster(address)
+
+
+def test_a_killed_processs_folders_are_removed_by_the_next_one(tmp_path):
+    """A folder whose process is gone is removed; a live process's, another prefix's and other names are kept."""
+    from ctx_course.grading.worker import SCRATCH_PREFIX
+    from ctx_course.scratch_folders import owned_folder, remove_abandoned
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    gone = tmp_path / f"{SCRATCH_PREFIX}{dead.pid}-abc"
+    kernel = tmp_path / f"ctx-kernel-{dead.pid}-abc"
+    alive = owned_folder(SCRATCH_PREFIX, tmp_path)
+    other = tmp_path / f"{SCRATCH_PREFIX}notapid-x"
+    for folder in (gone, kernel, alive, other):
+        (folder / "work").mkdir(parents=True, exist_ok=True)
+    assert alive.name.startswith(f"{SCRATCH_PREFIX}{os.getpid()}-")
+    assert remove_abandoned(SCRATCH_PREFIX, tmp_path) == [gone]
+    assert not gone.exists() and alive.is_dir() and other.is_dir() and kernel.is_dir()
+    assert remove_abandoned("ctx-kernel-", tmp_path) == [kernel]
+
+
+def test_local_workers_render_the_feedback_pages(tmp_path, make_class, monkeypatch):
+    """With --jobs 2 every page comes from the workers: the coordinator's own rendering is never called."""
+    incoming = make_class(tmp_path / "incoming", {"ada": MODEL, "ben": STUB})
+
+    def refuse(self, assignment_ids):
+        raise AssertionError(f"the coordinator rendered the feedback of {list(assignment_ids)}")
+
+    monkeypatch.setattr(Grader, "feedback", refuse)
+    grader = Grader(REPO, work=tmp_path / "work", jobs=2)
+    grader.collect(incoming)
+    report = grader.grade()
+    assert report.feedback == 2
+    assert sorted(p.parent.parent.name for p in (tmp_path / "work" / "feedback").glob(f"*/{ASSIGNMENT}/*.html")) == [
+        "ada", "ben"]

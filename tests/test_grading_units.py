@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import json
 import os
@@ -591,6 +592,41 @@ def test_sandbox_hides_the_debugger_a_graded_kernel_never_uses(tmp_path):
     venv = str(Path(sys.prefix).resolve())
     assert pairs.index(("--ro-bind", venv)) < pairs.index(("--tmpfs", str(Path(debugpy).resolve())))
     assert ("--remount-ro", str(Path(debugpy).resolve())) in pairs
+
+
+@pytest.mark.skipif(policy.sandbox_problem() is not None, reason="bubblewrap cannot sandbox here")
+def test_a_sandboxed_kernel_imports_the_course_package_the_grader_bound(tmp_path, monkeypatch):
+    """A course graded from another folder than the one the environment was installed from (a
+    copy of the checkout): the sandboxed kernel imports the copy's ctx_reference, the folder
+    the policy binds, and not the install's (which is not in the sandbox at all)."""
+    course = tmp_path / "course-copy"
+    shutil.copytree(REPO / "ctx_reference", course / "ctx_reference", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(policy, "_package_folders", lambda name: [str(course / name)])
+    work = tmp_path / "grading"
+    work.mkdir()
+    sandbox = SandboxPolicy.for_course(course, work)
+    kernel = tmp_path / "kernel"
+    policy.prepare_folder(kernel)
+    code = "import ctx_reference, ctx_reference.checks; print(ctx_reference.__file__)"
+    done = subprocess.run(sandbox.command([sys.executable, "-c", code], kernel), capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, str(course / "ctx_reference" / "__init__.py")), done.stderr
+    # the answer process's policy (no course package bound) is given no such path
+    without = dataclasses.replace(sandbox, exposed=tuple(p for p in sandbox.exposed if Path(p).name != "ctx_reference"))
+    assert "PYTHONPATH" not in without.command(["python3"], kernel)
+
+
+@pytest.mark.skipif(policy.sandbox_problem() is not None, reason="bubblewrap cannot sandbox here")
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="on one core BLAS starts no thread anyway")
+def test_a_sandboxed_process_multiplies_matrices_on_one_thread(tmp_path):
+    """numpy's BLAS starts no thread of its own in the sandbox, however many cores there are
+    (each would spin after every product, taking CPU from the other kernels)."""
+    sandbox = SandboxPolicy.for_course(REPO, tmp_path / "grading")
+    policy.prepare_folder(tmp_path / "kernel")
+    code = "import os, numpy; a = numpy.ones((300, 300)); a @ a; print(len(os.listdir('/proc/self/task')))"
+    done = subprocess.run(sandbox.command([sys.executable, "-c", code], tmp_path / "kernel"), capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "1"), done.stderr
 
 
 def test_course_packages_are_compiled_so_no_kernel_compiles_them(tmp_path, monkeypatch):

@@ -125,6 +125,24 @@ def test_forced_rerun_keeps_hand_grades(graded_by_hand):
     assert (rows["ada"]["status"], rows["ada"]["score"]) == ("graded", "5.5")  # 3 auto + 1.5 + 1
 
 
+def test_a_rerun_on_dask_workers_keeps_the_hand_grades_and_shows_them(tmp_path, build):
+    """A forced rerun on two Dask workers (whose scratch gradebooks know no hand grade) keeps ada's hand
+    grade, and her page shows its comment."""
+    for student in ("ada", "ben"):
+        build(tmp_path / "incoming", student, ANSWERS)
+    grader = Grader(REPO, work=tmp_path / "work", sandbox=False, jobs=1)
+    grader.collect(tmp_path / "incoming")
+    assert all(r.graded for r in grader.grade().results)
+    formgrader_save(grader.db_url, "ada", "q_cache_fields", score=1.5, comment="少说了缓存写入。")
+    page = tmp_path / "work" / "feedback" / "ada" / ASSIGNMENT / "remaining.html"
+    assert "少说了缓存写入。" not in page.read_text(encoding="utf-8")
+    report = Grader(REPO, work=tmp_path / "work", sandbox=False, jobs=2).grade(force=True)
+    assert [(r.student, r.graded, r.skipped, r.reason) for r in report.results] == [
+        ("ada", True, False, ""), ("ben", True, False, "")]
+    assert "少说了缓存写入。" in page.read_text(encoding="utf-8")
+    assert hand_state(grader.db_url, "ada")["q_cache_fields"] == (1.5, False, "少说了缓存写入。")
+
+
 def test_resubmission_reopens_only_the_changed_answer(graded_by_hand, build):
     """ben resubmits with a new q_why_early: that cell needs grading again (score kept), q_cache_fields stays graded."""
     tmp, grader = graded_by_hand

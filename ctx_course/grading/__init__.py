@@ -3,9 +3,12 @@
 Modules: ``records`` (what a run returns), ``submissions`` (the roster and the submitted folders),
 ``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``engine``
 (the Dask cluster that grades submissions at once), ``worker`` (what runs on a Dask worker),
-``gradebook_writer`` (the coordinator's writes of what workers send back), ``fingerprint`` (the
-digest a worker's course must match), ``report`` (progress lines, summary, grades CSV), ``stopping`` (SIGTERM and
-SIGINT), ``preprocessors`` and ``metadata`` (the nbgrader steps of grading and feedback), ``behaviour``
+``gradebook_writer`` (the coordinator's writes of what workers send back), ``assignment_rows``
+(an assignment's gradebook rows, copied into a worker's scratch gradebook), ``fingerprint`` (the
+digest a worker's course must match), ``report`` (progress lines, summary, grades CSV),
+``csv_files`` (the one CSV writer), ``stopping`` (SIGTERM and SIGINT), ``preprocessors`` and
+``metadata`` (the nbgrader steps of grading and feedback), ``feedback_page`` (the exporter of the
+feedback pages), ``behaviour``
 (check cells judged here, on what the learner's functions return), ``reference_build``
 (``ctx_reference`` without a notebook's exercise functions),
 ``hand_grades`` (hand grades kept through a regrade), ``deadlines`` (due dates, extensions, late

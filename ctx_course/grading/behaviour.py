@@ -57,6 +57,7 @@ from traitlets import Integer
 
 from ..cells import hidden_checks
 from ..sandbox import answerer as wire
+from ..sandbox.policy import is_course_package
 from .reference_build import ReferenceBuilds, graded_exercises, withheld_objects
 
 # The learner's side runs this file's text (the sandbox does not show ctx_course).
@@ -687,7 +688,8 @@ def evaluate(
             HOME=str(home / "home"), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", NBGRADER_EXECUTION="autograde"
         )
         if policy is not None:
-            exposed = tuple(p for p in policy.exposed if not _is_package(p)) + (str(build),)
+            # never the course package itself: only its build without the exercise
+            exposed = tuple(p for p in policy.exposed if not is_course_package(p)) + (str(build),)
             learner_policy = replace(policy, exposed=exposed)
             argv = learner_policy.command(argv, home, env={k: v for k, v in env.items() if k != "HOME"})
             env = None
@@ -723,11 +725,6 @@ def discard_pending(student: str, assignment: str) -> None:
             _PENDING.pop(key).result()
         except Exception:  # noqa: BLE001 - nothing is scored from it
             pass
-
-
-def _is_package(path: str) -> bool:
-    """Return whether ``path`` is a folder of a course package (never shown to the learner's process)."""
-    return Path(path).name == "ctx_reference"
 
 
 # --------------------------------------------------------------------------------------------

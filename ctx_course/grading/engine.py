@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import CancelledError
 from urllib.parse import urlsplit
 
-from .records import GradedSubmission, GradeResult, WorkerRefused
+from .records import GradedSubmission, GradeResult, PreparedAssignment, WorkerRefused
 from .worker import (
     PLUGIN_NAME,
     GradingWorker,
@@ -44,6 +44,20 @@ from .worker import (
     readiness,
 )
 
+# What the process that forks this machine's worker processes imports once, so that no worker
+# imports the grader (nbgrader, nbconvert, SQLAlchemy, Dask) again: about 1.5 CPU seconds each.
+FORKSERVER_PRELOAD = ("distributed", "ctx_course.grading.worker", "ctx_course.grading.grader")
+# Dask's housekeeping that a grading run has no use for, each a timer in every Dask process
+# (scheduler, nannies, workers): the event loop's health check every 20 ms, the system monitor
+# every 500 ms (for the dashboard's plots), work stealing and the active memory manager (a task
+# waits on the scheduler until a worker is free, and its result is kept nowhere but the
+# coordinator). Idle, a LocalCluster of two workers took about 9% of a core with them.
+QUIET_CLUSTER = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.scheduler.work-stealing": False,
+    "distributed.scheduler.active-memory-manager.start": False,
+}
 # How many times a task may be running on a worker that dies before it is given up.
 ALLOWED_FAILURES = 1
 # Seconds to wait for the workers of an existing cluster to answer.
@@ -87,6 +101,28 @@ def check_cluster(address) -> str:
     return f"{parts.scheme}://{parts.hostname}:{parts.port}" if ":" not in parts.hostname else text
 
 
+def _start_method() -> dict:
+    """Return the Dask setting that forks local workers from a server that imported the grader once.
+
+    Dask spawns every worker process afresh by default, and each one then imports everything
+    the grader needs. A fork server (where the platform has one) imports FORKSERVER_PRELOAD
+    once, when the first LocalCluster of this process starts, and every worker it starts is a
+    fork of it (a worker the nanny restarts after one died is spawned, as Dask does by default).
+    """
+    import multiprocessing
+
+    import dask
+    from distributed.utils import get_mp_context
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return {}
+    setting = {"distributed.worker.multiprocessing-method": "forkserver"}
+    with dask.config.set(setting):
+        context = get_mp_context()  # Dask sets its own preload list once, on the first call
+    context.set_forkserver_preload(list(FORKSERVER_PRELOAD))
+    return setting
+
+
 def _on_this_machine(host: str) -> bool:
     try:
         return all(ipaddress.ip_address(info[4][0]).is_loopback for info in socket.getaddrinfo(host, None))
@@ -103,8 +139,9 @@ class DaskEngine:
             ...
         engine.close()
 
-    With ``jobs`` it starts a LocalCluster of that many single-threaded worker processes (no
-    dashboard, no memory limit of Dask's own: every kernel has the sandbox's); with ``cluster``
+    With ``jobs`` it starts a LocalCluster of that many single-threaded worker processes (its
+    HTTP routes on a free loopback port, no profiler sampling the grading thread, no memory
+    limit of Dask's own: every kernel has the sandbox's); with ``cluster``
     it uses the workers of an existing scheduler, each of which must run one task at a time
     (``dask worker --nthreads 1``).
     """
@@ -127,15 +164,20 @@ class DaskEngine:
         from distributed import Client, LocalCluster
 
         with dask.config.set({
+            **_start_method(),
             "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
             "distributed.scheduler.worker-saturation": 1.0,  # a worker holds only the task it runs
             "distributed.worker.daemon": False,  # the kernels are its child processes
             "distributed.admin.tick.limit": "60s",  # a long notebook start is not a hung worker
+            "distributed.worker.profile.enabled": False,  # its 10 ms stack sampling costs CPU on every worker
+            **QUIET_CLUSTER,
         }):
             if self.address is None:
                 self.cluster = LocalCluster(
                     n_workers=self.jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR,
+                    dashboard_address="127.0.0.1:0",  # Dask's HTTP routes on a free port of this machine only
+                    memory_limit=0, silence_logs=logging.ERROR,
+                    env=dict(os.environ),  # as now, not as when the fork server started (PATH, CTX_COURSE_ROOT)
                 )
                 self.client = Client(self.cluster, set_as_default=False)
             else:
@@ -161,8 +203,9 @@ class DaskEngine:
                 raise WorkerRefused(f"worker {address} cannot grade: {problem}")
 
     # -- grading
-    def grade(self, submissions: Iterable[tuple[str, str, dict[str, bytes]]]) -> Iterator[tuple[int, GradedSubmission]]:
-        """Submit every (student, assignment, files); yield (index, GradedSubmission) in submission order.
+    def grade(self, submissions: Iterable[tuple[str, str, dict[str, bytes], PreparedAssignment]],
+              ) -> Iterator[tuple[int, GradedSubmission]]:
+        """Submit every (student, assignment, files, prepared assignment); yield (index, GradedSubmission) in order.
 
         A submission whose task could not finish (two workers died running it, the run was
         stopped) comes back as a not-graded result saying so.
@@ -170,17 +213,17 @@ class DaskEngine:
         submissions = list(submissions)
         futures = []
         workers = self.jobs_running()
-        for index, (student, assignment, files) in enumerate(submissions):
+        for index, (student, assignment, files, prepared) in enumerate(submissions):
             # no kernel launched ahead once no worker will get another submission after this one
             more = len(submissions) - index - 1 >= workers
             futures.append(self.client.submit(
-                grade_submission, student, assignment, files, more, key=f"grade-{index}-{student}-{assignment}",
-                pure=False, retries=0,
+                grade_submission, student, assignment, files, more, prepared,
+                key=f"grade-{index}-{student}-{assignment}", pure=False, retries=0,
             ))
         with self._lock:
             self._futures = futures
         for index, future in enumerate(futures):
-            student, assignment, _ = submissions[index]
+            student, assignment = submissions[index][:2]
             yield index, self._outcome(future, student, assignment)
 
     def jobs_running(self) -> int:
@@ -204,12 +247,16 @@ class DaskEngine:
             reason = f"the grading worker failed: {type(exc).__name__}: {exc}"
             return GradedSubmission(GradeResult(student, assignment, False, reason=reason))
 
-    def map(self, function, arguments: Iterable[tuple]) -> list:
-        """Run ``function(*args)`` for each tuple on the workers; return the results in order."""
+    def submit_each(self, function, arguments: Iterable[tuple]) -> list:
+        """Run ``function(*args)`` for each tuple on the workers; return the futures, in order."""
         futures = [self.client.submit(function, *args, pure=False) for args in arguments]
         with self._lock:
             self._futures = futures
-        return self.client.gather(futures)
+        return futures
+
+    def map(self, function, arguments: Iterable[tuple]) -> list:
+        """Run ``function(*args)`` for each tuple on the workers; return the results in order."""
+        return self.client.gather(self.submit_each(function, arguments))
 
     # -- stopping
     def abandon(self) -> None:

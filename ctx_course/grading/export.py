@@ -12,7 +12,7 @@ is 0.
 The long CSV has one row per student × graded cell (``student, assignment, notebook, cell, score,
 max``), for any other LMS or a spreadsheet.
 
-Covers: ``canvas_rows`` and ``long_rows`` (the rows, from an open gradebook), ``write_csv``,
+Covers: ``canvas_rows`` and ``long_rows`` (the rows, from an open gradebook),
 ``read_lms_ids``, ``export_grades_for_lms`` (what ``python -m ctx_course export`` runs), and the
 nbgrader export plugins ``CanvasExportPlugin`` and ``LongExportPlugin``
 (``nbgrader export --exporter=ctx_course.grading.export.CanvasExportPlugin --to canvas.csv``).
@@ -36,6 +36,7 @@ from nbgrader.plugins import ExportPlugin
 from traitlets import Unicode
 
 from ..config import load_course_config, work_folder
+from .csv_files import write_csv
 
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "    Points Possible"  # as Canvas's own export writes it
@@ -103,15 +104,6 @@ def long_rows(gb: Gradebook) -> list[list[str]]:
                         ]
                     )
     return rows
-
-
-def write_csv(rows: list[list[str]], path: str | os.PathLike) -> Path:
-    """Write ``rows`` as a UTF-8 CSV at ``path`` (folders made as needed); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerows(rows)
-    return path
 
 
 def read_lms_ids(path: str | os.PathLike) -> dict[str, str]:

@@ -3,8 +3,13 @@
 Covers: ``write_rows``, which writes one submission's timestamp, grades, comments and late
 penalties into the real gradebook (SQLite or PostgreSQL) exactly as nbgrader's autograde would
 have, and ``write_files``, which replaces a submission's autograded folder with the files the
-worker sent back. Only the coordinator calls these, one submission after the other: the
-gradebook has one writer, so no two writers ever race for it.
+worker sent back. Only the coordinator writes the real gradebook, one submission after the
+other: the gradebook has one writer, so no two writers ever race for it.
+
+Also ``read_files``, the inverse of ``write_files``: a folder as the {relative path: bytes}
+sent between the coordinator and a worker (submissions and the release one way, autograded
+notebooks and feedback pages the other). A worker writes the release it is sent into its
+scratch folder with ``write_files``.
 
 nbgrader's own rule is kept: a cell graded by hand earlier (a manual score in the real
 gradebook) is marked as needing a look again; a notebook the student did not hand in scores 0
@@ -42,6 +47,13 @@ def write_rows(gb: Gradebook, student: str, assignment: str, graded: GradedSubmi
     gb.db.commit()
 
 
+def read_files(folder: Path) -> dict[str, bytes]:
+    """Return {relative path: bytes} of every file under ``folder`` ({} when there is no such folder)."""
+    if not folder.is_dir():
+        return {}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
 def write_files(folder: Path, files: dict[str, bytes]) -> None:
     """Replace ``folder`` with the files given ({relative path: bytes})."""
     shutil.rmtree(folder, ignore_errors=True)
@@ -49,6 +61,6 @@ def write_files(folder: Path, files: dict[str, bytes]) -> None:
     for relative, data in files.items():
         target = folder / relative
         if folder.resolve() not in target.resolve().parents:
-            raise ValueError(f"files must stay inside the autograded folder (got {relative!r})")
+            raise ValueError(f"files must stay inside {folder} (got {relative!r})")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)

@@ -29,6 +29,7 @@ check cells, *manual points* from the free-response cells graded in the formgrad
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -49,20 +50,22 @@ from ..config import assignments, create_gradebook, load_course_config, work_fol
 from ..sandbox.execute import PrelaunchedExecute
 from ..sandbox.kernels import KERNEL_LOG_LEVEL, KernelPool, course_pool
 from ..sandbox.policy import SandboxPolicy, sandbox_limits
+from .assignment_rows import read_definition
 from .behaviour import discard_pending
 from .deadlines import apply_deadlines, check_students, load_deadlines
 from .diagnosis import diagnose, kernel_failed_to_start, last_error, tamper_notes, timeout_notes
 from .engine import DaskEngine, WorkerRefused, check_cluster, check_jobs, default_jobs
+from .feedback_page import FeedbackExporter
 from .fingerprint import course_fingerprint, hash_tree
-from .gradebook_writer import write_files, write_rows
+from .gradebook_writer import read_files, write_files, write_rows
 from .hand_grades import SNAPSHOTS, HandGrades
 from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
-from .records import ClassReport, GradedSubmission, GradeResult, Student
+from .records import ClassReport, GradedSubmission, GradeResult, PreparedAssignment, Student
 from .reference_build import ReferenceBuilds
 from .report import export_grades
 from .stopping import StopOnSignal
 from .submissions import collect, find_submissions, links_in
-from .worker import WorkerSettings
+from .worker import WorkerSettings, render_feedback
 
 # Where the grading run keeps the release it generates to fill the gradebook (never lessons/).
 SCRATCH_RELEASE = "release"
@@ -104,6 +107,7 @@ def grading_config(
     config.ScoreFromBehaviour.builds = builds
     config.Autograde.sanitize_preprocessors = list(SANITIZE_PREPROCESSORS)
     config.GenerateFeedback.preprocessors = list(FEEDBACK_PREPROCESSORS)
+    config.GenerateFeedback.exporter_class = FeedbackExporter  # HTMLExporter's page, for less CPU
     # Each kernel would print a transport warning to the terminal; keep only its errors.
     config.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
     return config
@@ -272,6 +276,32 @@ class Grader:
             except Exception:  # a failure is visible as a missing feedback file
                 pass
 
+    def _feedback(self, assignment_ids: Sequence[str]) -> None:
+        """Write the feedback of each assignment: on the Dask workers of this machine if there are, else here.
+
+        A local worker reads this run's gradebook and autograded folder, renders one assignment's
+        pages into its scratch folder and sends them back; they are written here. Workers of a
+        cluster (``--cluster``) may be on other machines, so their run's pages are rendered here,
+        as is an assignment whose task failed.
+        """
+        if self._engine is None or not assignment_ids:
+            self.feedback(assignment_ids)
+            return
+        autograded = os.path.join(self.coursedir.root, self.coursedir.autograded_directory)
+        futures = self._engine.submit_each(render_feedback, [(aid, self.db_url, autograded) for aid in assignment_ids])
+        for aid, future in zip(assignment_ids, futures):
+            try:
+                pages = future.result()
+            except Exception:  # one assignment's pages, rendered here instead
+                self.feedback([aid])
+                continue
+            folders: dict[str, dict[str, bytes]] = {}
+            for relative, data in pages.items():
+                student, _, rest = relative.partition("/")
+                folders.setdefault(student, {})[rest.partition("/")[2]] = data
+            for student, files in folders.items():
+                write_files(self._dir("feedback", student, aid), files)
+
     def feedback_path(self, student: str, assignment: str) -> list[Path]:
         """Return the feedback files of one submission."""
         folder = self._dir("feedback", student, assignment)
@@ -337,6 +367,7 @@ class Grader:
 
         results: list[GradeResult] = []
         tick = time.perf_counter()
+        keep_engine = False  # the workers of this machine render the feedback too (see _feedback)
         try:
             todo = [(s, a) for s, a in pairs if a in known and a not in problems and (s, a) not in skipped]
             if self._engine is not None:  # the workers grade ahead; results are written in this loop's order
@@ -379,21 +410,27 @@ class Grader:
                 results.append(result)
                 if on_result is not None:
                     on_result(index, len(pairs), result)
+            keep_engine = self._engine is not None and self.cluster is None and not stop.signal
         finally:
             if self.pool is not None:
                 self.pool.close()
             self.builds.close()
-            self._close_engine(starting)
+            if not keep_engine:
+                self._close_engine(starting)
         phases["autograde"] = time.perf_counter() - tick
-        if self.deadlines is not None:
-            with self.gradebook() as gb:
-                late = apply_deadlines(gb, self.deadlines, [(r.student, r.assignment) for r in results if r.graded])
-            results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
+        try:
+            if self.deadlines is not None:
+                with self.gradebook() as gb:
+                    graded = [(r.student, r.assignment) for r in results if r.graded]
+                    late = apply_deadlines(gb, self.deadlines, graded)
+                results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
 
-        tick = time.perf_counter()
-        self.feedback(sorted({r.assignment for r in results if r.graded}))
-        feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
-        phases["feedback"] = time.perf_counter() - tick
+            tick = time.perf_counter()
+            self._feedback(sorted({r.assignment for r in results if r.graded}))
+            feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
+            phases["feedback"] = time.perf_counter() - tick
+        finally:
+            self._close_engine(starting)
         shutil.rmtree(self.work / BUILDS, ignore_errors=True)  # what a killed worker could not remove
 
         tick = time.perf_counter()
@@ -495,9 +532,12 @@ class Grader:
 
         Raises WorkerRefused when a worker turns out unable to grade (one that joined late).
         """
-        sent = [(s, a, _read_files(self._dir("submitted", s, a))) for s, a in pairs]
+        with self.gradebook() as gb:  # each assignment as this run's prepare left it
+            prepared = {a: PreparedAssignment(read_definition(gb, a), read_files(self._dir("release", ".", a)))
+                        for a in sorted({a for _, a in pairs})}
+        sent = [(s, a, read_files(self._dir("submitted", s, a)), prepared[a]) for s, a in pairs]
         for index, graded in self._engine.grade(sent):
-            student, assignment, _ = sent[index]
+            student, assignment = pairs[index]
             if graded.refusal:
                 raise WorkerRefused(f"worker {graded.worker} cannot grade: {graded.refusal}")
             yield self._write(student, assignment, graded)
@@ -506,20 +546,22 @@ class Grader:
         """Write what a worker sent back into the gradebook and the autograded folder; return the result."""
         seconds = graded.result.seconds
         autograded = self._dir("autograded", student, assignment)
-        hand = HandGrades(self.gradebook, student, assignment, autograded, self.work / SNAPSHOTS)
         try:
-            hand.before()  # the rows reopen every hand-graded cell, as nbgrader does: put them back after
-            if graded.in_gradebook:  # as nbgrader records a submission it then fails to grade
-                with self.gradebook() as gb:
+            with self.gradebook() as gb:  # one connection for every step (each opening checks every table)
+                opened = functools.partial(contextlib.nullcontext, gb)
+                hand = HandGrades(opened, student, assignment, autograded, self.work / SNAPSHOTS)
+                hand.before()  # the rows reopen every hand-graded cell, as nbgrader does: put them back after
+                if graded.in_gradebook:  # as nbgrader records a submission it then fails to grade
                     write_rows(gb, student, assignment, graded)
-            if not graded.result.graded:
-                for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
-                    shutil.rmtree(self._dir(kind, student, assignment), ignore_errors=True)
-                hand.after()
-                return graded.result
-            write_files(autograded, graded.files)
-            reopened = hand.after()
-            result = replace(self._read_result(student, assignment, graded.result.log), regrade=reopened)
+                if not graded.result.graded:
+                    for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
+                        shutil.rmtree(self._dir(kind, student, assignment), ignore_errors=True)
+                    hand.after()
+                    return graded.result
+                write_files(autograded, graded.files)
+                reopened = hand.after()
+                result = replace(self._read_result(student, assignment, graded.result.log, opened),
+                                 regrade=reopened)
         except Exception as exc:  # one submission's rows, not the class
             reason = f"graded, but the gradebook could not be written: {exc}"
             result = GradeResult(student, assignment, False, reason=reason, log=graded.result.log)
@@ -570,8 +612,9 @@ class Grader:
         return diagnose(self._dir("submitted", student, assignment), expected, outcome,
                         timeout=self.config.Execute.timeout, cpu_limit=self.cpu_limit)
 
-    def _read_result(self, student: str, assignment: str, log: str) -> GradeResult:
-        with self.gradebook() as gb:
+    def _read_result(self, student: str, assignment: str, log: str, gradebook=None) -> GradeResult:
+        """Read a graded submission's result back (``gradebook``: a function opening it; ``self.gradebook``)."""
+        with (gradebook or self.gradebook)() as gb:
             sub = gb.find_submission(assignment, student)
             pending = sum(
                 g.max_score for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade and g.max_score
@@ -598,11 +641,6 @@ class _Starting(threading.Thread):
             self.function()
         except BaseException as exc:
             self.error = exc
-
-
-def _read_files(folder: Path) -> dict[str, bytes]:
-    """Return {relative path: bytes} of every file of a submission folder (what a worker is sent)."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _with_seconds(result: GradeResult, seconds: float) -> GradeResult:

@@ -27,7 +27,6 @@ submissions that have that cell.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -38,6 +37,7 @@ from nbgrader.api import Gradebook
 
 from ..cells import hidden_checks
 from .behaviour import VERDICT_KEY
+from .csv_files import write_csv
 
 CSV_COLUMNS = (
     "kind",
@@ -171,27 +171,12 @@ def item_analysis(db_url: str, course_id: str, work: str | os.PathLike, assignme
 
 def write_items_csv(items: Sequence[Item], path: str | os.PathLike) -> Path:
     """Write the items as a CSV (columns CSV_COLUMNS); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS)
-        for i in items:
-            writer.writerow(
-                [
-                    i.kind,
-                    i.assignment,
-                    i.notebook,
-                    i.cell,
-                    i.hidden_test,
-                    i.submissions,
-                    i.passed,
-                    i.failed,
-                    i.unknown if i.kind == HIDDEN else "",
-                    f"{i.share_passed:.3f}",
-                ]
-            )
-    return path
+    rows = (
+        [i.kind, i.assignment, i.notebook, i.cell, i.hidden_test, i.submissions, i.passed, i.failed,
+         i.unknown if i.kind == HIDDEN else "", f"{i.share_passed:.3f}"]
+        for i in items
+    )
+    return write_csv(rows, path, header=CSV_COLUMNS)
 
 
 def items_figure(items: Sequence[Item], most: int = 12):

@@ -2,7 +2,8 @@
 
 Covers: ``Student`` (one row of the roster), ``GradeResult`` (one submission's outcome),
 ``Lateness`` (how late a submission was and what it cost), ``ClassReport`` (one run's outcome),
-``NotebookRows`` and ``GradedSubmission`` (what a grading worker sends back, as plain data),
+``PreparedAssignment`` (what a grading worker grades against, as plain data), ``NotebookRows``
+and ``GradedSubmission`` (what a grading worker sends back, as plain data),
 ``RosterError`` (a roster that cannot be read) and ``WorkerRefused`` (a grading worker that
 cannot grade).
 
@@ -92,6 +93,19 @@ class ClassReport:
     def failed(self) -> tuple[GradeResult, ...]:
         """The submissions that could not be graded."""
         return tuple(r for r in self.results if not r.graded)
+
+
+@dataclass(frozen=True)
+class PreparedAssignment:
+    """An assignment as the coordinator prepared it, for a grading worker to grade against.
+
+    ``rows`` is its definition in the coordinator's gradebook ({table: rows}, from
+    ``assignment_rows.read_definition``); ``release`` the files of its release folder
+    (relative path to bytes), whose notebooks the separate evaluation reads.
+    """
+
+    rows: dict[str, tuple[dict, ...]]
+    release: dict[str, bytes]
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,13 @@ free-response cells graded in the formgrader; a *status* says how settled a CSV 
 """
 from __future__ import annotations
 
-import csv
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from .csv_files import write_csv
 from .deadlines import format_late
 from .records import ClassReport, GradeResult
 
@@ -102,13 +102,7 @@ def export_grades(
                         )
                 rows.append(row)
     rows.sort(key=lambda r: (r["student_id"], r["assignment"]))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
+    return write_csv(([row.get(column, "") for column in CSV_COLUMNS] for row in rows), path, header=CSV_COLUMNS)
 
 
 # --------------------------------------------------------------------------------------------

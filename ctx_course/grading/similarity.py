@@ -25,7 +25,6 @@ code); a *template* is the release's version of the answer cells.
 
 from __future__ import annotations
 
-import csv
 import html
 import io
 import json
@@ -37,6 +36,8 @@ from pathlib import Path
 import numpy as np
 from copydetect import CodeFingerprint, compare_files
 from copydetect.utils import highlight_overlap
+
+from .csv_files import write_csv
 
 # copydetect's defaults: matches shorter than NOISE characters of filtered code are ignored,
 # matches of GUARANTEE or more are always found (winnowing window GUARANTEE - NOISE + 1).
@@ -188,25 +189,12 @@ def check_thresholds(threshold: float, model_threshold: float) -> None:
 
 def write_similarity_csv(pairs: Sequence[Pair], path: str | os.PathLike) -> Path:
     """Write the pairs as a CSV (columns CSV_COLUMNS); return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS)
-        for p in pairs:
-            writer.writerow(
-                [
-                    p.assignment,
-                    p.kind,
-                    p.first,
-                    p.second,
-                    f"{p.similarity:.2f}",
-                    f"{p.first_share:.2f}",
-                    f"{p.second_share:.2f}",
-                    p.shared_tokens,
-                ]
-            )
-    return path
+    rows = (
+        [p.assignment, p.kind, p.first, p.second, f"{p.similarity:.2f}", f"{p.first_share:.2f}",
+         f"{p.second_share:.2f}", p.shared_tokens]
+        for p in pairs
+    )
+    return write_csv(rows, path, header=CSV_COLUMNS)
 
 
 def format_similarity_html(

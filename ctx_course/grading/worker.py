@@ -5,11 +5,14 @@ folder), ``GradingWorker`` (the worker plugin holding one worker's ``Grader``, b
 time it is needed, with a scratch working folder and gradebook of its own), ``readiness`` (run on
 every worker before it gets work: can bubblewrap sandbox kernels here, is the course the
 coordinator's), and the tasks sent to workers: ``grade_submission`` (autograde one submission
-from its files and send back the autograded notebooks and the gradebook rows as plain data) and
+from its files, against the assignment as the coordinator prepared it (``PreparedAssignment``),
+and send back the autograded notebooks and the gradebook rows as plain data),
+``render_feedback`` (on a worker of the coordinator's machine: render one assignment's feedback
+pages from the coordinator's gradebook and autograded folder, which it only reads) and
 ``worker_problem`` (why this worker cannot grade, checked once).
 
 A worker writes nothing but its own scratch folder: the real gradebook, the autograded folder,
-the manifest and the feedback are written by the coordinator alone (``grader.py``,
+the manifest and the feedback pages are written by the coordinator alone (``grader.py``,
 ``gradebook_writer.py``). Student code runs only in the worker's sandboxed kernels, never in the
 worker process.
 
@@ -22,7 +25,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +32,17 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker
 
+from ..scratch_folders import owned_folder, remove_abandoned
+from .assignment_rows import write_definition
+from .diagnosis import last_error
 from .fingerprint import course_fingerprint, fingerprint_difference
-from .records import GradedSubmission, GradeResult, NotebookRows
+from .gradebook_writer import read_files, write_files
+from .records import GradedSubmission, GradeResult, NotebookRows, PreparedAssignment
 
 # The name the worker plugin is registered under.
 PLUGIN_NAME = "ctx-course-grading"
+# A worker's scratch folder, in the temporary folder: this prefix, the worker's process id, a dash.
+SCRATCH_PREFIX = "ctx-worker-"
 # Where a worker finds the course when it is not at the coordinator's path (another machine).
 ROOT_VARIABLE = "CTX_COURSE_ROOT"
 
@@ -83,13 +91,24 @@ class GradingWorker(WorkerPlugin):
     def __init__(self, settings: WorkerSettings):
         self.settings = settings
         self.grader = None
-        self.prepared: set[str] = set()
+        self.reader = None  # a Grader reading the coordinator's gradebook, for rendering its feedback
+        self.reader_source: tuple[str, str] | None = None
+        self.prepared: dict[str, PreparedAssignment] = {}  # what the scratch folder holds, by assignment
         self.scratch: Path | None = None
         self.name = ""
 
     def setup(self, worker) -> None:
         self.name = str(worker.address)
-        self.scratch = Path(tempfile.mkdtemp(prefix="ctx-worker-"))
+        # Dask's profiler samples every thread's stack each 10 ms: on a grading worker, CPU taken from
+        # grading (a LocalCluster starts without it; a `dask worker` started by hand stops it here).
+        for callback in ("profile", "profile-cycle"):
+            if (periodic := worker.periodic_callbacks.pop(callback, None)) is not None:
+                periodic.stop()
+        from ..sandbox.kernels import KERNEL_FOLDER_PREFIX
+
+        for prefix in (SCRATCH_PREFIX, KERNEL_FOLDER_PREFIX):  # what workers killed on this machine left
+            remove_abandoned(prefix)
+        self.scratch = owned_folder(SCRATCH_PREFIX)
 
     def teardown(self, worker) -> None:
         if self.grader is not None and self.grader.pool is not None:
@@ -107,25 +126,31 @@ class GradingWorker(WorkerPlugin):
 
             warnings.filterwarnings("ignore", category=SAWarning)
             warnings.filterwarnings("ignore", category=MissingIDFieldWarning)
-            s = self.settings
-            if s.make_grader is None:
+            if self.settings.make_grader is None:
                 raise RuntimeError("WorkerSettings.make_grader is not set: this worker cannot grade notebooks")
-            self.grader = s.make_grader(
-                s.course_root(), work=self.scratch / "work", timeout=s.timeout, prelaunch=s.prelaunch,
-                sandbox=s.sandbox, memory_limit=s.memory_limit, cpu_limit=s.cpu_limit, jobs=1, hidden=s.hidden,
-                deadlines=False,  # the coordinator applies the deadlines
-            )
+            self.grader = self._new_grader(self.scratch / "work", prelaunch=self.settings.prelaunch)
         return self.grader
 
-    def grade(self, student: str, assignment: str, files: dict[str, bytes], more: bool) -> GradedSubmission:
-        """Autograde one submission from its files against this worker's scratch gradebook."""
+    def _new_grader(self, work: Path, prelaunch: bool):
+        """Return a Grader of the coordinator's course and limits in ``work``: one job, the deadlines left to it."""
+        s = self.settings
+        return s.make_grader(s.course_root(), work=work, timeout=s.timeout, prelaunch=prelaunch, sandbox=s.sandbox,
+                             memory_limit=s.memory_limit, cpu_limit=s.cpu_limit, jobs=1, hidden=s.hidden,
+                             deadlines=False)
+
+    def grade(self, student: str, assignment: str, files: dict[str, bytes], more: bool,
+              prepared: PreparedAssignment) -> GradedSubmission:
+        """Autograde one submission from its files against this worker's scratch gradebook.
+
+        ``prepared`` is the assignment as the coordinator prepared it; its rows and release
+        folder are written into the scratch folder when it does not hold them yet.
+        """
         grader = self.make_grader()
-        if assignment not in self.prepared:
-            problems = grader.prepare([assignment])
-            if problems:
-                failed = GradeResult(student, assignment, False, reason=problems[assignment])
-                return GradedSubmission(failed, worker=self.name)
-            self.prepared.add(assignment)
+        if self.prepared.get(assignment) != prepared:
+            with grader.gradebook() as gb:
+                write_definition(gb, prepared.rows)
+            write_files(grader._dir("release", ".", assignment), prepared.release)
+            self.prepared[assignment] = prepared
         folder = grader._dir("submitted", student, assignment)
         _clear(grader, student, assignment)
         for relative, data in files.items():
@@ -137,12 +162,34 @@ class GradingWorker(WorkerPlugin):
         try:
             result = grader.autograde(student, assignment)
             rows = _rows(grader, student, assignment, folder)
-            files = _read_tree(grader._dir("autograded", student, assignment)) if result.graded else {}
+            files = read_files(grader._dir("autograded", student, assignment)) if result.graded else {}
             if rows is None:
                 return GradedSubmission(result, files=files, worker=self.name)
             return GradedSubmission(result, True, *rows, files=files, worker=self.name)
         finally:
             _clear(grader, student, assignment)
+
+    def render_feedback(self, assignment: str, db_url: str, autograded: str) -> dict[str, bytes]:
+        """Render one assignment's feedback from the coordinator's gradebook and autograded folder.
+
+        ``db_url`` is the coordinator's gradebook and ``autograded`` its autograded folder
+        (nbgrader's absolute path pattern); both are only read (hand grades and lateness
+        included). Writes into this worker's scratch folder only; returns
+        {"<student>/<assignment>/<file>": bytes}.
+        """
+        if self.reader is None or self.reader_source != (db_url, autograded):
+            self.reader = self._new_grader(self.scratch / "feedback-work", prelaunch=False)
+            directories = self.reader.config.CourseDirectory
+            directories.db_url, directories.autograded_directory = db_url, autograded
+            directories.feedback_directory = str(self.scratch / "feedback")
+            self.reader.api = type(self.reader.api)(config=self.reader.config)
+            self.reader_source = (db_url, autograded)
+        out = self.scratch / "feedback"
+        shutil.rmtree(out, ignore_errors=True)
+        outcome = self.reader.api.generate_feedback(assignment, force=True)
+        if not outcome.get("success"):
+            raise RuntimeError(last_error(outcome))
+        return read_files(out)
 
     def abandon(self) -> None:
         """Kill the kernel of the notebook running here (the coordinator was asked to stop)."""
@@ -150,7 +197,8 @@ class GradingWorker(WorkerPlugin):
             self.grader.pool.abandon()
 
 
-def grade_submission(student: str, assignment: str, files: dict[str, bytes], more: bool) -> GradedSubmission:
+def grade_submission(student: str, assignment: str, files: dict[str, bytes], more: bool,
+                     prepared: PreparedAssignment) -> GradedSubmission:
     """The task: autograde one submission on this worker; return what the coordinator writes.
 
     A worker that cannot grade (see ``readiness``) sends back a not-graded result that says
@@ -162,7 +210,12 @@ def grade_submission(student: str, assignment: str, files: dict[str, bytes], mor
     if problem is not None:
         refused = GradeResult(student, assignment, False, reason=problem)
         return GradedSubmission(refused, worker=state.name, refusal=problem)
-    return state.grade(student, assignment, files, more)
+    return state.grade(student, assignment, files, more, prepared)
+
+
+def render_feedback(assignment: str, db_url: str, autograded: str) -> dict[str, bytes]:
+    """The task: render one assignment's feedback pages from the coordinator's gradebook (a worker of its machine)."""
+    return get_worker().plugins[PLUGIN_NAME].render_feedback(assignment, db_url, autograded)
 
 
 def abandon_kernel(dask_worker=None) -> None:
@@ -212,11 +265,3 @@ def _rows(grader, student: str, assignment: str, folder: Path) -> tuple[object, 
             for nb in submission.notebooks
         )
         return submission.timestamp, notebooks
-
-
-def _read_tree(folder: Path) -> dict[str, bytes]:
-    """Return {relative path: bytes} of every file under ``folder``."""
-    if not folder.is_dir():
-        return {}
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-

@@ -24,10 +24,8 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from queue import Empty
 
 from jupyter_client.asynchronous import AsyncKernelClient
@@ -35,6 +33,7 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import run_sync
 from traitlets import Any
 
+from ..scratch_folders import owned_folder, remove_abandoned
 from .policy import (
     DEFAULT_CPU_LIMIT,
     DEFAULT_MEMORY_LIMIT,
@@ -47,6 +46,8 @@ from .policy import (
 
 # Kernel command-line option: the grading run's kernels report errors only.
 KERNEL_LOG_LEVEL = "--IPKernelApp.log_level=ERROR"
+# A sandboxed kernel's folder, in the temporary folder: this prefix, the grading process's id, a dash.
+KERNEL_FOLDER_PREFIX = "ctx-kernel-"
 # A graded kernel's own stdout and stderr (file descriptors 1 and 2, which student code can write
 # to directly) go nowhere: nothing a kernel writes reaches the instructor's console.
 QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
@@ -132,7 +133,7 @@ class KernelPool:
             manager = QuickStopKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS)
             run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env, **QUIET)
             return manager
-        folder = Path(tempfile.mkdtemp(prefix="ctx-kernel-"))
+        folder = owned_folder(KERNEL_FOLDER_PREFIX)
         prepare_folder(folder)
         manager = SandboxedKernelManager(
             kernel_name=self.kernel_name,
@@ -205,7 +206,8 @@ def course_pool(
     (``SandboxPolicy.for_course`` with these limits, ``hidden`` hidden too) unless ``sandbox`` is False.
 
     Raises SandboxUnavailable, before any kernel starts, when bubblewrap cannot sandbox kernels
-    here. Also writes the bytecode of the course's packages, so that no kernel compiles them again.
+    here. Also writes the bytecode of the course's packages, so that no kernel compiles them again,
+    and removes the kernel folders of grading processes on this machine that were killed.
     Example: ``course_pool(".", "grading", cpu_limit=60)``.
     """
     policy = None
@@ -215,6 +217,7 @@ def course_pool(
             raise SandboxUnavailable(problem)
         policy = SandboxPolicy.for_course(root, work, memory_limit=memory_limit, cpu_limit=cpu_limit, hidden=hidden)
     compile_course_packages()
+    remove_abandoned(KERNEL_FOLDER_PREFIX)  # those of grading runs killed on this machine
     return KernelPool(work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=ahead)
 
 

@@ -56,6 +56,10 @@ COURSE_PACKAGES = ("ctx_reference",)
 UNUSED_PACKAGES = ("debugpy",)
 # Environment variables passed on to a kernel (everything else, tokens included, is dropped).
 PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
+# One thread for numpy's linear algebra in every sandboxed process: the grader runs one kernel per
+# core already, and OpenBLAS would start a thread per core in each, which spin-wait after every
+# matrix product for CPU that another kernel needs.
+THREAD_LIMITS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
@@ -206,7 +210,8 @@ class SandboxPolicy:
         ``hidden`` folder inside an exposed one is replaced by an empty read-only one. The
         kernel starts in ``folder/run`` (never in a folder a student could have written a module
         into), with Python's ``-P`` (no current folder on ``sys.path``), the limits set by
-        ``ulimit`` in a shell in front of it, and only the variables of PASSED_ENV plus ``env``.
+        ``ulimit`` in a shell in front of it, and only the variables of PASSED_ENV, a PYTHONPATH
+        naming the exposed course packages (``package_path``) and ``env``.
         """
         folder = Path(folder)
         home = folder / "home"
@@ -236,11 +241,14 @@ class SandboxPolicy:
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv",
         ]
         variables = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}
+        if packages := package_path(exposed):
+            variables["PYTHONPATH"] = packages
         variables.update(
             HOME=str(home),
             PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
             MPLCONFIGDIR=str(home / ".matplotlib"),
             PYDEVD_DISABLE_FILE_VALIDATION="1",
+            **THREAD_LIMITS,
             JPY_PARENT_PID="1",  # no connection banner, no parent poller (its parent is the sandbox's init)
             **(env or {}),
         )
@@ -251,6 +259,29 @@ class SandboxPolicy:
             argv = [argv[0], "-P", *argv[1:]]
         limits = f"ulimit -v {self.memory_limit // 1024} && ulimit -t {self.cpu_limit} && exec \"$@\""
         return [*args, "--", "/bin/sh", "-c", limits, "ctx-kernel", *argv]
+
+
+def package_path(exposed: Sequence[str]) -> str:
+    """Return the PYTHONPATH that makes the kernel import the course packages bound among ``exposed``.
+
+    The grader binds the folder of each course package it imports itself (``for_course``); a
+    kernel must import that very folder. Left to itself, the kernel would follow the virtual
+    environment's install instead: an editable install names the checkout it was made from, so a
+    course graded from any other folder (a second checkout, a copy on a grading machine) would
+    import nothing, and every cell that uses the package would fail in the feedback. A parent
+    folder that is a ``site-packages`` folder is on the path already; inside the sandbox any other
+    parent holds nothing but the folders bound into it.
+
+    >>> package_path(["/venv/lib/python3.11/site-packages", "/course/ctx_reference"])
+    '/course'
+    """
+    parents = [str(Path(p).parent) for p in exposed if is_course_package(p)]
+    return os.pathsep.join(dict.fromkeys(p for p in parents if Path(p).name != "site-packages"))
+
+
+def is_course_package(path: str | os.PathLike) -> bool:
+    """Return whether ``path`` is the folder of one of COURSE_PACKAGES (``.../ctx_reference``)."""
+    return Path(path).name in COURSE_PACKAGES
 
 
 def compile_course_packages() -> list[str]:
