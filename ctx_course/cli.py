@@ -27,33 +27,128 @@ EXAMPLE_ROSTER = Path("examples", "class", "roster.csv")
 EXAMPLE_WORK = Path("grading", "example")
 EXAMPLE_DEADLINES = Path("examples", "class", "deadlines.toml")
 DEFAULT_ROSTER = "roster.csv"  # looked for in the working folder
+# What --root names, by what the verb reads there.
+HOLDS_CONFIG = "course folder (holds nbgrader_config.py)"
+HOLDS_LESSONS = "course folder (holds lessons/)"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one course operation and return the exit status."""
+    """Run one course operation and return the exit status (0 done, 1 some submissions failed, 2 bad input)."""
+    parser = build_parser()
+    args, args.extra = parser.parse_known_args(argv)
+    if args.extra and args.command != "lab":
+        parser.error(f"unrecognized arguments: {' '.join(args.extra)}")
+    try:
+        return args.run(args)
+    except WorkspaceError as exc:  # a notebook or the manifest cannot be read: nothing was changed
+        print(f"error: {exc}；没有改动任何文件", file=sys.stderr)
+        return 2
+    # bad input, bubblewrap or a worker refused, a Dask scheduler that cannot be reached: one line
+    except (ValueError, ReleaseError, SandboxUnavailable, WorkerRefused, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of every verb; each sub-parser's ``run`` default is the function that does the verb."""
     parser = argparse.ArgumentParser(prog="python -m ctx_course", description=__doc__)
-    parser.add_argument("--root", default=".", help="course folder (holds nbgrader_config.py)")
+    parser.add_argument("--root", default=".", help=HOLDS_CONFIG)
+    config, lessons = _root_option(HOLDS_CONFIG), _root_option(HOLDS_LESSONS)
+    work = argparse.ArgumentParser(add_help=False)
+    work.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("release", help="regenerate lessons/ from solutions/")
-    sub.add_parser("workspace", help=f"copy the lessons a learner does not have yet into {WORKSPACE}/")
-    lab = sub.add_parser(
-        "lab",
+
+    sub.add_parser("release", help="regenerate lessons/ from solutions/").set_defaults(run=_release)
+    sub.add_parser(
+        "workspace", help=f"copy the lessons a learner does not have yet into {WORKSPACE}/"
+    ).set_defaults(run=_workspace)
+    sub.add_parser(
+        "lab", parents=[lessons],
         help=f"prepare {WORKSPACE}/ and open it in JupyterLab, without the instructor's tools",
         description=f"Copy the lessons a learner does not have yet into {WORKSPACE}/, then start "
         f"JupyterLab there with nbgrader's Formgrader, Assignment List and Course List turned off. "
         "Every other option goes to JupyterLab (--port 8890, --no-browser, --ip 127.0.0.1, ...).",
-    )
-    lab.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds lessons/)")
-    update = sub.add_parser(
-        "update",
+    ).set_defaults(run=_lab)
+    sub.add_parser(
+        "update", parents=[lessons],
         help=f"bring the current release into the notebooks of {WORKSPACE}/ that changed since they were copied",
         description=f"For every notebook of {WORKSPACE}/ whose release (lessons/) changed since it was copied: "
         f"copy the old file to {WORKSPACE}/backups/<time>/, then take the new version of every cell you did not edit "
         "and keep your answers and every cell you edited as they are. Close those notebooks in JupyterLab first.",
+    ).set_defaults(run=_update)
+    _add_grade(sub, config, work)
+    check = sub.add_parser(
+        "hub-check",
+        help="check that the course hub answers and the exchange root can be used (from any account)",
+        description="Ask the hub's REST API for its version and check that nbgrader's exchange root exists and "
+        "is writable by this account. One line each; one error: line (exit status 2) for what is wrong.",
     )
-    update.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds lessons/)")
+    check.add_argument("--url", default="http://127.0.0.1:8000", help="the hub's address (default: %(default)s)")
+    check.add_argument("--exchange", metavar="DIR",
+                       help="the exchange root (default: $COURSE_EXCHANGE, else /srv/nbgrader/exchange)")
+    check.set_defaults(run=_hub_check)
+    board = sub.add_parser(
+        "leaderboard", parents=[config, work],
+        help="re-score the graded policies of an assignment on hidden workloads; write a CSV and a PNG",
+        description="Run every graded notebook of the assignment (in <work>/autograded) in a fresh "
+        "kernel, score its policy on the hidden workloads and write leaderboard-<assignment>.csv "
+        "and .png into the working folder. Grade first.",
+    )
+    board.add_argument("assignment", help="assignment id, e.g. 11-capstone")
+    board.add_argument("--no-sandbox", action="store_true",
+                       help="run student code without the bubblewrap sandbox (not recommended)")
+    board.add_argument("--jobs", metavar="N", type=int, default=1,
+                       help="notebooks scored at once, by a local Dask cluster of N worker processes (default: 1)")
+    board.add_argument("--cluster", metavar="ADDRESS", help="score on the workers of an existing Dask scheduler")
+    board.set_defaults(run=_leaderboard)
+    export = sub.add_parser(
+        "export", parents=[config, work],
+        help="write the gradebook's grades as a CSV an LMS imports (Canvas) or one row per student and cell",
+        description="Write the grades of the gradebook (after `grade`) as Canvas's gradebook import CSV "
+        "(students matched by the roster's lms_user_id; those without one are listed) or as a long CSV "
+        "(student, assignment, notebook, cell, score, max).",
+    )
+    export.add_argument("--format", choices=("canvas", "long"), required=True,
+                        help="canvas: Canvas's import CSV; long: one row per cell")
+    export.add_argument("--to", metavar="CSV", help="where to write (default: <work>/canvas.csv or <work>/cells.csv)")
+    export.add_argument("--ids", metavar="CSV",
+                        help="Canvas's id of each assignment: a CSV with columns assignment,lms_id")
+    export.set_defaults(run=_export)
+    items = sub.add_parser(
+        "items", parents=[config, work],
+        help="item analysis: the share of the class that passed each check cell and what each hidden test caught",
+        description="Read the gradebook and the autograded notebooks (after `grade`) and write items.csv and "
+        "items.png into the working folder: per check cell the share of the class that passed, per hidden test "
+        "how many submissions it was the first to fail.",
+    )
+    items.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
+    items.set_defaults(run=_items)
+    similar = sub.add_parser(
+        "similarity", parents=[config, work],
+        help="report answers of one assignment that are unusually alike, and answers alike the model answer",
+        description="Compare the answer cells of every submission in <work>/submitted with copydetect (winnowing, "
+        "as MOSS does), the released template excluded; write similarity.csv and similarity.html into the "
+        "working folder. Reads the submissions only: no score changes.",
+    )
+    similar.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
+    similar.add_argument("--threshold", metavar="SHARE", type=float, default=0.5,
+                         help="report two students when this share of one's answer is in the other's (default 0.5)")
+    similar.add_argument("--model-threshold", metavar="SHARE", type=float, default=0.8,
+                         help="report a student when this share of her answer is in the model answer (default 0.8)")
+    similar.set_defaults(run=_similarity)
+    return parser
+
+
+def _root_option(holds: str) -> argparse.ArgumentParser:
+    """Return a parent parser with a verb's own ``--root`` (the one before the verb stays the default)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--root", default=argparse.SUPPRESS, help=holds)
+    return parent
+
+
+def _add_grade(sub, config: argparse.ArgumentParser, work: argparse.ArgumentParser) -> None:
     grade = sub.add_parser(
-        "grade",
+        "grade", parents=[config, work],
         help="autograde every submission, write feedback and grades.csv",
         description="Autograde every submission in the working folder's submitted/ "
         "(grading/submitted by default), write the feedback HTML and grades.csv. "
@@ -61,11 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         "graded (listed), 2 bad input or no sandbox, 128 + the signal's number when stopped by SIGTERM/SIGINT "
         "(what was graded is written).",
     )
-    grade.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
     grade.add_argument("--submissions", metavar="DIR", help="collect <student>/<assignment>/ folders from DIR first")
     grade.add_argument("--roster", metavar="CSV",
                        help=f"students to register (default: <work>/{DEFAULT_ROSTER} if present)")
-    grade.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     grade.add_argument("--timeout", metavar="S", type=int,
                        help="seconds one cell may run (default: nbgrader_config.py)")
     grade.add_argument(
@@ -104,119 +197,45 @@ def main(argv: list[str] | None = None) -> int:
                        help="address space of one kernel, e.g. 2G or 512M (default: nbgrader_config.py)")
     grade.add_argument("--cpu-limit", metavar="S",
                        help="CPU seconds one notebook's kernel may use (default: nbgrader_config.py)")
-    check = sub.add_parser(
-        "hub-check",
-        help="check that the course hub answers and the exchange root can be used (from any account)",
-        description="Ask the hub's REST API for its version and check that nbgrader's exchange root exists and "
-        "is writable by this account. One line each; one error: line (exit status 2) for what is wrong.",
-    )
-    check.add_argument("--url", default="http://127.0.0.1:8000", help="the hub's address (default: %(default)s)")
-    check.add_argument("--exchange", metavar="DIR",
-                       help="the exchange root (default: $COURSE_EXCHANGE, else /srv/nbgrader/exchange)")
-    board = sub.add_parser(
-        "leaderboard",
-        help="re-score the graded policies of an assignment on hidden workloads; write a CSV and a PNG",
-        description="Run every graded notebook of the assignment (in <work>/autograded) in a fresh "
-        "kernel, score its policy on the hidden workloads and write leaderboard-<assignment>.csv "
-        "and .png into the working folder. Grade first.",
-    )
-    board.add_argument("assignment", help="assignment id, e.g. 11-capstone")
-    board.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
-    board.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    board.add_argument("--no-sandbox", action="store_true",
-                       help="run student code without the bubblewrap sandbox (not recommended)")
-    board.add_argument("--jobs", metavar="N", type=int, default=1,
-                       help="notebooks scored at once, by a local Dask cluster of N worker processes (default: 1)")
-    board.add_argument("--cluster", metavar="ADDRESS", help="score on the workers of an existing Dask scheduler")
-    export = sub.add_parser(
-        "export",
-        help="write the gradebook's grades as a CSV an LMS imports (Canvas) or one row per student and cell",
-        description="Write the grades of the gradebook (after `grade`) as Canvas's gradebook import CSV "
-        "(students matched by the roster's lms_user_id; those without one are listed) or as a long CSV "
-        "(student, assignment, notebook, cell, score, max).",
-    )
-    export.add_argument("--format", choices=("canvas", "long"), required=True,
-                        help="canvas: Canvas's import CSV; long: one row per cell")
-    export.add_argument("--to", metavar="CSV", help="where to write (default: <work>/canvas.csv or <work>/cells.csv)")
-    export.add_argument("--ids", metavar="CSV",
-                        help="Canvas's id of each assignment: a CSV with columns assignment,lms_id")
-    export.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
-    export.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    items = sub.add_parser(
-        "items",
-        help="item analysis: the share of the class that passed each check cell and what each hidden test caught",
-        description="Read the gradebook and the autograded notebooks (after `grade`) and write items.csv and "
-        "items.png into the working folder: per check cell the share of the class that passed, per hidden test "
-        "how many submissions it was the first to fail.",
-    )
-    items.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
-    items.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
-    items.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    similar = sub.add_parser(
-        "similarity",
-        help="report answers of one assignment that are unusually alike, and answers alike the model answer",
-        description="Compare the answer cells of every submission in <work>/submitted with copydetect (winnowing, "
-        "as MOSS does), the released template excluded; write similarity.csv and similarity.html into the "
-        "working folder. Reads the submissions only: no score changes.",
-    )
-    similar.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
-    similar.add_argument("--threshold", metavar="SHARE", type=float, default=0.5,
-                         help="report two students when this share of one's answer is in the other's (default 0.5)")
-    similar.add_argument("--model-threshold", metavar="SHARE", type=float, default=0.8,
-                         help="report a student when this share of her answer is in the model answer (default 0.8)")
-    similar.add_argument("--root", default=argparse.SUPPRESS, help="course folder (holds nbgrader_config.py)")
-    similar.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
-    args, extra = parser.parse_known_args(argv)
-    if extra and args.command != "lab":
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    try:
-        if args.command == "release":
-            for assignment_id in generate_release(args.root):
-                print(f"released {assignment_id}")
-        elif args.command == "workspace":
-            copied = prepare_workspace(args.root)
-            for path in copied:
-                print(f"copied {path}")
-            print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new)")
-            _print_lines(format_pending(pending_updates(args.root), _update_command(args.root)))
-        elif args.command == "lab":
-            copied = prepare_workspace(args.root)
-            _print_lines(format_pending(pending_updates(args.root), _update_command(args.root)))
-            print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new); starting JupyterLab there")
-            exec_lab(args.root, extra)
-        elif args.command == "update":
-            done = update_workspace(args.root)
-            for updated in done:
-                _print_lines(format_updated(updated))
-            changed = sum(updated.report.changed for updated in done)
-            if done:
-                print(f"更新完成：{changed} 本笔记本有格子换成了新版")
-            else:
-                print(f"没有要更新的笔记本：{WORKSPACE}/ 里每本都是照现在的 lessons/ 复制或更新的")
-        elif args.command == "grade":
-            return _grade(args)
-        elif args.command == "leaderboard":
-            return _leaderboard(args)
-        elif args.command == "export":
-            return _export(args)
-        elif args.command == "items":
-            return _items(args)
-        elif args.command == "similarity":
-            return _similarity(args)
-        elif args.command == "hub-check":
-            return _hub_check(args)
-    except WorkspaceError as exc:  # a notebook or the manifest cannot be read: nothing was changed
-        print(f"error: {exc}；没有改动任何文件", file=sys.stderr)
-        return 2
-    except (ValueError, ReleaseError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except (SandboxUnavailable, WorkerRefused) as exc:  # bubblewrap or a worker refused: one line
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a Dask scheduler that cannot be reached
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    grade.set_defaults(run=_grade)
+
+
+# --------------------------------------------------------------------------------------------
+# The verbs: each takes the parsed arguments and returns the exit status.
+
+
+def _release(args: argparse.Namespace) -> int:
+    for assignment_id in generate_release(args.root):
+        print(f"released {assignment_id}")
+    return 0
+
+
+def _workspace(args: argparse.Namespace) -> int:
+    copied = prepare_workspace(args.root)
+    for path in copied:
+        print(f"copied {path}")
+    print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new)")
+    _print_lines(format_pending(pending_updates(args.root), _update_command(args.root)))
+    return 0
+
+
+def _lab(args: argparse.Namespace) -> int:
+    copied = prepare_workspace(args.root)
+    _print_lines(format_pending(pending_updates(args.root), _update_command(args.root)))
+    print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new); starting JupyterLab there")
+    exec_lab(args.root, args.extra)
+    return 0
+
+
+def _update(args: argparse.Namespace) -> int:
+    done = update_workspace(args.root)
+    for updated in done:
+        _print_lines(format_updated(updated))
+    changed = sum(updated.report.changed for updated in done)
+    if done:
+        print(f"更新完成：{changed} 本笔记本有格子换成了新版")
+    else:
+        print(f"没有要更新的笔记本：{WORKSPACE}/ 里每本都是照现在的 lessons/ 复制或更新的")
     return 0
 
 
@@ -290,7 +309,6 @@ def _grade(args: argparse.Namespace) -> int:
     if report.stopped_by:
         return report.stop_status
     return 1 if report.failed else 0
-
 
 
 def _hub_check(args: argparse.Namespace) -> int:
