@@ -13,20 +13,35 @@ request notebook 06 shows:
 - OpenAI: a Responses request with server-side compaction in ``context_management``
   (``client.responses.create``, `openai_request`) and an explicit compaction
   (``client.responses.compact``, `openai_compact_request`), over real input items
-  (`openai_message`, `openai_compaction_item`).
+  (`openai_message`, `openai_compaction_item`). Neither call takes a beta header.
+
+Beta headers are data, not code: `HEADER_RULES` pairs each feature a request body can contain
+with the header it needs (or none) and the documentation page that says so; `request_features`
+lists what a body contains and `required_betas` computes its ``betas`` from that. The two
+Anthropic compactions differ in what the client sends back, and so in their headers:
+
+- threshold (``compact_20260112``): the client appends the whole response -- the ``compaction``
+  block and the answer after it -- to ``messages`` as usual and keeps sending the edit; the API
+  drops what came before the block. The threshold page's blocks carry no ``signature``.
+- on demand (``compaction``): the response holds only a signed block; the client sends it first,
+  in place of the messages it summarised, on every later request, each with the on-demand header.
 
 The rules the APIs enforce beyond the types are checked here, each with a ValueError naming the
 argument: ``clear_thinking_20251015`` comes first among the edits and needs extended thinking
-(``thinking`` with ``budget_tokens`` >= 1,024 and below ``max_tokens``); a ``compaction`` request
-cannot also carry ``context_management``.
+(``thinking`` with ``budget_tokens`` >= 1,024 and below ``max_tokens``); a ``compact_20260112``
+trigger is at least 50,000 input tokens; a ``compaction`` request cannot also carry
+``context_management``; a signed block comes first, alone, and never with a ``compact_20260112``
+edit.
 
 What it leaves out: sending anything (no client, no network), responses, streaming, and every
 parameter the notebook does not use. `tests/test_api_requests.py` validates what these functions
-return against the installed ``anthropic`` and ``openai`` SDK types; the providers' documentation
-stays the authority on behaviour.
+return against the installed ``anthropic`` and ``openai`` SDK types and tests each header rule;
+the providers' documentation stays the authority on behaviour.
 
 Vocabulary: an edit is one entry of ``context_management.edits``; an amount is ``{"type": unit,
-"value": N}``, the form every trigger, keep and minimum takes in Anthropic's API.
+"value": N}``, the form every trigger, keep and minimum takes in Anthropic's API; a feature is one
+thing a request body contains that a header rule is about (an edit type, a tool type, the
+``compaction`` parameter, a compaction block in ``messages``).
 
 Used by notebook 06 (strategies), section "真实 API 里的清理、压缩和记忆".
 """
@@ -35,16 +50,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ctx_reference._validate import require_int, require_str
 from ctx_reference.context_editing import DEFAULT_KEEP, DEFAULT_THINKING_KEEP, DEFAULT_TRIGGER, check_messages
 
 __all__ = [
+    "CONTEXT_EDITING_DOC",
+    "HEADER_RULES",
+    "MEMORY_TOOL_DOC",
+    "ON_DEMAND_COMPACTION_DOC",
+    "THRESHOLD_COMPACTION_DOC",
+    "HeaderRule",
     "CONTEXT_MANAGEMENT_BETA",
     "THRESHOLD_COMPACTION_BETA",
     "ON_DEMAND_COMPACTION_BETA",
     "DEFAULT_COMPACT_TRIGGER",
+    "MIN_COMPACT_TRIGGER",
     "MIN_THINKING_BUDGET",
     "amount",
     "anthropic_after_compaction",
@@ -59,18 +82,51 @@ __all__ = [
     "openai_compaction_item",
     "openai_message",
     "openai_request",
+    "request_features",
+    "required_betas",
 ]
 
-#: Beta header of context editing (both clearing edits) and of the memory tool.
+#: Beta header of context editing (both clearing edits).
 CONTEXT_MANAGEMENT_BETA = "context-management-2025-06-27"
 #: Beta header of threshold compaction, the ``compact_20260112`` edit.
 THRESHOLD_COMPACTION_BETA = "compact-2026-01-12"
-#: Beta header of on-demand compaction, the top-level ``compaction`` parameter.
+#: Beta header of on-demand compaction: the ``compaction`` request and every request carrying its signed block.
 ON_DEMAND_COMPACTION_BETA = "compact-2026-09-04"
 #: Input tokens at which ``compact_20260112`` compacts when no trigger is given (documented default).
 DEFAULT_COMPACT_TRIGGER = 150_000
+#: Smallest ``compact_20260112`` trigger the API accepts, in input tokens (documented minimum).
+MIN_COMPACT_TRIGGER = 50_000
 #: Smallest ``budget_tokens`` extended thinking accepts, in tokens.
 MIN_THINKING_BUDGET = 1_024
+
+_DOCS = "https://platform.claude.com/docs/en"
+CONTEXT_EDITING_DOC = f"{_DOCS}/build-with-claude/context-editing"
+THRESHOLD_COMPACTION_DOC = f"{_DOCS}/build-with-claude/compaction-threshold"
+ON_DEMAND_COMPACTION_DOC = f"{_DOCS}/build-with-claude/compaction-on-demand"
+MEMORY_TOOL_DOC = f"{_DOCS}/agents-and-tools/tool-use/memory-tool"
+
+
+@dataclass(frozen=True)
+class HeaderRule:
+    """A request body that contains `feature` sends the beta header `beta` (None: it needs none), per `source`."""
+
+    feature: str
+    beta: str | None
+    source: str
+
+
+#: Every documented header rule of the Anthropic requests notebook 06 shows, in the order ``betas`` lists them.
+#: Features: an edit type, the ``compaction`` parameter, a compaction block in ``messages`` (signed: on demand;
+#: unsigned: threshold), a tool type.
+HEADER_RULES = (
+    HeaderRule("clear_thinking_20251015", CONTEXT_MANAGEMENT_BETA, CONTEXT_EDITING_DOC),
+    HeaderRule("clear_tool_uses_20250919", CONTEXT_MANAGEMENT_BETA, CONTEXT_EDITING_DOC),
+    HeaderRule("compact_20260112", THRESHOLD_COMPACTION_BETA, THRESHOLD_COMPACTION_DOC),
+    HeaderRule("threshold_compaction_block", THRESHOLD_COMPACTION_BETA, THRESHOLD_COMPACTION_DOC),
+    HeaderRule("compaction", ON_DEMAND_COMPACTION_BETA, ON_DEMAND_COMPACTION_DOC),
+    HeaderRule("signed_compaction_block", ON_DEMAND_COMPACTION_BETA, ON_DEMAND_COMPACTION_DOC),
+    HeaderRule("memory_20250818", None, MEMORY_TOOL_DOC),
+)
 
 _UNITS = ("input_tokens", "tool_uses", "thinking_turns")
 
@@ -148,7 +204,10 @@ def clear_thinking_edit(keep: int | str = DEFAULT_THINKING_KEEP) -> dict:
 def compact_edit(
     *, trigger: int = DEFAULT_COMPACT_TRIGGER, pause_after_compaction: bool = False, instructions: str | None = None,
 ) -> dict:
-    """Return a ``compact_20260112`` edit: the server compacts older context once the input is over `trigger` tokens.
+    """Return a ``compact_20260112`` edit: the server compacts older context once the input reaches `trigger` tokens.
+
+    `trigger` is at least `MIN_COMPACT_TRIGGER` (50,000); `instructions` replace the default
+    summarisation prompt. Unless `pause_after_compaction`, the response goes on after the block.
 
     >>> compact_edit()
     {'type': 'compact_20260112', 'trigger': {'type': 'input_tokens', 'value': 150000}, 'pause_after_compaction': False}
@@ -158,7 +217,8 @@ def compact_edit(
     if not isinstance(pause_after_compaction, bool):
         raise ValueError(f"pause_after_compaction must be a bool (got {pause_after_compaction!r})")
     edit: dict[str, Any] = {"type": "compact_20260112",
-                            "trigger": amount("input_tokens", require_int(trigger, "trigger", minimum=0)),
+                            "trigger": amount("input_tokens",
+                                              require_int(trigger, "trigger", minimum=MIN_COMPACT_TRIGGER)),
                             "pause_after_compaction": pause_after_compaction}
     if instructions is not None:
         edit["instructions"] = require_str(instructions, "instructions")
@@ -168,12 +228,93 @@ def compact_edit(
 def memory_tool() -> dict:
     """Return the memory tool's definition; the client carries out its commands (view, create, ...).
 
+    The tool itself needs no beta header (`HEADER_RULES`); clearing edits sent with it bring their own.
+
     >>> memory_tool()
     {'type': 'memory_20250818', 'name': 'memory'}
 
     Used by notebook 06.
     """
     return {"type": "memory_20250818", "name": "memory"}
+
+
+def _compaction_blocks(messages: Sequence[dict]) -> list[tuple[int, int, bool]]:
+    """(message index, block index, signed) of every ``compaction`` block in `messages`."""
+    found = []
+    for m, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for b, block in enumerate(content):
+                if isinstance(block, dict) and block.get("type") == "compaction":
+                    found.append((m, b, bool(block.get("signature"))))
+    return found
+
+
+def request_features(request: dict) -> tuple[str, ...]:
+    """Return the features of an Anthropic request body that `HEADER_RULES` speaks of, in order of appearance.
+
+    >>> block = {"type": "compaction", "content": "摘要", "signature": "sig"}
+    >>> request_features({"messages": [{"role": "assistant", "content": [block]}],
+    ...                   "tools": [memory_tool()],
+    ...                   "context_management": {"edits": [clear_tool_uses_edit()]}})
+    ('clear_tool_uses_20250919', 'memory_20250818', 'signed_compaction_block')
+    """
+    if not isinstance(request, dict):
+        raise ValueError(f"request must be a dict (got {request!r})")
+    features = [e.get("type") for e in (request.get("context_management") or {}).get("edits", [])
+                if isinstance(e, dict)]
+    if "compaction" in request:
+        features.append("compaction")
+    features += [t.get("type") for t in request.get("tools", []) if isinstance(t, dict) and "type" in t]
+    features += ["signed_compaction_block" if signed else "threshold_compaction_block"
+                 for _, _, signed in _compaction_blocks(request.get("messages", []))]
+    return tuple(dict.fromkeys(f for f in features if isinstance(f, str)))
+
+
+def required_betas(request: dict) -> list[str]:
+    """Return the beta headers a request body needs, by `HEADER_RULES`, each once, in the rules' order.
+
+    A follow-up that carries the signed block of an on-demand compaction needs the on-demand header;
+    a plain request needs none:
+
+    >>> block = {"type": "compaction", "content": "摘要", "signature": "sig"}
+    >>> required_betas({"messages": [{"role": "assistant", "content": [block]}]})
+    ['compact-2026-09-04']
+    >>> required_betas({"messages": [{"role": "user", "content": "你好"}], "tools": [memory_tool()]})
+    []
+
+    Used by notebook 06.
+    """
+    features = set(request_features(request))
+    betas: list[str] = []
+    for rule in HEADER_RULES:
+        if rule.feature in features and rule.beta is not None and rule.beta not in betas:
+            betas.append(rule.beta)
+    return betas
+
+
+def _check_compaction_blocks(messages: Sequence[dict], kinds: Sequence[object]) -> None:
+    """Refuse what the on-demand page rejects: a signed block that is not alone and first, or meets compact_20260112."""
+    blocks = _compaction_blocks(messages)
+    signed = [(m, b) for m, b, is_signed in blocks if is_signed]
+    if not signed:
+        return
+    if "compact_20260112" in kinds:
+        raise ValueError("edits must not hold compact_20260112 when messages carry a signed compaction block: "
+                         f"threshold compaction cannot run on such a request (got the edits {list(kinds)!r})")
+    if len(blocks) > 1:
+        raise ValueError(f"messages must carry exactly one compaction block, the newest (got {len(blocks)})")
+    if signed[0] != (0, 0):
+        m, b = signed[0]
+        raise ValueError("messages must start with the signed compaction block, in place of the messages it "
+                         f"summarises (got it at message {m}, block {b})")
+
+
+def _with_betas(request: dict[str, Any]) -> dict[str, Any]:
+    """The request with ``betas`` (when it needs any) right after ``model`` and ``max_tokens``."""
+    head = {"model": request.pop("model"), "max_tokens": request.pop("max_tokens")}
+    betas = required_betas(request)
+    return head | ({"betas": betas} if betas else {}) | request
 
 
 def _base(messages: object, model: str, max_tokens: int, system: object, tools: Sequence[dict]) -> dict[str, Any]:
@@ -203,8 +344,10 @@ def anthropic_request(
 ) -> dict:
     """Return the keyword arguments of ``client.beta.messages.create`` for a request with these `edits`.
 
-    ``betas`` lists the beta headers the edits and tools need. A ``clear_thinking_20251015`` edit
+    ``betas`` lists the beta headers the body needs (`required_betas`: the edits, and a compaction
+    block in `messages`) and is left out when it needs none. A ``clear_thinking_20251015`` edit
     must come first and needs `thinking_budget` (extended thinking, >= 1,024 and < `max_tokens`).
+    A signed compaction block must open `messages`, alone, without a ``compact_20260112`` edit.
 
     >>> r = anthropic_request([{"role": "user", "content": [{"type": "text", "text": "你好"}]}],
     ...                       model="claude-sonnet-5", max_tokens=8_000, edits=[clear_tool_uses_edit()])
@@ -231,16 +374,10 @@ def anthropic_request(
     elif "clear_thinking_20251015" in kinds:
         raise ValueError("thinking_budget must be given with clear_thinking_20251015, which acts only "
                          "with extended thinking on (got None)")
-    betas = []
-    uses_memory = any(isinstance(t, dict) and t.get("type") == "memory_20250818" for t in request.get("tools", []))
-    if {"clear_thinking_20251015", "clear_tool_uses_20250919"} & set(kinds) or uses_memory:
-        betas.append(CONTEXT_MANAGEMENT_BETA)
-    if "compact_20260112" in kinds:
-        betas.append(THRESHOLD_COMPACTION_BETA)
-    ordered = {"model": request.pop("model"), "max_tokens": request.pop("max_tokens"), "betas": betas}
     if edits:
         request["context_management"] = {"edits": list(edits)}
-    return ordered | request
+    _check_compaction_blocks(request["messages"], kinds)
+    return _with_betas(request)
 
 
 def anthropic_compaction_request(
@@ -249,6 +386,10 @@ def anthropic_compaction_request(
 ) -> dict:
     """Return the keyword arguments of an on-demand compaction: the response is one signed ``compaction`` block.
 
+    The API summarises every message sent and generates nothing after the block; `instructions`
+    replace its default summarisation prompt. A conversation that already starts with a block can be
+    compacted again.
+
     >>> anthropic_compaction_request([{"role": "user", "content": [{"type": "text", "text": "你好"}]}],
     ...                              model="claude-sonnet-5", max_tokens=8_000)["compaction"]
     {'type': 'summarize'}
@@ -256,15 +397,24 @@ def anthropic_compaction_request(
     Used by notebook 06.
     """
     request = _base(messages, model, max_tokens, system, tools)
+    last = request["messages"][-1] if request["messages"] else None
+    if last is not None and last.get("role") == "assistant" and isinstance(last.get("content"), list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_use" for b in last["content"]):
+        raise ValueError("messages must not end in an assistant turn whose tool call has no result yet: "
+                         f"send its tool results first, then compact (got {last!r})")
     compaction: dict[str, Any] = {"type": "summarize"}
     if instructions is not None:
         compaction["instructions"] = require_str(instructions, "instructions")
-    return {"model": request.pop("model"), "max_tokens": request.pop("max_tokens"),
-            "betas": [ON_DEMAND_COMPACTION_BETA]} | request | {"compaction": compaction}
+    request["compaction"] = compaction
+    _check_compaction_blocks(request["messages"], ())
+    return _with_betas(request)
 
 
 def anthropic_after_compaction(block: dict, newer_messages: Sequence[dict]) -> list[dict]:
-    """Return the next request's messages: the compaction `block`, unchanged, first, then the messages after it.
+    """Return the next request's messages: the signed compaction `block`, unchanged, first, then the messages after it.
+
+    The summarised messages are left out; `newer_messages` are those taken after the compaction
+    request was sent (or a tail kept word for word), then the new turn.
 
     >>> block = {"type": "compaction", "content": "摘要", "signature": "sig"}
     >>> anthropic_after_compaction(block, [{"role": "user", "content": [{"type": "text", "text": "继续"}]}])[0]
@@ -272,8 +422,9 @@ def anthropic_after_compaction(block: dict, newer_messages: Sequence[dict]) -> l
 
     Used by notebook 06.
     """
-    if not isinstance(block, dict) or block.get("type") != "compaction":
-        raise ValueError(f"block must be a compaction block as the response returned it (got {block!r})")
+    if not isinstance(block, dict) or block.get("type") != "compaction" or not isinstance(
+            block.get("signature"), str) or not block["signature"]:
+        raise ValueError(f"block must be a signed compaction block as the response returned it (got {block!r})")
     return [{"role": "assistant", "content": [dict(block)]}, *check_messages(newer_messages)]
 
 

@@ -1,9 +1,13 @@
-"""Tests for ctx_reference.api_requests: every request body is accepted by the official SDK types.
+"""Tests for ctx_reference.api_requests: every request body is accepted by the official SDK types and
+carries the beta headers, and follows the compaction procedures, the providers' documentation asks for.
 
 The SDKs' request types are TypedDicts, which nothing checks at run time. Here each one is
 validated with a pydantic TypeAdapter after forbidding unknown keys on every TypedDict reachable
 from the call's parameter type, and every ``Iterable[...]`` field (which pydantic validates
 lazily) is consumed, so a misspelled or misplaced field anywhere fails.
+
+The types accept any ``betas`` list, so each header rule has a test of its own, whose docstring
+names the documentation page the rule comes from (pages read in their September 2026 versions).
 """
 
 import json
@@ -21,6 +25,7 @@ from pydantic_core import ValidationError
 from typing_extensions import NoExtraItems, is_typeddict
 
 from ctx_reference.api_requests import (
+    HEADER_RULES,
     anthropic_after_compaction,
     anthropic_compaction_request,
     anthropic_request,
@@ -33,6 +38,8 @@ from ctx_reference.api_requests import (
     openai_compaction_item,
     openai_message,
     openai_request,
+    request_features,
+    required_betas,
 )
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "solutions" / "06-strategies" / "strategies.ipynb"
@@ -102,6 +109,18 @@ def conversation():
     ]
 
 
+#: A block as an on-demand compaction returns it: readable summary and a signature.
+SIGNED_BLOCK = {"type": "compaction", "content": "目标：查清支付超时。下一步：查超时配置。", "signature": "sig-c"}
+CONTINUE = {"role": "user", "content": [{"type": "text", "text": "继续"}]}
+
+
+def threshold_follow_up():
+    """The conversation after a threshold compaction: the whole response (block, then answer) appended as usual."""
+    response = {"role": "assistant", "content": [{"type": "compaction", "content": "摘要：已查第 1 轮日志"},
+                                                 {"type": "text", "text": "接下来查超时配置。"}]}
+    return [*conversation(), response, CONTINUE]
+
+
 def both_edits():
     return anthropic_request(
         conversation(), model=MODEL, max_tokens=8_000, thinking_budget=4_000,
@@ -124,9 +143,10 @@ def both_edits():
     ("beta.messages.create", lambda: anthropic_compaction_request(
         conversation(), model=MODEL, max_tokens=8_000, instructions="写清目标、进度和失败的尝试")),
     ("beta.messages.create", lambda: anthropic_request(
-        anthropic_after_compaction({"type": "compaction", "content": "摘要", "signature": "sig"},
-                                   [{"role": "user", "content": [{"type": "text", "text": "继续"}]}]),
+        anthropic_after_compaction(SIGNED_BLOCK, [{"role": "user", "content": [{"type": "text", "text": "继续"}]}]),
         model=MODEL, max_tokens=8_000)),
+    ("beta.messages.create", lambda: anthropic_request(
+        threshold_follow_up(), model=MODEL, max_tokens=8_000, edits=[compact_edit()])),
     ("responses.create", lambda: openai_request(
         [openai_message("user", "排查支付超时"), openai_compaction_item("gAAAA-opaque"),
          openai_message("user", "继续")], model="gpt-5.5", compact_threshold=200_000)),
@@ -256,3 +276,168 @@ def test_format_call_shortens_long_strings_only():
     """format_call keeps short strings and shortens a 12,000-character result to its start and its length."""
     text = format_call("beta.messages.create", {"a": "短", "b": "x" * 12_000}, limit=60)
     assert '"a": "短"' in text and "（共 12,000 个字符）" in text and "x" * 31 not in text
+
+
+# --- Beta headers: one test per rule of HEADER_RULES --------------------------------------------
+
+CLEAR_TOOLS = "context-management-2025-06-27"
+THRESHOLD = "compact-2026-01-12"
+ON_DEMAND = "compact-2026-09-04"
+
+
+def test_clear_tool_uses_needs_the_context_management_header():
+    """clear_tool_uses_20250919 sends context-management-2025-06-27, and nothing else
+    (https://platform.claude.com/docs/en/build-with-claude/context-editing, featureMetadata betaHeader)."""
+    request = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, edits=[clear_tool_uses_edit()])
+    assert request["betas"] == [CLEAR_TOOLS]
+
+
+def test_clear_thinking_needs_the_context_management_header():
+    """clear_thinking_20251015 sends context-management-2025-06-27; with clear_tool_uses the header appears once
+    (https://platform.claude.com/docs/en/build-with-claude/context-editing)."""
+    alone = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, thinking_budget=4_000,
+                              edits=[clear_thinking_edit()])
+    assert alone["betas"] == [CLEAR_TOOLS]
+    assert both_edits()["betas"] == [CLEAR_TOOLS]
+
+
+def test_threshold_compaction_needs_its_own_header():
+    """The compact_20260112 edit sends compact-2026-01-12, on the first request and on every follow-up that
+    appends the response and keeps the edit; never the on-demand header
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold, Basic usage and
+    Passing compaction blocks back)."""
+    first = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, edits=[compact_edit()])
+    follow_up = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, edits=[compact_edit()])
+    assert first["betas"] == follow_up["betas"] == [THRESHOLD]
+
+
+def test_an_unsigned_block_without_the_edit_still_needs_the_threshold_header():
+    """A threshold block (no signature) is a feature of threshold compaction, whose page asks for
+    compact-2026-01-12 on the requests that use it; it does not call for the on-demand header
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold)."""
+    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000)
+    assert request["betas"] == [THRESHOLD]
+
+
+def test_the_compaction_request_needs_the_on_demand_header():
+    """The request that asks for the summary sends compact-2026-09-04
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Request a summary)."""
+    request = anthropic_compaction_request(conversation(), model=MODEL, max_tokens=8_000)
+    assert request["betas"] == [ON_DEMAND]
+    again = anthropic_compaction_request(anthropic_after_compaction(SIGNED_BLOCK, [CONTINUE]),
+                                         model=MODEL, max_tokens=8_000)
+    assert again["betas"] == [ON_DEMAND]
+
+
+def test_a_follow_up_carrying_the_signed_block_needs_the_on_demand_header():
+    """Every later request that carries the signed block sends compact-2026-09-04, also when it has no other beta
+    feature, and next to context editing's header when it clears tool results
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Request a summary and
+    Errors: a request that left the header out gets a 400)."""
+    messages = anthropic_after_compaction(SIGNED_BLOCK, [CONTINUE])
+    assert anthropic_request(messages, model=MODEL, max_tokens=8_000)["betas"] == [ON_DEMAND]
+    clearing = anthropic_request(messages, model=MODEL, max_tokens=8_000, edits=[clear_tool_uses_edit()])
+    assert clearing["betas"] == [CLEAR_TOOLS, ON_DEMAND]
+
+
+def test_the_memory_tool_needs_no_header():
+    """The memory tool itself needs no beta header: alone it sends none; with a clearing edit only the edit's
+    (https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool, Implement the memory handler)."""
+    alone = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=[memory_tool()])
+    assert "betas" not in alone
+    paired = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=[memory_tool()],
+                               edits=[clear_tool_uses_edit(exclude_tools=["memory"])])
+    assert paired["betas"] == [CLEAR_TOOLS]
+
+
+@pytest.mark.parametrize("build", [
+    lambda: anthropic_request(conversation(), model=MODEL, max_tokens=8_000),
+    lambda: anthropic_request(conversation(), model=MODEL, max_tokens=8_000, edits=[clear_tool_uses_edit()]),
+    both_edits,
+])
+def test_a_request_without_compaction_carries_no_compaction_header(build):
+    """No compaction edit, parameter or block: no compact-* header is sent needlessly."""
+    assert not [beta for beta in build().get("betas", []) if beta.startswith("compact-")]
+
+
+def test_openai_compaction_takes_no_header():
+    """OpenAI's server-side compaction is a context_management entry and /responses/compact a plain call; neither
+    takes a beta header, so the builders return only the call's body
+    (https://developers.openai.com/api/docs/guides/compaction)."""
+    items = [openai_message("user", "你好")]
+    assert set(openai_request(items, model="gpt-5.5", compact_threshold=200_000)) == {
+        "model", "input", "context_management"}
+    assert set(openai_compact_request(items, model="gpt-5.5")) == {"model", "input"}
+
+
+def test_every_rule_names_a_header_the_sdk_lists_and_an_official_page():
+    """HEADER_RULES holds only beta names of the SDK's AnthropicBetaParam and cites a platform.claude.com page."""
+    for rule in HEADER_RULES:
+        assert rule.beta is None or rule.beta in KNOWN_BETAS, rule
+        assert rule.source.startswith("https://platform.claude.com/docs/en/"), rule
+
+
+def test_request_features_reads_edits_parameter_tools_and_blocks():
+    """The features of a body: its edit types, the compaction parameter, tool types, and each block signed or not."""
+    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, tools=[memory_tool()],
+                                edits=[compact_edit()])
+    assert request_features(request) == ("compact_20260112", "memory_20250818", "threshold_compaction_block")
+    assert request_features({"compaction": {"type": "summarize"},
+                             "messages": anthropic_after_compaction(SIGNED_BLOCK, [CONTINUE])}) == (
+        "compaction", "signed_compaction_block")
+    assert required_betas({"messages": []}) == []
+
+
+# --- The two compaction procedures ---------------------------------------------------------------
+
+def test_a_threshold_follow_up_keeps_the_old_messages_before_the_block():
+    """Threshold compaction: the client appends the whole response; the messages before the block stay and the API
+    drops them (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold, How compaction works)."""
+    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, edits=[compact_edit()])
+    assert request["messages"][:5] == conversation()
+    assert [b["type"] for b in request["messages"][5]["content"]] == ["compaction", "text"]
+
+
+def test_an_on_demand_follow_up_puts_the_block_first_in_place_of_the_summary():
+    """On demand: the signed block goes first, unchanged, and only the messages after it follow
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Continue from the summary)."""
+    messages = anthropic_after_compaction(SIGNED_BLOCK, [CONTINUE])
+    assert messages == [{"role": "assistant", "content": [SIGNED_BLOCK]}, CONTINUE]
+
+
+@pytest.mark.parametrize("messages, edits, message", [
+    ([{"role": "assistant", "content": [SIGNED_BLOCK]}, CONTINUE], [compact_edit()],
+     "edits must not hold compact_20260112"),
+    ([*conversation(), {"role": "assistant", "content": [SIGNED_BLOCK]}, CONTINUE], [],
+     "messages must start with the signed compaction block"),
+    ([{"role": "assistant", "content": [SIGNED_BLOCK, dict(SIGNED_BLOCK, signature="sig-d")]}, CONTINUE], [],
+     "messages must carry exactly one compaction block"),
+])
+def test_the_on_demand_block_rules_are_refused_when_broken(messages, edits, message):
+    """A signed block must come first and alone, and threshold compaction cannot run on a request carrying one
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Continue from the summary,
+    Errors, and Limits and interactions with other features)."""
+    with pytest.raises(ValueError, match=message):
+        anthropic_request(messages, model=MODEL, max_tokens=8_000, edits=edits)
+
+
+def test_the_compaction_request_refuses_an_open_tool_call():
+    """The API rejects a compaction request whose last assistant turn ends in a tool call with no result
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Request a summary)."""
+    with pytest.raises(ValueError, match="tool call has no result yet"):
+        anthropic_compaction_request(conversation()[:4], model=MODEL, max_tokens=8_000)
+
+
+def test_after_compaction_wants_the_signed_block():
+    """The block is sent back exactly as returned, signature included; a block without one is refused
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Continue from the summary)."""
+    with pytest.raises(ValueError, match="block must be a signed compaction block"):
+        anthropic_after_compaction({"type": "compaction", "content": "摘要"}, [CONTINUE])
+
+
+def test_the_threshold_trigger_is_at_least_50000():
+    """compact_20260112's trigger value must be at least 50,000 tokens; 50,000 itself is accepted
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold, Parameters)."""
+    assert compact_edit(trigger=50_000)["trigger"] == {"type": "input_tokens", "value": 50_000}
+    with pytest.raises(ValueError, match="trigger must be >= 50000"):
+        compact_edit(trigger=49_999)
