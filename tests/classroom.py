@@ -10,15 +10,20 @@ name); ``Classroom.isolation`` then says why the permission checks cannot run.
 Everything lives in one temporary folder that the members can reach: the course copy (owned by
 the instructor, closed to the others), the exchange root (open to all, as nbgrader wants it), and
 one home folder per member (closed to the others). Each command runs as its member with that
-member's HOME, Jupyter folders and the hub's learner configuration (``hub/learner``) on
-``JUPYTER_CONFIG_PATH``, which names the course and the exchange root (``COURSE_EXCHANGE``).
+member's HOME, Jupyter folders and the hub's learner configuration (the class's copy of
+``hub/learner``) on ``JUPYTER_CONFIG_PATH``, which names the course and the exchange root
+(``COURSE_EXCHANGE``). The class's folder also holds what its members run: the shared Python
+(below) and that copy of ``hub/``, so the checkout itself may be in a folder no one else can
+enter (a home folder of mode 0700).
 
 Vocabulary: a *member* is one person of the class (``instructor``, a learner); the *shared
 Python* is an interpreter every member may run with this test run's packages.
 """
 from __future__ import annotations
 
+import importlib
 import os
+import platform
 import pwd
 import secrets
 import shutil
@@ -33,11 +38,12 @@ from pathlib import Path
 from conftest import REPO
 
 COURSE_ID = "context-engineering"
-LEARNER_CONFIG = REPO / "hub" / "learner"
-GRADER_CONFIG = REPO / "hub" / "grader"
+HUB = REPO / "hub"  # the hub's configuration; the class gets a copy it can read
 EXCHANGE_VARIABLE = "COURSE_EXCHANGE"  # read by hub/learner/nbgrader_config.py
 COURSE_FILES = ("nbgrader_config.py",)
 COURSE_FOLDERS = ("lessons", "solutions")
+COURSE_PACKAGES = ("ctx_reference", "ctx_course")
+COURSE_IMPORTS = "import nbgrader, nbconvert, ctx_course, ctx_reference"
 # CTX_CLASS_USERS=current runs every member as the current user even as root (the non-root path).
 USERS_VARIABLE = "CTX_CLASS_USERS"
 USER_COMMENT = "ctx-workbook test user (safe to remove)"
@@ -85,9 +91,26 @@ class Classroom:
     def __getitem__(self, role: str) -> Member:
         return self.members[role]
 
-    def environment(self, member: Member, config_path: tuple[Path, ...] = (LEARNER_CONFIG,),
+    @property
+    def hub(self) -> Path:
+        """The class's copy of ``hub/`` (the hub's, the learners' and the Formgrader's configuration)."""
+        return self.base / "hub"
+
+    @property
+    def learner_config(self) -> Path:
+        return self.hub / "learner"
+
+    @property
+    def grader_config(self) -> Path:
+        return self.hub / "grader"
+
+    def environment(self, member: Member, config_path: tuple[Path, ...] | None = None,
                     exchange: Path | None = None) -> dict[str, str]:
-        """Return the environment of ``member``'s commands: their HOME and Jupyter folders, the exchange."""
+        """Return the environment of ``member``'s commands: their HOME and Jupyter folders, the exchange.
+
+        ``config_path`` (default: the learners' configuration) goes on ``JUPYTER_CONFIG_PATH``.
+        """
+        config_path = config_path or (self.learner_config,)
         jupyter = member.home / ".jupyter"
         env = {key: os.environ[key] for key in ("LANG", "LC_ALL", "TZ", "SYSTEMROOT") if key in os.environ}
         env.update(
@@ -109,7 +132,7 @@ class Classroom:
         return env
 
     def run(self, member: Member, argv: list[str], *, cwd: Path | None = None, check: bool = True,
-            config_path: tuple[Path, ...] = (LEARNER_CONFIG,), timeout: float = COMMAND_TIMEOUT,
+            config_path: tuple[Path, ...] | None = None, timeout: float = COMMAND_TIMEOUT,
             exchange: Path | None = None) -> subprocess.CompletedProcess:
         """Run ``argv`` as ``member`` in ``cwd`` (default: their home); return the finished process.
 
@@ -173,11 +196,24 @@ class Classroom:
 def open_classroom(learners: tuple[str, ...] = ("ada", "ben"), *, real_users: bool | None = None) -> Classroom:
     """Make a class: a temporary folder, an instructor and ``learners``, the course copy, the exchange root.
 
-    ``real_users`` defaults to "running as root". The caller must ``close()`` it (also on failure).
+    ``real_users`` defaults to "running as root". When real users cannot run this run's Python
+    even from the copy made for them, the class falls back to the current user, and
+    ``isolation`` names the folder they could not read and what to do. The caller must
+    ``close()`` it (also on failure).
     """
     forced = os.environ.get(USERS_VARIABLE) == "current"
     if real_users is None:
         real_users = os.geteuid() == 0 and not forced
+    why = None if real_users else f"{USERS_VARIABLE}=current" if forced else "not run as root (useradd needs root)"
+    try:
+        return _open_classroom(learners, why)
+    except NoSharedPython as error:
+        return _open_classroom(learners, f"{error}: clone the repository into a folder other users may read")
+
+
+def _open_classroom(learners: tuple[str, ...], why: str | None) -> Classroom:
+    """Make the class; real users unless ``why`` says why every member is the current user."""
+    real_users = why is None
     base = Path(tempfile.mkdtemp(prefix="ctx-class-"))
     base.chmod(0o755)  # every member walks through it to reach their home and the exchange
     classroom = Classroom(base, base / "course", base / "exchange", {}, Path(sys.executable), None)
@@ -197,12 +233,12 @@ def open_classroom(learners: tuple[str, ...] = ("ada", "ben"), *, real_users: bo
                 os.chown(folder, member.uid, member.gid)
             home.chmod(0o700)
         if not real_users:
-            why = f"{USERS_VARIABLE}=current" if forced else "not run as root (useradd needs root)"
             classroom.isolation = (
                 f"{why}: every member of the class is the current user, so the exchange's "
                 "permissions between learners cannot be checked"
             )
         classroom.python = shared_python(classroom, base / "python")
+        copy_hub(classroom.hub)
         instructor = classroom["instructor"]
         copy_course(classroom.course)
         _chown_tree(classroom.course, instructor.uid, instructor.gid)
@@ -238,44 +274,65 @@ def copy_course(target: Path) -> Path:
     return target
 
 
+class NoSharedPython(RuntimeError):
+    """The class's users cannot run this run's Python, even from the copy made for them."""
+
+
+def copy_hub(target: Path) -> Path:
+    """Copy ``hub/`` into ``target``, readable by every member, with the checkout's proxy beside it; return it.
+
+    The learners' servers read ``learner/`` of the folder ``jupyterhub_config.py`` is in, so the hub
+    is started from this copy; ``.hub`` (configurable-http-proxy, run by the hub as root) is linked.
+    """
+    shutil.copytree(HUB, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in [target, *target.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    if (REPO / ".hub").is_dir():
+        (target.parent / ".hub").symlink_to(REPO / ".hub")
+    return target
+
+
 def shared_python(classroom: Classroom, folder: Path) -> Path:
     """Return an interpreter every member may run, with the packages of this test run.
 
-    This run's own interpreter when every member can start it. Otherwise (pyenv keeps Python in
-    root's home, which no one else may enter) a copy of it in ``folder`` (the standard library
-    hard-linked, the library path of the executable made relative to it) whose ``site-packages``
-    reads this run's installed packages (a ``.pth`` file), with their commands (``nbgrader``,
-    ``jupyterhub``, ...) pointing at it, and Jupyter's data and configuration folders linked.
+    This run's own interpreter when every member can start it and import the course with it.
+    Otherwise (the checkout and its ``.venv`` in a home folder no one else may enter, or pyenv's
+    Python in root's) a virtual environment in ``folder`` that is the members' own to read:
+
+    - its interpreter: a symbolic link to the base interpreter when the members can run it (as a
+      ``venv`` makes), else a copy of it, the standard library hard-linked and the executable's
+      library path made relative to it;
+    - its ``site-packages``: this run's, hard-linked file by file (a copy across disks), without the
+      editable install's finder, which points into the checkout; the course packages
+      (``ctx_reference``, ``ctx_course``) hard-linked under ``folder/src`` and named by a ``.pth``;
+    - its commands (``nbgrader``, ``jupyterhub``, ...) pointing at it, and Jupyter's data and
+      configuration (``share``, ``etc``: nbconvert's templates, JupyterLab's extensions) linked.
+
+    Raises NoSharedPython when a member cannot import the course even so.
     """
     learner = next(m for m in classroom.members.values() if m.role != "instructor")
-    if not learner.real or _can_run(classroom, learner, sys.executable):
+    if not learner.real or _can_run(classroom, learner, sys.executable, COURSE_IMPORTS):
         return Path(sys.executable)
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    base = Path(sys.base_prefix)
-    stdlib = base / "lib" / version
-    for source in [stdlib, *stdlib.rglob("*")]:
-        if "site-packages" in source.relative_to(stdlib).parts:
-            continue
-        target = folder / "lib" / version / source.relative_to(stdlib)
-        if source.is_dir() and not source.is_symlink():
-            target.mkdir(parents=True, exist_ok=True)
-        else:
-            _link_or_copy(source, target)
-    for library in (base / "lib").glob("libpython*"):
-        _link_or_copy(library, folder / "lib" / library.name)
-    (folder / "bin").mkdir()
+    base_python = Path(sys.base_prefix) / "bin" / version
+    (folder / "bin").mkdir(parents=True)
     python = folder / "bin" / version
-    executable = (base / "bin" / version).read_bytes()
-    old = str(base / "lib").encode() + b"\0"
-    new = b"$ORIGIN/../lib\0"
-    if old in executable and len(new) <= len(old):  # the library path the executable looks in first
-        executable = executable.replace(old, new.ljust(len(old), b"\0"))
-    python.write_bytes(executable)
-    python.chmod(0o755)
+    if _can_run(classroom, learner, str(base_python)):
+        python.symlink_to(base_python)
+        (folder / "pyvenv.cfg").write_text(f"home = {base_python.parent}\ninclude-system-site-packages = false\n"
+                                           f"version = {platform.python_version()}\n", encoding="utf-8")
+    else:
+        _copy_interpreter(Path(sys.base_prefix), version, folder)
     site = folder / "lib" / version / "site-packages"
-    site.mkdir()
-    packages = sysconfig.get_paths()["purelib"]
-    (site / "course-packages.pth").write_text(f"import site; site.addsitedir({packages!r})\n", encoding="utf-8")
+    packages = Path(sysconfig.get_paths()["purelib"])
+    _link_tree(packages, site, ignore=shutil.ignore_patterns("__editable__*"))
+    sources = folder / "src"
+    for name in COURSE_PACKAGES:
+        package = Path(importlib.import_module(name).__file__).parent
+        if packages not in package.parents:  # an editable install: the package lives in the checkout
+            _link_tree(package, sources / name)
+    if sources.is_dir():
+        (site / "course-sources.pth").write_text(f"{sources}\n", encoding="utf-8")
     for script in Path(sys.executable).parent.iterdir():
         target = folder / "bin" / script.name
         if target.exists() or not script.is_file():
@@ -287,22 +344,42 @@ def shared_python(classroom: Classroom, folder: Path) -> Path:
     for name in ("python", "python3"):
         (folder / "bin" / name).unlink(missing_ok=True)
         (folder / "bin" / name).symlink_to(version)
-    # Jupyter's data and configuration (nbconvert's templates, JupyterLab's extensions, the server
-    # extensions that are on) are found under sys.prefix: the same as this run's.
-    for name in ("share", "etc"):
+    for name in ("share", "etc"):  # found under sys.prefix, which is now ``folder``
         if (Path(sys.prefix) / name).is_dir():
-            (folder / name).symlink_to(Path(sys.prefix) / name)
+            _link_tree(Path(sys.prefix) / name, folder / name)
     for path in [folder, *folder.rglob("*")]:
         if path.is_dir() and not path.is_symlink():
-            path.chmod(0o755)
-    if not _can_run(classroom, learner, str(python), "import nbgrader, ctx_course, nbconvert"):
-        raise RuntimeError(f"the class's users cannot import this run's packages from {packages} "
-                           "(not readable by them?)")
+            path.chmod(0o755)  # folders only: a file is a hard link, its mode is the original's
+    if not _can_run(classroom, learner, str(python), COURSE_IMPORTS):
+        raise NoSharedPython(f"the class's users cannot import the course with {python} (made from {packages})")
     return folder / "bin" / "python"
 
 
-def _link_or_copy(source: Path, target: Path) -> None:
+def _copy_interpreter(base: Path, version: str, folder: Path) -> None:
+    """Copy the interpreter of ``base`` into ``folder``: the standard library and libpython hard-linked."""
+    stdlib = base / "lib" / version
+    _link_tree(stdlib, folder / "lib" / version, ignore=lambda here, names: ["site-packages"] if Path(here) == stdlib
+               else [])
+    for library in (base / "lib").glob("libpython*"):
+        _link_or_copy(library, folder / "lib" / library.name)
+    executable = (base / "bin" / version).read_bytes()
+    old = str(base / "lib").encode() + b"\0"
+    new = b"$ORIGIN/../lib\0"
+    if old in executable and len(new) <= len(old):  # the library path the executable looks in first
+        executable = executable.replace(old, new.ljust(len(old), b"\0"))
+    python = folder / "bin" / version
+    python.write_bytes(executable)
+    python.chmod(0o755)
+
+
+def _link_tree(source: Path, target: Path, ignore=None) -> None:
+    """Make ``target`` a tree of hard links to the files of ``source`` (copies across disks)."""
+    shutil.copytree(source, target, symlinks=True, ignore=ignore, copy_function=_link_or_copy, dirs_exist_ok=True)
+
+
+def _link_or_copy(source, target) -> None:
     """Hard-link ``source`` at ``target`` (same disk), else copy it; keep symbolic links as they are."""
+    source, target = Path(source), Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     if source.is_symlink():
         target.symlink_to(os.readlink(source))

@@ -178,7 +178,8 @@ def hub(classroom, tmp_path_factory):
     blocks = readme_blocks()
     start = blocks["start the hub"]
     command = shlex.split(next(line for line in start if "jupyterhub" in line and not line.startswith("export")))
-    config = REPO / command[command.index("-f") + 1]
+    # the class's copy of the repository's hub/ (the learners' servers read learner/ beside it)
+    config = room.base / command[command.index("-f") + 1]
     state = room.base / "hub-state"
     state.mkdir(mode=0o700)
     settings = {

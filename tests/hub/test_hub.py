@@ -14,7 +14,7 @@ import time
 
 import pytest
 from chromium import headless_chromium
-from classroom import COURSE_ID, GRADER_CONFIG, LEARNER_CONFIG
+from classroom import COURSE_ID
 
 from hub.conftest import PASSWORD, leftovers, readme_blocks
 
@@ -34,7 +34,7 @@ def _instructor_runs(hub, title: str) -> list:
         words = shlex.split(line)
         tool = {"nbgrader": room.bin / "nbgrader", "python": room.python}[words[0]]
         done.append(room.run(room["instructor"], [str(tool), *words[1:]], cwd=room.course,
-                             config_path=(GRADER_CONFIG, LEARNER_CONFIG)))
+                             config_path=(room.grader_config, room.learner_config)))
     return done
 
 
