@@ -264,6 +264,18 @@ def test_every_request_notebook_06_prints_is_accepted():
     assert any("compaction" in r for _, r in printed) and any(memory_tool() in r.get("tools", []) for _, r in printed)
 
 
+def test_every_request_notebook_06_prints_carries_the_documented_headers():
+    """The printed Anthropic requests: none sends an empty betas list; the on-demand follow-up (a signed block
+    first in messages) sends compact-2026-09-04, the threshold follow-up (unsigned block after the old messages)
+    compact-2026-01-12 only (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand,
+    https://platform.claude.com/docs/en/build-with-claude/compaction-threshold)."""
+    anthropic = [r for call, r in _printed_requests() if call == "beta.messages.create"]
+    assert all(r.get("betas") != [] for r in anthropic)
+    carrying = {("signature" in b): r["betas"] for r in anthropic for m in r["messages"]
+                for b in (m["content"] if isinstance(m["content"], list) else []) if b["type"] == "compaction"}
+    assert carrying == {True: ["compact-2026-09-04"], False: ["compact-2026-01-12"]}
+
+
 def test_notebook_06_writes_no_request_by_hand():
     """No code cell of notebook 06 spells a request field as a literal key: the requests come from the builders."""
     literal = re.compile(r"""["'](context_management|betas|compact_threshold|clear_at_least|edits)["']\s*:""")
