@@ -6,7 +6,9 @@ Two sets of mutants are held to it:
 - hand-written ones: one per rule the exercise's prompt states, plus mistakes learners make in
   practice (an ``assemble`` that treats every text it has *seen* as a duplicate, ``[:-keep]``,
   kinds read in any case, ...). Each must fail the visible check and the hidden tests: one that
-  passed both would mean a stated rule nobody tests;
+  passed both would mean a stated rule nobody tests. Each is tagged with the rule of the
+  exercise's ``RULES`` table it breaks (``@mutant(*A, rule="stable-first")``) and must fail a
+  visible case listed for THAT rule; every rule has at least one mutant;
 - generated ones: every one-token edit of the model answer (a comparison flipped between strict
   and not, ``==``/``!=``, ``in``/``not in``, an integer ±1, ``and``/``or``, ``+``/``-``, a
   ``not`` dropped). Many of them are harmless or fail both; none may fail the hidden tests alone.
@@ -27,7 +29,8 @@ import numpy as np
 import pytest
 
 from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zone, omission_marker, zone
-from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise
+from ctx_reference.checks import ADAPTERS, EXERCISES, RULES, CheckFailed, check_exercise
+from ctx_reference.checks.runner import run_cases
 from ctx_reference.ledger import BUCKETS
 from ctx_reference.policy import Clear, Compact
 from ctx_reference.sessions import Record, record_tokens
@@ -38,11 +41,16 @@ from notebook_cells import cells, check_cell, check_parts, grade_id, prefix_name
 MUTANTS: dict[tuple[str, str], list] = {}
 
 
-def mutant(folder: str, name: str):
-    """Register the decorated function as a wrong implementation of exercise ``name``."""
+#: The rule of the exercise's text each mutant breaks: (folder, exercise, function name) → rule name.
+BREAKS: dict[tuple[str, str, str], str] = {}
+
+
+def mutant(folder: str, name: str, *, rule: str):
+    """Register the decorated function as a wrong implementation of exercise ``name`` that breaks ``rule``."""
 
     def register(func):
         MUTANTS.setdefault((folder, name), []).append(func)
+        BREAKS[folder, name, func.__name__] = rule
         return func
 
     return register
@@ -52,7 +60,7 @@ def mutant(folder: str, name: str):
 W = ("01-window-math", "check")
 
 
-@mutant(*W)
+@mutant(*W, rule="equal-is-not-over")
 def check_input_equal_counts_as_over(size, input_tokens, max_tokens):
     if input_tokens >= size:
         return Outcome.REJECTED
@@ -61,7 +69,7 @@ def check_input_equal_counts_as_over(size, input_tokens, max_tokens):
     return Outcome.FITS
 
 
-@mutant(*W)
+@mutant(*W, rule="equal-is-not-over")
 def check_total_equal_counts_as_over(size, input_tokens, max_tokens):
     if input_tokens > size:
         return Outcome.REJECTED
@@ -70,7 +78,7 @@ def check_total_equal_counts_as_over(size, input_tokens, max_tokens):
     return Outcome.FITS
 
 
-@mutant(*W)
+@mutant(*W, rule="input-over-window")
 def check_total_tested_first(size, input_tokens, max_tokens):
     if input_tokens + max_tokens > size:
         return Outcome.MAY_TRUNCATE
@@ -79,7 +87,7 @@ def check_total_tested_first(size, input_tokens, max_tokens):
     return Outcome.FITS
 
 
-@mutant(*W)
+@mutant(*W, rule="returns-an-outcome")
 def check_returns_names(size, input_tokens, max_tokens):
     if input_tokens > size:
         return "REJECTED"
@@ -88,7 +96,7 @@ def check_returns_names(size, input_tokens, max_tokens):
     return "FITS"
 
 
-@mutant(*W)
+@mutant(*W, rule="total-over-window")
 def check_ignores_max_tokens(size, input_tokens, max_tokens):
     return Outcome.REJECTED if input_tokens > size else Outcome.FITS
 
@@ -102,41 +110,41 @@ def _split(text):
     return ascii_chars, len(text) - ascii_chars
 
 
-@mutant(*E)
+@mutant(*E, rule="rounded-up")
 def estimate_round_instead_of_ceiling(text):
     a, other = _split(text)
     return round(a / 4) + other
 
 
-@mutant(*E)
+@mutant(*E, rule="rounded-up")
 def estimate_floor(text):
     a, other = _split(text)
     return a // 4 + other
 
 
-@mutant(*E)
+@mutant(*E, rule="returns-an-int")
 def estimate_float(text):
     a, other = _split(text)
     return a / 4 + other
 
 
-@mutant(*E)
+@mutant(*E, rule="ascii-counted-together")
 def estimate_ceiling_per_run(text):
     runs = re.findall(r"[\x00-\x7f]+", text)
     return sum(math.ceil(len(run) / 4) for run in runs) + _split(text)[1]
 
 
-@mutant(*E)
+@mutant(*E, rule="other-one-each")
 def estimate_everything_by_four(text):
     return math.ceil(len(text) / 4)
 
 
-@mutant(*E)
+@mutant(*E, rule="ascii-four-to-a-token")
 def estimate_one_per_character(text):
     return len(text)
 
 
-@mutant(*E)
+@mutant(*E, rule="returns-an-int")
 def estimate_returns_float_of_right_value(text):
     a, other = _split(text)
     return float(math.ceil(a / 4) + other)
@@ -146,37 +154,37 @@ def estimate_returns_float_of_right_value(text):
 R = ("02-remaining", "remaining")
 
 
-@mutant(*R)
+@mutant(*R, rule="every-field-counts")
 def remaining_without_cache(window, read, write, input, max_tokens):
     left = window - input - max_tokens
     return left, left < window / 10
 
 
-@mutant(*R)
+@mutant(*R, rule="below-a-tenth")
 def remaining_at_most_a_tenth(window, read, write, input, max_tokens):
     left = window - (read + write + input) - max_tokens
     return left, left <= window / 10
 
 
-@mutant(*R)
+@mutant(*R, rule="below-a-tenth")
 def remaining_integer_division(window, read, write, input, max_tokens):
     left = window - (read + write + input) - max_tokens
     return left, left < window // 10
 
 
-@mutant(*R)
+@mutant(*R, rule="negative-when-over")
 def remaining_never_negative(window, read, write, input, max_tokens):
     left = max(window - (read + write + input) - max_tokens, 0)
     return left, left < window / 10
 
 
-@mutant(*R)
+@mutant(*R, rule="int-and-bool-pair")
 def remaining_as_list(window, read, write, input, max_tokens):
     left = window - (read + write + input) - max_tokens
     return [left, left < window / 10]
 
 
-@mutant(*R)
+@mutant(*R, rule="int-and-bool-pair")
 def remaining_float_left(window, read, write, input, max_tokens):
     left = window * 1.0 - (read + write + input) - max_tokens
     return left, left < window / 10
@@ -186,42 +194,42 @@ def remaining_float_left(window, read, write, input, max_tokens):
 C = ("03-recall", "recall")
 
 
-@mutant(*C)
+@mutant(*C, rule="x-at-the-token-middle")
 def recall_x_without_half(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     x = pos / n
     return 1 / (1 + (n / half_at) ** steep) * (1 - middle * 4 * x * (1 - x))
 
 
-@mutant(*C)
+@mutant(*C, rule="length-decay")
 def recall_precedence_in_base(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     x = (pos + 0.5) / n
     return 1 / (1 + n / half_at ** steep) * (1 - middle * 4 * x * (1 - x))
 
 
-@mutant(*C)
+@mutant(*C, rule="middle-dip")
 def recall_precedence_in_position(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     x = (pos + 0.5) / n
     return 1 / (1 + (n / half_at) ** steep) * (1 - middle * 4 * x * 1 - x)
 
 
-@mutant(*C)
+@mutant(*C, rule="middle-dip")
 def recall_without_four(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     x = (pos + 0.5) / n
     return 1 / (1 + (n / half_at) ** steep) * (1 - middle * x * (1 - x))
 
 
-@mutant(*C)
+@mutant(*C, rule="middle-dip")
 def recall_ignores_position(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     return 1 / (1 + (n / half_at) ** steep)
 
 
-@mutant(*C)
+@mutant(*C, rule="length-decay")
 def recall_ignores_steep(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     x = (pos + 0.5) / n
     return 1 / (1 + n / half_at) * (1 - middle * 4 * x * (1 - x))
 
 
-@mutant(*C)
+@mutant(*C, rule="an-unrounded-float")
 def recall_rounded(pos, n, half_at=400_000, steep=1.5, middle=0.3):
     x = (pos + 0.5) / n
     return round(1 / (1 + (n / half_at) ** steep) * (1 - middle * 4 * x * (1 - x)), 3)
@@ -240,48 +248,48 @@ def _fit(positions, accuracy, n_docs, *, shift=-0.5, end_column=True, scale=1.0,
     return (c0, c1 / c0, c2 / c0) if ratios else (c0, c1, c2)
 
 
-@mutant(*F)
+@mutant(*F, rule="x-from-the-position")
 def fit_x_without_half(positions, accuracy, n_docs):
     return tuple(float(v) for v in _fit(positions, accuracy, n_docs, shift=0.0))
 
 
-@mutant(*F)
+@mutant(*F, rule="x-from-the-position")
 def fit_x_plus_half(positions, accuracy, n_docs):
     return tuple(float(v) for v in _fit(positions, accuracy, n_docs, shift=0.5))
 
 
-@mutant(*F)
+@mutant(*F, rule="three-columns")
 def fit_without_end_drop_column(positions, accuracy, n_docs):
     return tuple(float(v) for v in _fit(positions, accuracy, n_docs, end_column=False))
 
 
-@mutant(*F)
+@mutant(*F, rule="accuracy-as-a-fraction")
 def fit_percentages(positions, accuracy, n_docs):
     return tuple(float(v) for v in _fit(positions, accuracy, n_docs, scale=100.0))
 
 
-@mutant(*F)
+@mutant(*F, rule="ratios-of-coefficients")
 def fit_returns_the_linear_coefficients(positions, accuracy, n_docs):
     return tuple(float(v) for v in _fit(positions, accuracy, n_docs, ratios=False))
 
 
-@mutant(*F)
+@mutant(*F, rule="a-tuple-of-floats")
 def fit_returns_a_list(positions, accuracy, n_docs):
     return [float(v) for v in _fit(positions, accuracy, n_docs)]
 
 
-@mutant(*F)
+@mutant(*F, rule="a-tuple-of-floats")
 def fit_returns_an_array(positions, accuracy, n_docs):
     return np.array(_fit(positions, accuracy, n_docs))
 
 
-@mutant(*F)
+@mutant(*F, rule="a-tuple-of-floats")
 def fit_swaps_middle_and_end_drop(positions, accuracy, n_docs):
     base, middle, end_drop = (float(v) for v in _fit(positions, accuracy, n_docs))
     return base, end_drop, middle
 
 
-@mutant(*F)
+@mutant(*F, rule="inputs-unchanged")
 def fit_sorts_the_given_lists(positions, accuracy, n_docs):
     result = tuple(float(v) for v in _fit(positions, accuracy, n_docs))
     if isinstance(accuracy, list):
@@ -332,71 +340,71 @@ def _assemble(items, budget, *, dedup="text", dup_first=True, order="input", sta
     return Assembly(items=chosen, used=used, dropped=dropped)
 
 
-@mutant(*A)
+@mutant(*A, rule="duplicate-of-a-kept-item-only")
 def assemble_text_seen_counts_as_duplicate(items, budget):
     """Remembers every text it looked at, kept or not: a copy of an item with no room becomes a duplicate."""
     return _assemble(items, budget, remember_seen=True)
 
 
-@mutant(*A)
+@mutant(*A, rule="same-text-is-a-duplicate")
 def assemble_no_dedup(items, budget):
     return _assemble(items, budget, dedup="none")
 
 
-@mutant(*A)
+@mutant(*A, rule="duplicate-before-no-room")
 def assemble_room_before_duplicate(items, budget):
     return _assemble(items, budget, dup_first=False)
 
 
-@mutant(*A)
+@mutant(*A, rule="no-text-no-duplicate")
 def assemble_none_texts_are_duplicates(items, budget):
     return _assemble(items, budget, dedup="all")
 
 
-@mutant(*A)
+@mutant(*A, rule="ties-in-input-order")
 def assemble_reversed_tie_order(items, budget):
     items = list(items)
     return _assemble(items, budget, key=lambda i: (-items[i].priority, -i))
 
 
-@mutant(*A)
+@mutant(*A, rule="input-order-within-groups")
 def assemble_output_by_priority(items, budget):
     return _assemble(items, budget, order="priority")
 
 
-@mutant(*A)
+@mutant(*A, rule="stable-first")
 def assemble_stable_not_first(items, budget):
     return _assemble(items, budget, stable_first=False)
 
 
-@mutant(*A)
+@mutant(*A, rule="fit-or-skip")
 def assemble_full_budget_counts_as_no_room(items, budget):
     return _assemble(items, budget, strict=True)
 
 
-@mutant(*A)
+@mutant(*A, rule="fit-or-skip")
 def assemble_stops_at_first_no_room(items, budget):
     return _assemble(items, budget, stop=True)
 
 
-@mutant(*A)
+@mutant(*A, rule="required-over-budget-raises")
 def assemble_never_raises(items, budget):
     return _assemble(items, budget, check_required=False)
 
 
-@mutant(*A)
+@mutant(*A, rule="required-over-budget-raises")
 def assemble_budget_error_arguments_swapped(items, budget):
     return _assemble(items, budget, swap_error=True)
 
 
-@mutant(*A)
+@mutant(*A, rule="items-unchanged")
 def assemble_sorts_the_input(items, budget):
     if isinstance(items, list):
         items.sort(key=lambda item: -item.priority)
     return _assemble(items, budget)
 
 
-@mutant(*A)
+@mutant(*A, rule="required-texts-count")
 def assemble_ignores_required_texts(items, budget):
     optional = [item for item in items if not item.required]
     result = _assemble(optional, budget - sum(i.tokens for i in items if i.required))
@@ -408,11 +416,38 @@ def assemble_ignores_required_texts(items, budget):
     return Assembly(items=kept, used=result.used + sum(i.tokens for i in required), dropped=result.dropped)
 
 
+@mutant(*A, rule="required-never-duplicates")
+def assemble_required_items_deduplicated(items, budget):
+    """Drops a required item whose text an earlier required item has: required items are never duplicates."""
+    seen, rest, copies = set(), [], []
+    for item in items:
+        if item.required and item.text is not None and item.text in seen:
+            copies.append((item, "duplicate"))
+            continue
+        if item.required and item.text is not None:
+            seen.add(item.text)
+        rest.append(item)
+    result = _assemble(rest, budget)
+    return Assembly(items=result.items, used=result.used, dropped=list(result.dropped) + copies)
+
+
+@mutant(*A, rule="by-priority")
+def assemble_in_input_order(items, budget):
+    """Tries the optional items in input order, ignoring their priority."""
+    return _assemble(items, budget, key=lambda i: i)
+
+
+@mutant(*A, rule="returns-an-assembly")
+def assemble_returns_a_tuple(items, budget):
+    result = _assemble(items, budget)
+    return result.items, result.used, result.dropped
+
+
 # ---- 05 trim_lines ---------------------------------------------------------------------------
 T = ("05-trim-lines", "trim_lines")
 
 
-@mutant(*T)
+@mutant(*T, rule="head-marker-tail")
 def trim_negative_tail_slice(lines, head, tail):
     lines = list(lines)
     if len(lines) <= head + tail:
@@ -420,7 +455,7 @@ def trim_negative_tail_slice(lines, head, tail):
     return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[-tail:]
 
 
-@mutant(*T)
+@mutant(*T, rule="fits-as-a-new-list")
 def trim_returns_the_input_object(lines, head, tail):
     if len(lines) <= head + tail:
         return lines
@@ -428,7 +463,7 @@ def trim_returns_the_input_object(lines, head, tail):
     return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
 
 
-@mutant(*T)
+@mutant(*T, rule="lines-unchanged")
 def trim_mutates_the_input(lines, head, tail):
     if len(lines) <= head + tail:
         return list(lines)
@@ -439,14 +474,14 @@ def trim_mutates_the_input(lines, head, tail):
     return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
 
 
-@mutant(*T)
+@mutant(*T, rule="always-a-list")
 def trim_rejects_tuples(lines, head, tail):
     if len(lines) <= head + tail:
         return lines[:]
     return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
 
 
-@mutant(*T)
+@mutant(*T, rule="always-a-list")
 def trim_returns_a_tuple_for_a_tuple(lines, head, tail):
     if len(lines) <= head + tail:
         return lines[:]
@@ -454,7 +489,7 @@ def trim_returns_a_tuple_for_a_tuple(lines, head, tail):
     return lines[:head] + kind([omission_marker(len(lines) - head - tail)]) + lines[len(lines) - tail:]
 
 
-@mutant(*T)
+@mutant(*T, rule="omitted-count")
 def trim_omitted_off_by_one(lines, head, tail):
     lines = list(lines)
     if len(lines) <= head + tail:
@@ -462,7 +497,7 @@ def trim_omitted_off_by_one(lines, head, tail):
     return lines[:head] + [omission_marker(len(lines) - head - tail + 1)] + lines[len(lines) - tail:]
 
 
-@mutant(*T)
+@mutant(*T, rule="fits-as-a-new-list")
 def trim_marks_zero_omitted(lines, head, tail):
     lines = list(lines)
     if len(lines) < head + tail:
@@ -470,7 +505,7 @@ def trim_marks_zero_omitted(lines, head, tail):
     return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
 
 
-@mutant(*T)
+@mutant(*T, rule="marker-text")
 def trim_own_marker_text(lines, head, tail):
     lines = list(lines)
     if len(lines) <= head + tail:
@@ -478,7 +513,7 @@ def trim_own_marker_text(lines, head, tail):
     return lines[:head] + [f"……省略 {len(lines) - head - tail} 行……"] + lines[len(lines) - tail:]
 
 
-@mutant(*T)
+@mutant(*T, rule="head-marker-tail")
 def trim_tail_one_too_many(lines, head, tail):
     lines = list(lines)
     if len(lines) <= head + tail:
@@ -503,7 +538,7 @@ def _select(context_tokens, uncleared_turns, turn, params, *, at_threshold=False
     return shape(candidates)
 
 
-@mutant(*S)
+@mutant(*S, rule="older-than-the-newest-keep")
 def select_slices_off_the_newest_keep(c, u, t, p):
     """Drops the newest keep entries with [:-keep]: for keep = 0 that slice is empty, so nothing is cleared."""
     if c <= p.threshold:
@@ -514,42 +549,42 @@ def select_slices_off_the_newest_keep(c, u, t, p):
     return candidates
 
 
-@mutant(*S)
+@mutant(*S, rule="not-over-the-threshold")
 def select_at_threshold_counts_as_over(c, u, t, p):
     return _select(c, u, t, p, at_threshold=True)
 
 
-@mutant(*S)
+@mutant(*S, rule="older-than-the-newest-keep")
 def select_keeps_one_too_many(c, u, t, p):
     return _select(c, u, t, p, strictly_older=True)
 
 
-@mutant(*S)
+@mutant(*S, rule="enough-to-free")
 def select_needs_more_than_clear_at_least(c, u, t, p):
     return _select(c, u, t, p, enough=lambda freed, need: freed > need)
 
 
-@mutant(*S)
+@mutant(*S, rule="enough-to-free")
 def select_ignores_clear_at_least(c, u, t, p):
     return _select(c, u, t, p, enough=lambda freed, need: True)
 
 
-@mutant(*S)
+@mutant(*S, rule="freed-per-turn")
 def select_ignores_placeholder(c, u, t, p):
     return _select(c, u, t, p, each=lambda params: params.tool_result)
 
 
-@mutant(*S)
+@mutant(*S, rule="oldest-first-as-a-list")
 def select_newest_first(c, u, t, p):
     return _select(c, u, t, p, shape=lambda turns: list(reversed(turns)))
 
 
-@mutant(*S)
+@mutant(*S, rule="oldest-first-as-a-list")
 def select_returns_a_tuple(c, u, t, p):
     return _select(c, u, t, p, shape=tuple)
 
 
-@mutant(*S)
+@mutant(*S, rule="oldest-first-as-a-list")
 def select_empties_the_given_list(c, u, t, p):
     chosen = _select(c, u, t, p)
     if isinstance(u, list):
@@ -562,28 +597,28 @@ def select_empties_the_given_list(c, u, t, p):
 Q = ("06-strategies", "request_cost")
 
 
-@mutant(*Q)
+@mutant(*Q, rule="prices-from-params")
 def cost_hard_coded_prices(input_tokens, previous_input, rewrote, params):
     if previous_input is None or rewrote:
         return 1.25 * input_tokens
     return 0.1 * previous_input + 1.25 * (input_tokens - previous_input)
 
 
-@mutant(*Q)
+@mutant(*Q, rule="first-or-rewrite-writes-all")
 def cost_ignores_rewrite(input_tokens, previous_input, rewrote, params):
     if previous_input is None:
         return params.cache_write * input_tokens
     return params.cache_read * previous_input + params.cache_write * (input_tokens - previous_input)
 
 
-@mutant(*Q)
+@mutant(*Q, rule="read-previous-write-new")
 def cost_reads_whole_input(input_tokens, previous_input, rewrote, params):
     if previous_input is None or rewrote:
         return params.cache_write * input_tokens
     return params.cache_read * input_tokens + params.cache_write * (input_tokens - previous_input)
 
 
-@mutant(*Q)
+@mutant(*Q, rule="first-or-rewrite-writes-all")
 def cost_first_request_read(input_tokens, previous_input, rewrote, params):
     if previous_input is None:
         return params.cache_read * input_tokens
@@ -592,7 +627,7 @@ def cost_first_request_read(input_tokens, previous_input, rewrote, params):
     return params.cache_read * previous_input + params.cache_write * (input_tokens - previous_input)
 
 
-@mutant(*Q)
+@mutant(*Q, rule="read-previous-write-new")
 def cost_prices_swapped(input_tokens, previous_input, rewrote, params):
     if previous_input is None or rewrote:
         return params.cache_write * input_tokens
@@ -606,7 +641,8 @@ VARIABLE = re.compile(r"\{\{\s*\w+\s*\}\}")
 
 def _render(spec, *, trailing="", start=1, sort=True, example_vars=True, blank_output="strip",
             every_prohibition=False, one_rule_warning=False, empty_rules=True, warnings_type=list,
-            scan_dynamic=False, variable=VARIABLE, empty_output_line=True):
+            scan_dynamic=False, variable=VARIABLE, empty_output_line=True, per_variable=False,
+            prohibition=lambda rule: rule.startswith("不要")):
     lines = [f"<role>{spec.role}</role>", f"<task>{spec.task}</task>"]
     if spec.rules or empty_rules:
         lines += ["<rules>"] + [f"- {rule}" for rule in spec.rules] + ["</rules>"]
@@ -618,81 +654,94 @@ def _render(spec, *, trailing="", start=1, sort=True, example_vars=True, blank_o
     stable = [spec.role, spec.task, *spec.rules, *(spec.examples if example_vars else ()), spec.output]
     if scan_dynamic:
         stable += list(spec.dynamic.values())
-    warnings = [f"模板变量：{part}" for part in stable if variable.search(part)]
+    if per_variable:
+        warnings = [f"模板变量：{found}" for part in stable for found in variable.findall(part)]
+    else:
+        warnings = [f"模板变量：{part}" for part in stable if variable.search(part)]
     empty = not spec.output.strip() if blank_output == "strip" else spec.output == ""
     if empty:
         warnings.append("没有输出格式")
     bad = [r for r in spec.rules
-           if r.startswith("不要") and (every_prohibition or ("而是" not in r and "改为" not in r))]
+           if prohibition(r) and (every_prohibition or ("而是" not in r and "改为" not in r))]
     warnings += ["只说了不要"] if (one_rule_warning and bad) else [f"只说了不要：{r}" for r in bad]
     return "\n".join(lines) + trailing, warnings_type(warnings)
 
 
-@mutant(*P)
+@mutant(*P, rule="no-trailing-newline")
 def render_trailing_newline(spec):
     return _render(spec, trailing="\n")
 
 
-@mutant(*P)
+@mutant(*P, rule="examples-from-one")
 def render_examples_from_zero(spec):
     return _render(spec, start=0)
 
 
-@mutant(*P)
+@mutant(*P, rule="dynamic-sorted")
 def render_dynamic_unsorted(spec):
     return _render(spec, sort=False)
 
 
-@mutant(*P)
+@mutant(*P, rule="one-warning-per-field")
 def render_examples_not_scanned(spec):
     return _render(spec, example_vars=False)
 
 
-@mutant(*P)
+@mutant(*P, rule="blank-output")
 def render_blank_output_not_warned(spec):
     return _render(spec, blank_output="exact")
 
 
-@mutant(*P)
+@mutant(*P, rule="an-alternative-excuses")
 def render_warns_every_prohibition(spec):
     return _render(spec, every_prohibition=True)
 
 
-@mutant(*P)
+@mutant(*P, rule="one-warning-per-rule")
 def render_one_warning_for_all_rules(spec):
     return _render(spec, one_rule_warning=True)
 
 
-@mutant(*P)
+@mutant(*P, rule="empty-sections")
 def render_drops_empty_rules(spec):
     return _render(spec, empty_rules=False)
 
 
-@mutant(*P)
+@mutant(*P, rule="a-list-of-warnings")
 def render_warnings_as_tuple(spec):
     return _render(spec, warnings_type=tuple)
 
 
-@mutant(*P)
+@mutant(*P, rule="dynamic-not-checked")
 def render_scans_dynamic(spec):
     return _render(spec, scan_dynamic=True)
 
 
-@mutant(*P)
+@mutant(*P, rule="spaces-inside-braces")
 def render_variables_without_spaces(spec):
     return _render(spec, variable=re.compile(r"\{\{\w+\}\}"))
 
 
-@mutant(*P)
+@mutant(*P, rule="empty-sections")
 def render_drops_empty_output_line(spec):
     return _render(spec, empty_output_line=False)
+
+
+@mutant(*P, rule="one-warning-per-field")
+def render_one_warning_per_variable(spec):
+    return _render(spec, per_variable=True)
+
+
+@mutant(*P, rule="starts-with-buyao")
+def render_prohibition_anywhere_in_the_rule(spec):
+    return _render(spec, prohibition=lambda rule: "不要" in rule)
 
 
 # ---- 08 diff ---------------------------------------------------------------------------------
 D = ("08-eval-diff", "diff")
 
 
-@mutant(*D)
+@mutant(*D, rule="in-the-order-of-cases")
 def diff_in_result_order(cases, base, next):
     wanted = {case.id for case in cases}
     ids = [key for key in base.passed if key in wanted]
@@ -700,32 +749,39 @@ def diff_in_result_order(cases, base, next):
             [i for i in ids if base.passed[i] and not next.passed[i]])
 
 
-@mutant(*D)
+@mutant(*D, rule="fixed-and-broke")
 def diff_swapped(cases, base, next):
     ids = [case.id for case in cases]
     return ([i for i in ids if base.passed[i] and not next.passed[i]],
             [i for i in ids if not base.passed[i] and next.passed[i]])
 
 
-@mutant(*D)
+@mutant(*D, rule="ids-outside-cases-ignored")
 def diff_includes_ids_outside_cases(cases, base, next):
     ids = [case.id for case in cases] + [key for key in next.passed if key not in {c.id for c in cases}]
     return ([i for i in ids if not base.passed.get(i) and next.passed[i]],
             [i for i in ids if base.passed.get(i) and not next.passed[i]])
 
 
-@mutant(*D)
+@mutant(*D, rule="two-lists")
 def diff_returns_tuples(cases, base, next):
     ids = [case.id for case in cases]
     return (tuple(i for i in ids if not base.passed[i] and next.passed[i]),
             tuple(i for i in ids if base.passed[i] and not next.passed[i]))
 
 
-@mutant(*D)
+@mutant(*D, rule="in-the-order-of-cases")
 def diff_sorted_by_id(cases, base, next):
     ids = sorted(case.id for case in cases)
     return ([i for i in ids if not base.passed[i] and next.passed[i]],
             [i for i in ids if base.passed[i] and not next.passed[i]])
+
+
+@mutant(*D, rule="unchanged-in-neither")
+def diff_reads_only_next(cases, base, next):
+    """Lists every case that passes in next as fixed and every one that fails as broke."""
+    ids = [case.id for case in cases]
+    return [i for i in ids if next.passed[i]], [i for i in ids if not next.passed[i]]
 
 
 # ---- 09 zone ---------------------------------------------------------------------------------
@@ -748,47 +804,54 @@ def _zone(used, limit, *, share=None, safe_below=True, caution_upto=True, danger
     return result.value if as_text else result
 
 
-@mutant(*Z)
+@mutant(*Z, rule="integers-only")
 def zone_float_division(used, limit):
     return _zone(used, limit, share=lambda u, n: u / n * 100)
 
 
-@mutant(*Z)
+@mutant(*Z, rule="safe-below-60")
 def zone_rounded_percent(used, limit):
     return _zone(used, limit, share=lambda u, n: round(u * 100 / n))
 
 
-@mutant(*Z)
+@mutant(*Z, rule="over-above-100")
+def zone_never_over(used, limit):
+    """Calls everything above 85 % danger: there is no over."""
+    found = _zone(used, limit)
+    return Zone.DANGER if found is Zone.OVER else found
+
+
+@mutant(*Z, rule="caution-60-to-85")
 def zone_sixty_is_safe(used, limit):
     return _zone(used, limit, safe_below=False)
 
 
-@mutant(*Z)
+@mutant(*Z, rule="caution-60-to-85")
 def zone_eighty_five_is_danger(used, limit):
     return _zone(used, limit, caution_upto=False)
 
 
-@mutant(*Z)
+@mutant(*Z, rule="danger-up-to-100")
 def zone_full_is_over(used, limit):
     return _zone(used, limit, danger_upto=False)
 
 
-@mutant(*Z)
+@mutant(*Z, rule="bad-arguments-raise")
 def zone_accepts_zero_limit(used, limit):
     return Zone.OVER if limit <= 0 else _zone(used, limit)
 
 
-@mutant(*Z)
+@mutant(*Z, rule="bad-arguments-raise")
 def zone_accepts_negative_use(used, limit):
     return _zone(used, limit, check_used=False)
 
 
-@mutant(*Z)
+@mutant(*Z, rule="bad-arguments-raise")
 def zone_error_without_names(used, limit):
     return _zone(used, limit, message=False)
 
 
-@mutant(*Z)
+@mutant(*Z, rule="a-zone-member")
 def zone_returns_text(used, limit):
     return _zone(used, limit, as_text=True)
 
@@ -808,29 +871,29 @@ def _measure(buckets, tokenizer, limit, *, check=True, name_it=True, all_buckets
     return LedgerEntry(tokens=tokens, total=total, zone=zone(total, limit), limit=limit)
 
 
-@mutant(*M)
+@mutant(*M, rule="each-bucket-counted")
 def measure_counts_joined_text(buckets, tokenizer, limit):
     entry = _measure(buckets, tokenizer, limit)
     total = tokenizer.count("".join(buckets.values()))
     return LedgerEntry(tokens=entry.tokens, total=total, zone=zone(total, limit), limit=limit)
 
 
-@mutant(*M)
+@mutant(*M, rule="missing-bucket-is-zero")
 def measure_leaves_out_missing_buckets(buckets, tokenizer, limit):
     return _measure(buckets, tokenizer, limit, all_buckets=False)
 
 
-@mutant(*M)
+@mutant(*M, rule="unknown-bucket-raises")
 def measure_ignores_unknown_buckets(buckets, tokenizer, limit):
     return _measure({k: v for k, v in buckets.items() if k in BUCKETS}, tokenizer, limit, check=False)
 
 
-@mutant(*M)
+@mutant(*M, rule="unknown-bucket-raises")
 def measure_error_without_the_name(buckets, tokenizer, limit):
     return _measure(buckets, tokenizer, limit, name_it=False)
 
 
-@mutant(*M)
+@mutant(*M, rule="buckets-unchanged")
 def measure_fills_in_empty_buckets(buckets, tokenizer, limit):
     entry = _measure(buckets, tokenizer, limit)
     for name in BUCKETS:
@@ -838,18 +901,18 @@ def measure_fills_in_empty_buckets(buckets, tokenizer, limit):
     return entry
 
 
-@mutant(*M)
+@mutant(*M, rule="four-buckets-in-order")
 def measure_buckets_in_given_order(buckets, tokenizer, limit):
     order = list(buckets) + [b for b in BUCKETS if b not in buckets]
     return _measure(buckets, tokenizer, limit, order=order)
 
 
-@mutant(*M)
+@mutant(*M, rule="the-given-tokenizer")
 def measure_always_fake_tokenizer(buckets, tokenizer, limit):
     return _measure(buckets, FakeTokenizer(), limit)
 
 
-@mutant(*M)
+@mutant(*M, rule="zone-of-the-total")
 def measure_fixed_limit(buckets, tokenizer, limit):
     entry = _measure(buckets, tokenizer, limit)
     return LedgerEntry(tokens=entry.tokens, total=entry.total, zone=zone(entry.total, 8_000), limit=8_000)
@@ -872,7 +935,7 @@ def _fit(receipts, *, ascii_of=lambda ch: ord(ch) < 128, check=True, name_it=Tru
     return float(a), float(b)
 
 
-@mutant(*F)
+@mutant(*F, rule="no-intercept")
 def fit_rates_with_an_intercept(receipts):
     x, y = _features(receipts)
     if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
@@ -881,7 +944,7 @@ def fit_rates_with_an_intercept(receipts):
     return float(a), float(b)
 
 
-@mutant(*F)
+@mutant(*F, rule="least-squares")
 def fit_rates_ratio_of_sums_per_script(receipts):
     x, y = _features(receipts)
     if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
@@ -891,23 +954,23 @@ def fit_rates_ratio_of_sums_per_script(receipts):
         return float(y[ascii_only].sum() / x[ascii_only, 0].sum()), float(y[other_only].sum() / x[other_only, 1].sum())
 
 
-@mutant(*F)
+@mutant(*F, rule="a-pair-of-floats")
 def fit_rates_swapped(receipts):
     a, b = _fit(receipts)
     return b, a
 
 
-@mutant(*F)
+@mutant(*F, rule="a-pair-of-floats")
 def fit_rates_returns_a_list(receipts):
     return list(_fit(receipts))
 
 
-@mutant(*F)
+@mutant(*F, rule="ascii-below-128")
 def fit_rates_counts_letters_only_as_ascii(receipts):
     return _fit(receipts, ascii_of=lambda ch: ch.isascii() and ch.isalpha())
 
 
-@mutant(*F)
+@mutant(*F, rule="ascii-below-128")
 def fit_rates_counts_utf8_bytes(receipts):
     rows = [[sum(1 for ch in r.text if ord(ch) < 128), sum(len(ch.encode()) for ch in r.text if ord(ch) >= 128)]
             for r in receipts]
@@ -919,7 +982,7 @@ def fit_rates_counts_utf8_bytes(receipts):
     return float(a), float(b)
 
 
-@mutant(*F)
+@mutant(*F, rule="least-squares")
 def fit_rates_characters_per_token(receipts):
     x, y = _features(receipts)
     if len(y) == 0 or np.linalg.matrix_rank(x) < 2:
@@ -928,19 +991,26 @@ def fit_rates_characters_per_token(receipts):
     return float(1 / a), float(1 / b)
 
 
-@mutant(*F)
+@mutant(*F, rule="receipts-unchanged")
+def fit_rates_sorts_the_receipts(receipts):
+    if isinstance(receipts, list):
+        receipts.sort(key=lambda r: -r.prompt_tokens)
+    return _fit(receipts)
+
+
+@mutant(*F, rule="underdetermined-raises")
 def fit_rates_without_the_rank_check(receipts):
     x, y = _features(receipts)
     (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
     return float(a), float(b)
 
 
-@mutant(*F)
+@mutant(*F, rule="underdetermined-raises")
 def fit_rates_error_without_names(receipts):
     return _fit(receipts, name_it=False)
 
 
-@mutant(*F)
+@mutant(*F, rule="least-squares")
 def fit_rates_rounds_to_two_decimals(receipts):
     a, b = _fit(receipts)
     return round(a, 2), round(b, 2)
@@ -952,18 +1022,20 @@ PRIORITY = ("next", "failed", "decision", "done")
 
 
 def _write(records, budget, *, order=PRIORITY, newest_first=True, nexts="newest", skip=True, header=0,
-           exact_fits=True, input_order=True):
+           exact_fits=True, input_order=True, tie=1):
     records = list(records)
     next_at = [i for i, r in enumerate(records) if r.kind == "next"]
     if nexts == "newest":
         kept_next = {max(next_at, key=lambda i: (records[i].turn, -i))} if next_at else set()
+    elif nexts == "newest, later on a tie":
+        kept_next = {max(next_at, key=lambda i: (records[i].turn, i))} if next_at else set()
     elif nexts == "last":
         kept_next = set(next_at[-1:])
     else:
         kept_next = set(next_at)
     candidates = [i for i, r in enumerate(records) if r.kind != "next" or i in kept_next]
     sign = -1 if newest_first else 1
-    candidates.sort(key=lambda i: (order.index(records[i].kind), sign * records[i].turn, i))
+    candidates.sort(key=lambda i: (order.index(records[i].kind), sign * records[i].turn, tie * i))
     left, kept = budget - header, []
     for i in candidates:
         cost = record_tokens(records[i])
@@ -977,59 +1049,69 @@ def _write(records, budget, *, order=PRIORITY, newest_first=True, nexts="newest"
     return [records[i] for i in kept]
 
 
-@mutant(*WP)
+@mutant(*WP, rule="kind-priority")
 def write_done_before_failed(records, budget):
     return _write(records, budget, order=("next", "done", "decision", "failed"))
 
 
-@mutant(*WP)
+@mutant(*WP, rule="kind-priority")
 def write_decision_before_failed(records, budget):
     return _write(records, budget, order=("next", "decision", "failed", "done"))
 
 
-@mutant(*WP)
+@mutant(*WP, rule="skip-what-does-not-fit")
 def write_stops_at_first_misfit(records, budget):
     return _write(records, budget, skip=False)
 
 
-@mutant(*WP)
+@mutant(*WP, rule="newest-next-only")
 def write_keeps_every_next(records, budget):
     return _write(records, budget, nexts="all")
 
 
-@mutant(*WP)
+@mutant(*WP, rule="newest-next-only")
 def write_keeps_last_next_in_list(records, budget):
     return _write(records, budget, nexts="last")
 
 
-@mutant(*WP)
+@mutant(*WP, rule="first-next-on-a-tie")
+def write_keeps_the_later_next_on_a_tie(records, budget):
+    return _write(records, budget, nexts="newest, later on a tie")
+
+
+@mutant(*WP, rule="first-on-a-tie-within-a-kind")
+def write_later_first_on_a_tie(records, budget):
+    return _write(records, budget, tie=-1)
+
+
+@mutant(*WP, rule="input-order-in-a-new-list")
 def write_in_priority_order(records, budget):
     return _write(records, budget, input_order=False)
 
 
-@mutant(*WP)
+@mutant(*WP, rule="newest-first-within-a-kind")
 def write_oldest_first_within_kind(records, budget):
     return _write(records, budget, newest_first=False)
 
 
-@mutant(*WP)
+@mutant(*WP, rule="header-not-counted")
 def write_counts_the_header(records, budget):
     return _write(records, budget, header=3)  # "# progress": 10 ASCII characters, 3 tokens
 
 
-@mutant(*WP)
+@mutant(*WP, rule="an-exact-fit-goes-in")
 def write_exact_fit_left_out(records, budget):
     return _write(records, budget, exact_fits=False)
 
 
-@mutant(*WP)
+@mutant(*WP, rule="input-order-in-a-new-list")
 def write_returns_the_input_when_all_fit(records, budget):
     if sum(record_tokens(r) for r in records) <= budget:
         return records
     return _write(records, budget)
 
 
-@mutant(*WP)
+@mutant(*WP, rule="records-unchanged")
 def write_sorts_the_input(records, budget):
     records.sort(key=lambda r: PRIORITY.index(r.kind))
     return _write(records, budget)
@@ -1058,48 +1140,48 @@ def _restore(text, *, skip_blank=True, comments=True, strip=True, pattern=LINE, 
     return container(reversed(records)) if reverse else container(records)
 
 
-@mutant(*RS)
+@mutant(*RS, rule="kinds-case-sensitive")
 def restore_kind_in_any_case(text):
     """Accepts [Done] and [NEXT] as kinds: the kinds are lower case."""
     return _restore(text, flags=re.IGNORECASE)
 
 
-@mutant(*RS)
+@mutant(*RS, rule="blank-and-comment-lines-skipped")
 def restore_blank_lines_not_skipped(text):
     return _restore(text, skip_blank=False)
 
 
-@mutant(*RS)
+@mutant(*RS, rule="bad-line-raises")
 def restore_skips_malformed_lines(text):
     return _restore(text, bad="skip")
 
 
-@mutant(*RS)
+@mutant(*RS, rule="blank-and-comment-lines-skipped")
 def restore_only_skips_the_header(text):
     return _restore(text, comments=False)
 
 
-@mutant(*RS)
+@mutant(*RS, rule="stripped-first")
 def restore_without_strip(text):
     return _restore(text, strip=False)
 
 
-@mutant(*RS)
+@mutant(*RS, rule="record-format")
 def restore_text_stops_at_a_colon(text):
     return _restore(text, pattern=r"^\[(next|failed|decision|done)\] t(\d+): ([^:]+)$")
 
 
-@mutant(*RS)
+@mutant(*RS, rule="bad-line-raises")
 def restore_error_without_the_line(text):
     return _restore(text, bad="vague")
 
 
-@mutant(*RS)
+@mutant(*RS, rule="a-list-in-file-order")
 def restore_newest_line_first(text):
     return _restore(text, reverse=True)
 
 
-@mutant(*RS)
+@mutant(*RS, rule="a-list-in-file-order")
 def restore_returns_a_tuple(text):
     return _restore(text, container=tuple)
 # ---- 11 capstone: context_policy, beat_clear_notes, beat_compact -----------------------------
@@ -1179,15 +1261,17 @@ def wait_for_the_window(view):
     return _policy(view, keep=5, trigger=lambda v: v.tokens > v.window)
 
 
-for _func in (never_manage, clear_everything_without_notes, compact_every_fact, compact_every_fact_keep_5,
-              returns_the_action_name, clears_the_same_turns_again):
-    mutant(*CP)(_func)
+# (policy, rule it breaks) for each check cell
+for _func, _rule in ((never_manage, "never-overflows"), (clear_everything_without_notes, "no-asked-fact-lost"),
+                     (compact_every_fact, "no-asked-fact-lost"), (compact_every_fact_keep_5, "no-asked-fact-lost"),
+                     (returns_the_action_name, "actions-it-can-take"), (clears_the_same_turns_again, "actions-it-can-take")):
+    mutant(*CP, rule=_rule)(_func)
 for _func in (never_manage, clear_everything_without_notes, compact_every_fact, clear_notes_every_turn,
               own_clear_notes):
-    mutant(*BN)(_func)
+    mutant(*BN, rule="safe-and-cheaper-than-clear-notes")(_func)
 for _func in (never_manage, compact_every_fact_keep_5, clear_notes_every_turn, compact_every_turn, own_clear_notes,
               keep_eight, wait_for_the_window):
-    mutant(*BC)(_func)
+    mutant(*BC, rule="safe-and-cheaper-than-compact")(_func)
 
 # Where each exercise is checked, when its check cell or the learner's name differs from check_<name>, <name>.
 CELLS = {
@@ -1244,6 +1328,33 @@ def test_every_exercise_has_mutants():
     """Every exercise the checker knows has at least five wrong implementations here."""
     assert {name for _, name in MUTANTS} == set(EXERCISES)
     assert all(len(funcs) >= 5 for funcs in MUTANTS.values())
+
+
+# ---- every mutant breaks a stated rule, and fails a visible case of that rule ---------------------
+
+
+def _failed_labels(name, func) -> set[str]:
+    """Return the labels of the visible cases of exercise ``name`` that ``func`` fails."""
+    func = ADAPTERS[name](func) if name in ADAPTERS else func
+    with contextlib.redirect_stdout(io.StringIO()):
+        outcomes = run_cases(func, EXERCISES[name])
+    return {case.label for case, outcome in zip(EXERCISES[name], outcomes) if not outcome.passed}
+
+
+@pytest.mark.parametrize("folder, name, func", ALL, ids=[f.__name__ for _, _, f in ALL])
+def test_mutant_fails_a_visible_case_of_its_rule(folder, name, func):
+    """The mutant breaks a rule the exercise states, and a visible case of THAT rule shows it (not only another one)."""
+    rules = {rule.name: rule for rule in RULES[name]}
+    rule = BREAKS[folder, name, func.__name__]
+    assert rule in rules, f"{func.__name__}: {name} has no rule {rule!r}"
+    assert _failed_labels(name, func) & set(rules[rule].visible)
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_rule_has_a_mutant(name):
+    """Every rule of every exercise is broken by at least one mutant here."""
+    broken = {rule for (_, exercise, _), rule in BREAKS.items() if exercise == name}
+    assert [rule.name for rule in RULES[name] if rule.name not in broken] == []
 
 
 @pytest.mark.parametrize("folder, name", sorted(MUTANTS))

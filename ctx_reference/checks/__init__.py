@@ -7,8 +7,9 @@ cell. Every expectation is a literal from docs/models.md, written in the case mo
 is computed with the reference implementation. A function that is, wraps or calls the reference
 implementation of its own exercise fails.
 
-Each case module defines ``CASES`` (visible cases per exercise) and ``REFERENCES`` (the reference
-functions that ARE each exercise). The hidden tests in the notebooks call ``expect_digest`` (see
+Each case module defines ``CASES`` (visible cases per exercise), ``REFERENCES`` (the reference
+functions that ARE each exercise) and ``RULES`` (the rules each exercise's text states, with the
+visible cases and hidden tests that decide each; see ``rules.py`` and docs/rules.md). The hidden tests in the notebooks call ``expect_digest`` (see
 ``hidden.py``); ``requires_exercise`` names another exercise when a check also runs it.
 ``uses_exercise("trim_lines")`` wraps a demo cell that calls the learner's function, so that a
 misbehaving function is reported in one Chinese line naming the exercise to revisit.
@@ -34,6 +35,7 @@ from . import (
     window_math,
 )
 from .hidden import digest, expect_digest
+from .rules import Rule
 from .runner import (
     CheckCase,
     CheckFailed,
@@ -51,6 +53,12 @@ _MODULES = (
 )
 
 EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.items()}
+
+#: The rules each exercise's text states, with the cases that decide them (``rules.py``).
+RULES = {name: rules for module in _MODULES for name, rules in module.RULES.items()}
+
+#: The notebook folder of each exercise.
+NOTEBOOKS = {name: module.NOTEBOOK for module in _MODULES for name in module.CASES}
 
 #: The reference functions (and classes) that ARE each exercise: calling them scores 0.
 REFERENCES = {name: objects for module in _MODULES for name, objects in module.REFERENCES.items()}
@@ -149,8 +157,11 @@ __all__ = [
     "CheckCase",
     "CheckFailed",
     "EXERCISES",
+    "NOTEBOOKS",
     "Outcome",
     "REFERENCES",
+    "RULES",
+    "Rule",
     "check_exercise",
     "digest",
     "expect_digest",

@@ -7,6 +7,7 @@ because the lesson does not fix its order (the reference reports it in input ord
 """
 from ..assemble import Assembly, BudgetError, Item
 from ..assemble import assemble as reference_assemble
+from .rules import Rule
 from .runner import CheckCase
 
 REFERENCES = {"assemble": (reference_assemble,)}
@@ -153,6 +154,14 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             returns=Assembly,
         ),
         CheckCase(
+            # required items are all kept, whatever their text: 10 + 20 = 30, nothing dropped
+            "必需项之间不判重复：规则甲 10、规则乙 20（都是必需项，文字都是“规则”），预算 100：两个都保留",
+            args=([Item("规则甲", 10, required=True, text="规则"), Item("规则乙", 20, required=True, text="规则")], 100),
+            expect=(["规则甲", "规则乙"], 30, []),
+            project=summary,
+            returns=Assembly,
+        ),
+        CheckCase(
             "没有文字（text 是 None）的项不算重复：甲、乙各 10（优先级 1，都没有 text），预算 100",
             args=([Item("甲", 10, priority=1), Item("乙", 10, priority=1)], 100),
             expect=(["甲", "乙"], 20, []),
@@ -181,6 +190,144 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             expect=(["s1", "s2", "d1", "d2"], 40, []),
             project=summary,
             returns=Assembly,
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '04-assembly'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'assemble': (
+        Rule(
+            'returns-an-assembly',
+            '返回 `Assembly(items=..., used=..., dropped=...)`',
+            visible=(
+                '原课的例子：九个候选项，预算 11,000',
+            ),
+            hidden=(
+                '空列表',
+                '空列表、预算 0',
+            ),
+        ),
+        Rule(
+            'required-over-budget-raises',
+            '光必需项加起来就超过预算，抛出 `BudgetError`',
+            visible=(
+                '必需项 rules 3,000 + tools 2,000 = 5,000，预算只有 4,000',
+                '必需项正好等于预算不算超：规则 5,120（必需、稳定）、文档 1（优先级 1），预算 5,120',
+            ),
+            hidden=(
+                'BudgetError 的两个数',
+                '必需项正好等于预算',
+            ),
+        ),
+        Rule(
+            'by-priority',
+            '其余的按优先级从高到低尝试',
+            visible=(
+                '优先级高的先放：旧日志 800（优先级 1）在前、相关文档 800（优先级 5）在后，预算 1,000',
+            ),
+        ),
+        Rule(
+            'ties-in-input-order',
+            '优先级相同的，按输入顺序',
+            visible=(
+                '优先级相同按输入顺序：x 60、y 60、z 40（优先级都是 1），预算 100：x 先放，y 放不下，z 还放得下',
+            ),
+            hidden=(
+                '优先级相同按输入顺序',
+            ),
+        ),
+        Rule(
+            'fit-or-skip',
+            '放得下就放，放不下就跳过、接着看下一项',
+            visible=(
+                '放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、小文档 500（优先级 1），预算 1,000',
+                '优先级相同按输入顺序：x 60、y 60、z 40（优先级都是 1），预算 100：x 先放，y 放不下，z 还放得下',
+            ),
+            hidden=(
+                '预算 0、一个可选项',
+                '一个超大的可选项',
+            ),
+        ),
+        Rule(
+            'same-text-is-a-duplicate',
+            '一字不差的内容只留一份',
+            visible=(
+                '原课的例子：九个候选项，预算 11,000',
+                '内容相同才算重复：文档甲和文档乙文字相同、文档丙不同，各 100（优先级 1），预算 1,000',
+            ),
+        ),
+        Rule(
+            'duplicate-before-no-room',
+            '**先判重复，再判放不下**',
+            visible=(
+                '原课的例子：九个候选项，预算 11,000',
+            ),
+            hidden=(
+                '既重复又放不下',
+            ),
+        ),
+        Rule(
+            'duplicate-of-a-kept-item-only',
+            '只"看过"、因为放不下被丢掉的项不算',
+            visible=(
+                '原课的九个候选项，预算 5,120：只放得下必需项；doc A 没放进去，它的副本就只是放不下，不算重复',
+            ),
+            hidden=(
+                '原件放不下时副本只是放不下',
+            ),
+        ),
+        Rule(
+            'required-texts-count',
+            '（包括必需项）',
+            visible=(
+                '和必需项文字相同也算重复：规则 10（必需，文字“规则”）、副本 10（优先级 1，文字也是“规则”），预算 100',
+            ),
+            hidden=(
+                '和必需项文字相同也是重复',
+            ),
+        ),
+        Rule(
+            'no-text-no-duplicate',
+            '它的 `text` 不是 `None`',
+            visible=(
+                '没有文字（text 是 None）的项不算重复：甲、乙各 10（优先级 1，都没有 text），预算 100',
+            ),
+        ),
+        Rule(
+            'required-never-duplicates',
+            '必需项之间不判重复',
+            visible=(
+                '必需项之间不判重复：规则甲 10、规则乙 20（都是必需项，文字都是“规则”），预算 100：两个都保留',
+            ),
+        ),
+        Rule(
+            'stable-first',
+            '**输出顺序：稳定的在前，动态的在后**',
+            visible=(
+                '稳定的排在前面：输入顺序是 问题（必需）、检索文档（优先级 1）、规则（必需、稳定），预算 1,000',
+            ),
+        ),
+        Rule(
+            'input-order-within-groups',
+            '两组内部都保持输入时的顺序',
+            visible=(
+                '输出顺序只看稳定/动态和输入顺序、与优先级无关：d1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）',
+            ),
+            hidden=(
+                '输出顺序只看稳定/动态和输入顺序',
+            ),
+        ),
+        Rule(
+            'items-unchanged',
+            '不要修改传进来的 `items`',
+            visible=(
+                '原课的例子：九个候选项，预算 11,000',
+            ),
         ),
     ),
 }

@@ -15,6 +15,7 @@ no receipts at all raise ValueError naming ``receipts``. Results are compared
 rounded to 4 decimals (the order of the arithmetic may differ); both must be ``float`` exactly.
 """
 from ..calibrate import Receipt, fit_rates
+from .rules import Rule
 from .runner import CheckCase
 
 EXACT_TOL = 1e-4
@@ -75,6 +76,73 @@ CASES = {
             args=([],),
             raises=ValueError,
             message_has=("receipts",),
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '09-context-ledger'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'fit_rates': (
+        Rule(
+            'least-squares',
+            '之和最小的 a 和 b',
+            visible=(
+                '每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；10 个非 ASCII 字符（含 é）→ 7，是 0.7',
+                '混合的回执也要算进去：40 个 ASCII → 10、10 个汉字 → 10、两段合起来 → 30，三张回执没法同时对上；正规方程 3200a + 400b = 1600、400a + 200b = 400，解出 (1/3, 4/3)',
+            ),
+            hidden=(
+                '0.3 / 0.8 的三张回执',
+                '同样三张回执、倒过来给',
+                '每张回执只有一种文字',
+            ),
+        ),
+        Rule(
+            'no-intercept',
+            '不要常数项',
+            visible=(
+                '每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；10 个非 ASCII 字符（含 é）→ 7，是 0.7',
+                '混合的回执也要算进去：40 个 ASCII → 10、10 个汉字 → 10、两段合起来 → 30，三张回执没法同时对上；正规方程 3200a + 400b = 1600、400a + 200b = 400，解出 (1/3, 4/3)',
+            ),
+            hidden=(
+                '两张回执正好定出两个系数',
+            ),
+        ),
+        Rule(
+            'ascii-below-128',
+            'ASCII 指码位小于 `128` 的字符，空格和换行也算',
+            visible=(
+                '每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；10 个非 ASCII 字符（含 é）→ 7，是 0.7',
+            ),
+            hidden=(
+                '换行和 emoji',
+            ),
+        ),
+        Rule(
+            'a-pair-of-floats',
+            'ASCII 在前、非 ASCII 在后',
+            visible=(
+                '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',
+            ),
+        ),
+        Rule(
+            'underdetermined-raises',
+            '回执定不出两个系数时',
+            visible=(
+                '只有英文回执，分不出汉字的比率：报 ValueError，消息里写出 receipts',
+                '两张回执的文字比例一样（ab账 和 abab账账），两个比率分不开：报 ValueError，消息里写出 receipts',
+                '没有回执：报 ValueError，消息里写出 receipts',
+            ),
+        ),
+        Rule(
+            'receipts-unchanged',
+            '不要改动传进来的列表',
+            visible=(
+                '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',
+            ),
         ),
     ),
 }

@@ -28,6 +28,7 @@ from ..policy import ClearOldest, CompactOld, keep_everything
 from ..policy_score import builtin_results
 from ..sim import simulate_policy
 from ..workloads import visible_workloads
+from .rules import Rule
 from .runner import CheckCase
 
 CHEAPER = "更便宜"
@@ -96,4 +97,93 @@ ADAPTERS: dict[str, Callable[[Callable], Callable]] = {
     "context_policy": _safety,
     "beat_clear_notes": _against("clear_notes"),
     "beat_compact": _against("compact"),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '11-capstone'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'context_policy': (
+        Rule(
+            'never-overflows',
+            '永远不溢出',
+            visible=(
+                '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',
+                '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',
+                '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',
+                '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',
+                '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',
+            ),
+            hidden=(
+                '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',
+                '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',
+                '隐藏任务 3（很多段测试日志）：不溢出、不丢事实',
+                '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',
+                '隐藏任务 5（问得又多又急）：不溢出、不丢事实',
+            ),
+        ),
+        Rule(
+            'no-asked-fact-lost',
+            '不丢任何被问到的事实',
+            visible=(
+                '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',
+                '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',
+                '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',
+                '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',
+                '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',
+            ),
+            hidden=(
+                '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',
+                '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',
+                '隐藏任务 3（很多段测试日志）：不溢出、不丢事实',
+                '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',
+                '隐藏任务 5（问得又多又急）：不溢出、不丢事实',
+            ),
+        ),
+        Rule(
+            'actions-it-can-take',
+            '只返回 `None`、一个动作或动作列表，而且动作做得到',
+            visible=(
+                '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',
+                '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',
+                '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',
+                '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',
+                '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',
+            ),
+        ),
+    ),
+    'beat_clear_notes': (
+        Rule(
+            'safe-and-cheaper-than-clear-notes',
+            '你的策略都安全，而且比 `clear_notes` 便宜',
+            visible=(
+                '任务 lesson：安全，而且比 clear_notes 便宜',
+                '任务 repo-survey：安全，而且比 clear_notes 便宜',
+                '任务 log-bursts：安全，而且比 clear_notes 便宜',
+                '任务 quick-questions：安全，而且比 clear_notes 便宜',
+                '任务 long-memory：安全，而且比 clear_notes 便宜',
+            ),
+            hidden=(
+                '隐藏任务：都安全，而且每个都比 clear_notes 便宜',
+            ),
+        ),
+    ),
+    'beat_compact': (
+        Rule(
+            'safe-and-cheaper-than-compact',
+            '比 `compact` 便宜',
+            visible=(
+                '任务 lesson：安全，而且比 compact 便宜',
+                '任务 repo-survey：安全，而且比 compact 便宜',
+                '任务 log-bursts：安全，而且比 compact 便宜',
+                '任务 quick-questions：安全，而且比 compact 便宜',
+                '任务 long-memory：安全，而且比 compact 便宜',
+            ),
+            hidden=(
+                '隐藏任务：都安全，而且每个都比 compact 便宜',
+            ),
+        ),
+    ),
 }

@@ -7,6 +7,7 @@ unit back, which repairs `boiling` but not `distance` (its expected answer start
 """
 from ..evaldiff import Case, Result
 from ..evaldiff import diff as reference_diff
+from .rules import Rule
 from .runner import CheckCase
 
 REFERENCES = {"diff": (reference_diff,)}
@@ -88,6 +89,64 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             args=(CASES_SEVEN, V1, V1),
             expect=([], []),
             project=as_lists,
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '08-eval-diff'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'diff': (
+        Rule(
+            'fixed-and-broke',
+            '在 `base` 下失败、在 `next` 下通过的，是**修好**的',
+            visible=(
+                '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',
+                '反过来比：v2 → v1，fixed 和 broke 对调',
+            ),
+            hidden=(
+                '六个用例、各种翻转',
+                '只看前两个用例',
+            ),
+        ),
+        Rule(
+            'unchanged-in-neither',
+            '前后一样的两边都不放',
+            visible=(
+                '两版一样：v1 → v1，fixed 和 broke 都是空列表',
+            ),
+            hidden=(
+                '同一版比自己',
+                '新版比自己',
+                '没有用例',
+            ),
+        ),
+        Rule(
+            'in-the-order-of-cases',
+            '顺序和 `cases` 一致（不是 `Result` 里的顺序）',
+            visible=(
+                '用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出',
+            ),
+            hidden=(
+                '用例倒过来：按用例的顺序',
+            ),
+        ),
+        Rule(
+            'ids-outside-cases-ignored',
+            '不在 `cases` 中的 id 不用管',
+            visible=(
+                'Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它',
+            ),
+        ),
+        Rule(
+            'two-lists',
+            '返回 `(fixed, broke)` 两个**列表**',
+            visible=(
+                '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',
+            ),
         ),
     ),
 }

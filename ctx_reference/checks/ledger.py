@@ -16,6 +16,7 @@ Two exercises:
 """
 from ..ledger import LedgerEntry, Zone, lesson_calls, measure, zone
 from ..tokens import FakeTokenizer
+from .rules import Rule
 from .runner import CheckCase
 
 
@@ -130,6 +131,162 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             expect=({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
             project=entry_counts,
             returns=LedgerEntry,
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '09-context-ledger'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'zone': (
+        Rule(
+            'safe-below-60',
+            '低于 60 %',
+            visible=(
+                '原课的峰值：552 / 8,000（6.9 %）',
+                '还没用任何 token：0 / 8,000（0 %）',
+                '窗口 10,000，用了 5,999（59.99 %）',
+            ),
+            hidden=(
+                '0 / 1',
+                '59.999 %',
+                '10**17 的窗口、差 1 到 60 %',
+            ),
+        ),
+        Rule(
+            'caution-60-to-85',
+            '60 % 到 85 %，两端都算',
+            visible=(
+                '窗口 10,000，用了 6,000（正好 60 %）',
+                '窗口 10,000，用了 8,500（正好 85 %）',
+            ),
+            hidden=(
+                '3 / 5（60 %）',
+                '17 / 20（85 %）',
+            ),
+        ),
+        Rule(
+            'danger-up-to-100',
+            '到 100 % 为止（含 100 %）',
+            visible=(
+                '窗口 10,000，用了 8,501（85.01 %）',
+                '窗口 10,000，用了 10,000（正好 100 %）',
+                '窗口只有 1 个 token，用了 1（正好 100 %）',
+            ),
+            hidden=(
+                '1 / 1（100 %）',
+                '85.001 %',
+                '10**17 的窗口、比 85 % 多 1',
+            ),
+        ),
+        Rule(
+            'over-above-100',
+            'over：高于 100 %',
+            visible=(
+                '窗口 10,000，用了 10,001（100.01 %）',
+                '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',
+            ),
+            hidden=(
+                '2 / 1（200 %）',
+                '10**17 的窗口、比 100 % 多 1',
+            ),
+        ),
+        Rule(
+            'integers-only',
+            '**只用整数运算**',
+            visible=(
+                '窗口 10,000，用了 5,999（59.99 %）',
+                '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',
+            ),
+        ),
+        Rule(
+            'bad-arguments-raise',
+            '`limit` 不是正数、或 `used` 是负数时，报 `ValueError`，消息里写出参数名和它的值',
+            visible=(
+                '窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0',
+                '窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100',
+                '用量是负数 -1：报 ValueError，消息里写出 used 和 -1',
+            ),
+        ),
+        Rule(
+            'a-zone-member',
+            '要返回它的成员，不要返回字符串',
+            visible=(
+                '原课的峰值：552 / 8,000（6.9 %）',
+            ),
+        ),
+    ),
+    'measure': (
+        Rule(
+            'missing-bucket-is-zero',
+            '**没出现的桶算 0 个 token**',
+            visible=(
+                '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',
+                '桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',
+            ),
+            hidden=(
+                '没有桶',
+            ),
+        ),
+        Rule(
+            'each-bucket-counted',
+            '**每个桶分别数**',
+            visible=(
+                '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',
+            ),
+            hidden=(
+                '每个桶分别数',
+                '四个空桶',
+            ),
+        ),
+        Rule(
+            'the-given-tokenizer',
+            '用传进来的 `tokenizer.count(text)`',
+            visible=(
+                '换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）',
+            ),
+            hidden=(
+                '换一把尺子：每个字符 2 个 token',
+            ),
+        ),
+        Rule(
+            'four-buckets-in-order',
+            '**四个桶都在**的字典（按 `BUCKETS` 的顺序）',
+            visible=(
+                '桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',
+            ),
+            hidden=(
+                '两个桶、倒着给出',
+                '两个桶、倒着给出：桶的顺序',
+            ),
+        ),
+        Rule(
+            'zone-of-the-total',
+            '`zone` 是 `total` 的水位区',
+            visible=(
+                '超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000',
+            ),
+            hidden=(
+                '正好 85 %',
+                '比 85 % 多 1',
+            ),
+        ),
+        Rule(
+            'unknown-bucket-raises',
+            '出现不认识的桶名',
+            visible=(
+                '不认识的桶名 memory：报 ValueError，消息里写出 memory',
+            ),
+        ),
+        Rule(
+            'buckets-unchanged',
+            '传进来的 `buckets`',
+            visible=(
+                '桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',
+            ),
         ),
     ),
 }

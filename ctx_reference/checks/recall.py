@@ -4,6 +4,7 @@ Three-decimal literals are compared with ``tol=5e-4``: the value rounds to the l
 with ``middle=0`` at ``n == half_at`` are exact: ``1 / (1 + 1.0 ** 1.5) == 0.5`` in floating point.
 """
 from ..recall import RecallModel, retrieved_recall, stuffed_recall
+from .rules import Rule
 from .runner import CheckCase
 
 REFERENCES = {"recall": (RecallModel, stuffed_recall, retrieved_recall)}
@@ -83,6 +84,61 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             kwargs={"half_at": 1, "middle": 1},
             expect=0.0,
             tol=EXACT_TOL,
+        ),
+    ),
+}
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '03-recall'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'recall': (
+        Rule(
+            'length-decay',
+            '(n / \\text{half\\_at})^{\\text{steep}}',
+            visible=(
+                'n = 40 万（正好 half_at），middle=0，答案在开头（pos=0）',
+                'n = 40 万，middle=0，答案在最后一个 token（pos=399,999）',
+                '换参数：half_at=100,000，steep=2，middle=0，n = 200,000：1 / (1 + 2²) = 0.2',
+            ),
+            hidden=(
+                'middle=0、n 是 half_at 的两倍',
+                'half_at 处、steep=3',
+                'half_at=800,000 处',
+                '极长的上下文',
+            ),
+        ),
+        Rule(
+            'middle-dip',
+            '1 - \\text{middle} \\cdot 4x(1-x)',
+            visible=(
+                '全塞 200 篇（n = 800,000），答案在第 101 篇中间（pos = 402,000）：约 0.183',
+                '全塞 200 篇，答案在最后一篇中间（pos = 798,000）：约 0.260',
+                '检索 8 篇（n = 32,000），答案在第一篇中间（pos = 2,000）：约 0.909（乘 0.9 得 0.818）',
+                '小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 13 篇中间（pos = 25,000）：约 0.670',
+            ),
+            hidden=(
+                '小语料全塞 25 篇',
+                '小语料检索 8 篇',
+            ),
+        ),
+        Rule(
+            'x-at-the-token-middle',
+            'x = \\frac{pos + 0.5}{n}',
+            visible=(
+                '只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）',
+            ),
+            hidden=(
+                '答案正在中间',
+            ),
+        ),
+        Rule(
+            'an-unrounded-float',
+            '返回一个浮点数',
+            visible=(
+                '全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）',
+            ),
         ),
     ),
 }

@@ -1,5 +1,6 @@
 """Visible check cases of notebook 02, Remaining (literals from docs/models.md §3)."""
 from ..window import remaining as reference_remaining
+from .rules import Rule
 from .runner import CheckCase
 
 REFERENCES = {"remaining": (reference_remaining,)}
@@ -35,6 +36,58 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             "窗口不是 10 的倍数：窗口 1,005，输入 905，余量 100 < 100.5（十分之一不要用整除）",
             args=(1_005, 0, 0, 905, 0),
             expect=(100, True),
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '02-remaining'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'remaining': (
+        Rule(
+            'every-field-counts',
+            'window − (read + write + input) − max_tokens',
+            visible=(
+                '原课的例子：窗口 1,000,000，读缓存 800,000，写缓存 50,000，普通输入 20,000，max_tokens 64,000',
+            ),
+            hidden=(
+                '什么都没用',
+            ),
+        ),
+        Rule(
+            'negative-when-over',
+            '超额时可以是负数',
+            visible=(
+                '超额时余量是负数：窗口 100,000，读 90,000，输入 10,000，max_tokens 8,000',
+            ),
+            hidden=(
+                '超额时余量为负数',
+            ),
+        ),
+        Rule(
+            'below-a-tenth',
+            '小于窗口的十分之一',
+            visible=(
+                '正好剩 10%：窗口 100,000，读 50,000，写 20,000，输入 10,000，max_tokens 10,000',
+                '只差 1 个 token：窗口 100,000，读 50,000，写 20,000，输入 10,001，max_tokens 10,000',
+                '窗口不是 10 的倍数：窗口 1,005，输入 905，余量 100 < 100.5（十分之一不要用整除）',
+            ),
+            hidden=(
+                '余量正好是十分之一',
+                '余量比十分之一少 1',
+                '窗口 2,005：余量 200',
+                '窗口 2,005：余量 201',
+            ),
+        ),
+        Rule(
+            'int-and-bool-pair',
+            '`left` 是整数余量',
+            visible=(
+                '空窗口起步：窗口 200,000，没有缓存，输入 10,000，max_tokens 8,000',
+            ),
         ),
     ),
 }

@@ -8,6 +8,7 @@ warning only has to be a non-empty string.
 import importlib
 
 from ..render import PromptSpec
+from .rules import Rule
 from .runner import CheckCase
 
 reference = importlib.import_module("ctx_reference.render")  # the package re-exports a function named render
@@ -180,10 +181,24 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             project=warning_count,
         ),
         CheckCase(
+            # one field, two variables: the rule counts fields, not variables
+            "一个字段里有两个模板变量：task 是“把 {{src}} 译成 {{lang}}”，只算一条警告",
+            args=(PromptSpec("你是翻译助手", "把 {{src}} 译成 {{lang}}", output="只输出译文"),),
+            expect=1,
+            project=warning_count,
+        ),
+        CheckCase(
             "两条规则都只说“不要”：每条一条警告",
             args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("不要加解释", "不要改人名"),
                              output="只输出译文"),),
             expect=2,
+            project=warning_count,
+        ),
+        CheckCase(
+            # the rule does not start with 不要: no warning, though 不要 is in it
+            "规则“回答要简短，不要啰嗦”不是以“不要”开头：不算问题",
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("回答要简短，不要啰嗦",), output="只输出译文"),),
+            expect=0,
             project=warning_count,
         ),
         CheckCase(
@@ -215,6 +230,143 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             args=(PromptSpec("你是 {{name}}", "T", examples=("输入 {{x}}",), output="{{fmt}}"),),
             expect=3,
             project=warning_count,
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '07-render'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'render': (
+        Rule(
+            'no-trailing-newline',
+            '最后的 `</context>` 后面**没有**换行',
+            visible=(
+                '原课的 spec：文本最后 4 行是排好序的 <context> 块',
+                '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',
+                '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',
+            ),
+        ),
+        Rule(
+            'empty-sections',
+            '没有规则时 `<rules>` 和 `</rules>` 两行紧挨着',
+            visible=(
+                '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',
+            ),
+            hidden=(
+                '没有规则、示例和动态内容：完整文本',
+                'output 为空：完整文本',
+            ),
+        ),
+        Rule(
+            'examples-from-one',
+            '示例从 1 开始编号',
+            visible=(
+                '两个示例：从 1 开始编号，完整文本',
+            ),
+            hidden=(
+                '三个示例：完整文本',
+            ),
+        ),
+        Rule(
+            'dynamic-sorted',
+            '`dynamic` 按键排序，与字典的插入顺序无关',
+            visible=(
+                '原课的 spec：文本最后 4 行是排好序的 <context> 块',
+                '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',
+            ),
+            hidden=(
+                'dynamic 倒序给出：最后 5 行',
+            ),
+        ),
+        Rule(
+            'a-list-of-warnings',
+            '**警告**是一个字符串列表',
+            visible=(
+                '原课的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数',
+            ),
+            hidden=(
+                '没有规则、示例和动态内容：警告',
+            ),
+        ),
+        Rule(
+            'one-warning-per-field',
+            '**每个**含模板变量的字段一条',
+            visible=(
+                '一个字段里有两个模板变量：task 是“把 {{src}} 译成 {{lang}}”，只算一条警告',
+                '每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}',
+            ),
+            hidden=(
+                '示例里有模板变量：警告条数',
+                'role 和 output 都有模板变量：警告条数',
+                '一个字段里两个模板变量：警告条数',
+            ),
+        ),
+        Rule(
+            'spaces-inside-braces',
+            '名字两边可以有空格',
+            visible=(
+                '只有一个问题：一条规则里写了 {{ lang }}',
+            ),
+            hidden=(
+                '变量两边有多个空格：警告条数',
+            ),
+        ),
+        Rule(
+            'dynamic-not-checked',
+            '`dynamic` 不检查',
+            visible=(
+                '{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题',
+            ),
+            hidden=(
+                'dynamic 里的模板变量：警告条数',
+            ),
+        ),
+        Rule(
+            'blank-output',
+            '`output` 为空或只有空白：一条',
+            visible=(
+                '只有一个问题：output 只有空格',
+                '最小的 spec：警告条数（只有 output 为空这一处）',
+            ),
+            hidden=(
+                'output 为空：警告条数',
+                'output 只有换行和空格：警告条数',
+            ),
+        ),
+        Rule(
+            'one-warning-per-rule',
+            '**每条**以"不要"开头',
+            visible=(
+                '两条规则都只说“不要”：每条一条警告',
+            ),
+            hidden=(
+                '三条只说不要的规则：警告条数',
+            ),
+        ),
+        Rule(
+            'starts-with-buyao',
+            '以"不要"开头',
+            visible=(
+                '规则“回答要简短，不要啰嗦”不是以“不要”开头：不算问题',
+            ),
+            hidden=(
+                '“不要”在规则中间：警告条数',
+            ),
+        ),
+        Rule(
+            'an-alternative-excuses',
+            '既不含"而是"也不含"改为"',
+            visible=(
+                '原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数',
+                '翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）',
+            ),
+            hidden=(
+                '“不要……改为……”和普通规则：警告条数',
+            ),
         ),
     ),
 }

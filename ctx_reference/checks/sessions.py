@@ -8,7 +8,8 @@ other character one token. ``[done] t1: 建好用户表`` is 3 + 5 = 8, ``[faile
 
 ``write_progress(records, budget)`` -- one case per rule of the prompt:
 
-1. only the newest ``next`` is kept, by turn, wherever it stands in the list (two cases);
+1. only the newest ``next`` is kept, by turn, wherever it stands in the list (two cases), the first
+   of two with the same turn;
 2. kinds go next → failed → decision → done (budgets 19, 25, 30 with four kinds, and 9);
    within a kind the newest turn first (three done, budget 16), equal turns in input order;
 3. a record that does not fit is skipped and a smaller one after it may still fit (budget 19),
@@ -24,6 +25,7 @@ message gives the line number and the line.
 from ..sessions import Record, parse_record
 from ..sessions import restore as reference_restore
 from ..sessions import write_progress as reference_write_progress
+from .rules import Rule
 from .runner import CheckCase
 
 #: The reference functions that ARE each exercise: answering with them scores 0.
@@ -99,6 +101,13 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             project=record_rows,
         ),
         CheckCase(
+            # "[next] t7: " is 11 ASCII characters (3 tokens) + 3 characters = 6 tokens each
+            "两条 next 都是第 7 轮（写测试在前、写文档在后），预算充足：轮次相同，留先出现的那条",
+            args=([Record("next", 7, "写测试"), Record("next", 7, "写文档")], 100),
+            expect=[("next", 7, "写测试")],
+            project=record_rows,
+        ),
+        CheckCase(
             "三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条",
             args=([Record("done", t, "建好用户表") for t in (1, 2, 3)], 16),
             expect=[("done", 2, "建好用户表"), ("done", 3, "建好用户表")],
@@ -152,6 +161,176 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             args=("# progress\n[done] t1: 建好用户表\n[todo] t1: 写测试",),
             raises=ValueError,
             message_has=("3", "[todo] t1: 写测试"),
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '10-sessions'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'write_progress': (
+        Rule(
+            'newest-next-only',
+            '**`next` 只留最新的一条**（轮次最大的',
+            visible=(
+                '两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条',
+                '两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面',
+            ),
+            hidden=(
+                '三条记录里两条 next',
+            ),
+        ),
+        Rule(
+            'first-next-on-a-tie',
+            '轮次相同时，留先出现的那条',
+            visible=(
+                '两条 next 都是第 7 轮（写测试在前、写文档在后），预算充足：轮次相同，留先出现的那条',
+            ),
+            hidden=(
+                '两条 next 同一轮',
+            ),
+        ),
+        Rule(
+            'kind-priority',
+            '`next` → `failed` → `decision` → `done`',
+            visible=(
+                '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',
+                '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',
+                'done（8）和 decision（9），预算 9：decision 优先',
+            ),
+            hidden=(
+                '四种各一条、预算 22',
+                'decision 和 done 都放得下',
+            ),
+        ),
+        Rule(
+            'newest-first-within-a-kind',
+            '同一种类里，**轮次新的优先**',
+            visible=(
+                '三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条',
+            ),
+            hidden=(
+                '三条 failed 各 14、预算 28',
+            ),
+        ),
+        Rule(
+            'first-on-a-tie-within-a-kind',
+            '（轮次相同时，先出现的优先）',
+            visible=(
+                '两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先',
+            ),
+        ),
+        Rule(
+            'skip-what-does-not-fit',
+            '放不下就**跳过**',
+            visible=(
+                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',
+            ),
+            hidden=(
+                '预算 10',
+            ),
+        ),
+        Rule(
+            'an-exact-fit-goes-in',
+            '不超过剩下的预算就放进去',
+            visible=(
+                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',
+                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',
+            ),
+            hidden=(
+                '预算正好等于 next 的 11 token',
+            ),
+        ),
+        Rule(
+            'header-not-counted',
+            '标题行不算',
+            visible=(
+                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',
+            ),
+        ),
+        Rule(
+            'input-order-in-a-new-list',
+            '**按它们在 `records` 里原来的顺序**，放在一个新的 `list` 里',
+            visible=(
+                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',
+                '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',
+                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',
+                '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',
+            ),
+            hidden=(
+                '预算 0、没有记录',
+            ),
+        ),
+        Rule(
+            'records-unchanged',
+            '不要改动传进来的列表',
+            visible=(
+                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',
+            ),
+        ),
+    ),
+    'restore': (
+        Rule(
+            'blank-and-comment-lines-skipped',
+            '空行和以 `#` 开头的行（标题、注释）跳过',
+            visible=(
+                '标题行和空行跳过，按文件里的顺序读回',
+                '只有标题行：没有记录，返回空列表',
+                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',
+            ),
+            hidden=(
+                '空文本',
+                '只有空白行和注释',
+                '没有标题行的一条 decision',
+            ),
+        ),
+        Rule(
+            'stripped-first',
+            '每一行先去掉首尾空白',
+            visible=(
+                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',
+            ),
+            hidden=(
+                '制表符包着的一行',
+            ),
+        ),
+        Rule(
+            'record-format',
+            '`[种类] t轮次: 文字`',
+            visible=(
+                '一行 failed 记录：种类、轮次（整数 12）、文字都要读对',
+                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',
+            ),
+            hidden=(
+                '文字里有冒号和方括号',
+            ),
+        ),
+        Rule(
+            'kinds-case-sensitive',
+            '区分大小写：`[Done]` 不算',
+            visible=(
+                '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',
+                '不认识的种类（[todo] t1: 写测试）：报 ValueError',
+            ),
+        ),
+        Rule(
+            'bad-line-raises',
+            '消息里写出是第几行、内容是什么',
+            visible=(
+                '第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行',
+                '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',
+                '不认识的种类（[todo] t1: 写测试）：报 ValueError',
+            ),
+        ),
+        Rule(
+            'a-list-in-file-order',
+            '**按文件里的顺序**',
+            visible=(
+                '标题行和空行跳过，按文件里的顺序读回',
+            ),
         ),
     ),
 }

@@ -17,6 +17,7 @@ Two exercises, the two hooks of ``ctx_reference.sim.simulate``:
   case with other prices so that hard-coded 1.25 and 0.1 are caught.
 """
 from ..sim import SimParams, request_cost, select_to_clear
+from .rules import Rule
 from .runner import CheckCase
 
 FLOAT_TOL = 1e-6  # input equivalent is a float; the hand-worked values are exact to this
@@ -149,6 +150,124 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             args=(15_200, 11_600, False, OTHER_PRICES),
             expect=13_000.0,
             tol=FLOAT_TOL,
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '06-strategies'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'select_to_clear': (
+        Rule(
+            'not-over-the-threshold',
+            '**不超过** `threshold`',
+            visible=(
+                '第 14 轮：上下文 8,000 + 14 × 3,600 = 58,400，没有超过阈值 60,000，什么都不清',
+                '正好等于阈值不算超过：第 15 轮，上下文正好 60,000，什么都不清',
+            ),
+            hidden=(
+                '上下文正好等于阈值',
+                '上下文比阈值多 1',
+                '换一个阈值、正好等于它',
+            ),
+        ),
+        Rule(
+            'older-than-the-newest-keep',
+            '轮次 `≤ turn − keep` 的',
+            visible=(
+                '第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮',
+                '第 23 轮：上下文 60,900，还没清的是 11–23；最新 5 轮是 19–23，清掉 11–18',
+                '第 56 轮：上下文 60,100，还没清的是 51–56；只有第 51 轮在最新 5 轮之外',
+                '保留 15 轮、第 15 轮：上下文 62,000 超过阈值，但 15 轮全在保留范围里，没有可清的',
+                '保留 15 轮、第 16 轮：上下文 65,600，只有第 1 轮在最新 15 轮之外',
+                '保留 0 轮、第 15 轮：上下文 62,000，轮次 ≤ 15 − 0 的全是候选，连这一轮的结果也清（小心 [:-0] 是空的）',
+            ),
+            hidden=(
+                'keep = 0',
+                '没有剩下可清的',
+            ),
+        ),
+        Rule(
+            'enough-to-free',
+            '腾不出 `clear_at_least` 个 token',
+            visible=(
+                '至少清 20,000、第 36 轮：上下文 62,850，可清 26–31 共 6 个，只能腾出 6 × 2,990 = 17,940，不够，先不清',
+                '至少清 20,000、第 37 轮：上下文 66,450，可清 26–32 共 7 个，7 × 2,990 = 20,930，够了',
+                '腾出的量正好等于 clear_at_least 也够：至少清 29,900，可清 1–10 共 10 个，10 × 2,990 = 29,900',
+            ),
+            hidden=(
+                '腾出的量正好够',
+                '腾出的量差 1',
+            ),
+        ),
+        Rule(
+            'freed-per-turn',
+            '每个腾出 `tool_result − placeholder`',
+            visible=(
+                '换一个占位符：placeholder 1,000、至少清 20,001；可清 1–10 共 10 个，只能腾出 10 × (3,000 − 1,000) = 20,000，不够',
+            ),
+            hidden=(
+                '占位符 1,000',
+                '占位符 1,001',
+            ),
+        ),
+        Rule(
+            'oldest-first-as-a-list',
+            '按从旧到新的顺序放进一个 `list`',
+            visible=(
+                '第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮',
+                'uncleared_turns 是 list：[11, 12, …, 23]，第 23 轮，上下文 60,900，清掉 11–18（不要改动传进来的 list）',
+            ),
+            hidden=(
+                '传入 list',
+                '接进模拟、keep = 0',
+            ),
+        ),
+    ),
+    'request_cost': (
+        Rule(
+            'first-or-rewrite-writes-all',
+            '或者这一轮改写过：`cache_write × input_tokens`',
+            visible=(
+                '第 1 轮：第一次请求，输入 11,600 全部写进缓存：1.25 × 11,600',
+                '第 15 轮：刚清除过（改写），清除后的 32,100 重新整段写入：1.25 × 32,100',
+                '压缩那一轮：上下文变成 8,000 + 2,000 + 5 × 3,600 = 28,000，整段写入：1.25 × 28,000',
+            ),
+            hidden=(
+                '第一次请求、标记为改写',
+                '空请求',
+                '保留 15 轮',
+                '至少清 20,000',
+                '清除 + 笔记',
+                '压缩',
+            ),
+        ),
+        Rule(
+            'read-previous-write-new',
+            '`cache_read × previous_input + cache_write × (input_tokens − previous_input)`',
+            visible=(
+                '第 2 轮：命中缓存，0.1 × 11,600 + 1.25 × (15,200 − 11,600)',
+                '第 16 轮：又能命中缓存，0.1 × 32,100 + 1.25 × (35,700 − 32,100)',
+            ),
+            hidden=(
+                '普通一轮',
+                '没有新内容',
+                '什么都不做',
+            ),
+        ),
+        Rule(
+            'prices-from-params',
+            '用 `params` 里的价格',
+            visible=(
+                '换一套价格（写入 2.0×，读取 0.5×）：0.5 × 11,600 + 2.0 × 3,600',
+            ),
+            hidden=(
+                '读缓存免费',
+                '写入 1.0×、改写过',
+            ),
         ),
     ),
 }

@@ -10,6 +10,7 @@ also checks that the argument is left unchanged.
 """
 from ..trim import _trim
 from ..trim import trim_lines as reference_trim_lines
+from .rules import Rule
 from .runner import CheckCase
 
 REFERENCES = {"trim_lines": (reference_trim_lines, _trim)}
@@ -110,6 +111,83 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             expect=[],
             returns=list,
             fresh=True,
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '05-trim-lines'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'trim_lines': (
+        Rule(
+            'fits-as-a-new-list',
+            '返回一个包含全部行的**新列表**',
+            visible=(
+                '正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回',
+                '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',
+                '空列表：头 3 行、尾 2 行，返回一个新的空列表',
+            ),
+            hidden=(
+                '放得下：原样的内容',
+                '放得下：尾部 0 行',
+                '空列表、头尾 0 行',
+                '空列表、头 3 尾 2',
+            ),
+        ),
+        Rule(
+            'head-marker-tail',
+            '前 `head` 行 + 一行说明 + 后 `tail` 行',
+            visible=(
+                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',
+                '同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6',
+                '同一个例子，说明行后面只有尾部 2 行',
+                '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',
+                '多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行',
+                '尾部 0 行：5 行，头 2 行、尾 0 行，只留头部（小心 lines[-0:] 取到的是整个列表）',
+                '头部 0 行：5 行，头 0 行、尾 2 行，只留尾部',
+            ),
+            hidden=(
+                '头部 0 行',
+                '尾部 0 行',
+                '头尾都是 0 行',
+            ),
+        ),
+        Rule(
+            'omitted-count',
+            '说明里的数是省略的行数 `len(lines) - head - tail`',
+            visible=(
+                '同一个例子，说明行：省略 100 − 3 − 2 = 95 行',
+                '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',
+            ),
+        ),
+        Rule(
+            'marker-text',
+            '说明行用上面的 `omission_marker(n)` 生成',
+            visible=(
+                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',
+            ),
+        ),
+        Rule(
+            'always-a-list',
+            '总是返回 `list`',
+            visible=(
+                '传进来的是元组：("a", "b", "c", "d")，头 1 行、尾 1 行，也要返回 list',
+                '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',
+            ),
+            hidden=(
+                '放得下：元组输入也返回 list',
+                '元组输入',
+            ),
+        ),
+        Rule(
+            'lines-unchanged',
+            '不要修改传进来的 `lines`',
+            visible=(
+                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',
+            ),
         ),
     ),
 }

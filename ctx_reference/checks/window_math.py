@@ -1,6 +1,7 @@
 """Visible check cases of notebook 01, Window math (literals from docs/models.md §2, edge cases worked by hand)."""
 from ..tokens import estimate_tokens as reference_estimate_tokens
 from ..window import Outcome, Window
+from .rules import Rule
 from .runner import CheckCase
 
 REFERENCES = {"check": (Window.check,), "estimate_tokens": (reference_estimate_tokens,)}
@@ -61,6 +62,121 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             "混合 \"用 Python 写 3 个测试\"（11 个 ASCII + 5 个汉字）",
             args=("用 Python 写 3 个测试",),
             expect=8,
+        ),
+    ),
+}
+
+
+#: The notebook these exercises belong to.
+NOTEBOOK = '01-window-math'
+
+#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
+RULES: dict[str, tuple[Rule, ...]] = {
+    'check': (
+        Rule(
+            'input-over-window',
+            '先判断输入本身是否超窗口',
+            visible=(
+                '输入本身就超了：窗口 200,000，输入 210,000，max_tokens 1,000',
+                '输入比窗口多 1 个 token：窗口 200,000，输入 200,001，max_tokens 1',
+            ),
+            hidden=(
+                '输入比窗口多 1、max_tokens 为 0',
+                '窗口 1：三种情况',
+            ),
+        ),
+        Rule(
+            'total-over-window',
+            '再判断输入加输出上限',
+            visible=(
+                '原课的例子：窗口 1,000,000，输入 950,000，max_tokens 128,000',
+                '多 1 个 token：窗口 200,000，输入 168,001，max_tokens 32,000',
+            ),
+            hidden=(
+                '输入 + max_tokens 比窗口多 1',
+                '输入为 0、只看 max_tokens',
+            ),
+        ),
+        Rule(
+            'equal-is-not-over',
+            '等号不算超',
+            visible=(
+                '正好填满：窗口 200,000，输入 168,000，max_tokens 32,000（合计正好 200,000）',
+                '输入正好等于窗口：窗口 200,000，输入 200,000，max_tokens 1',
+            ),
+            hidden=(
+                '输入 + max_tokens 正好等于窗口',
+                '输入正好等于窗口、还要输出',
+                '输入正好等于窗口、max_tokens 为 0',
+            ),
+        ),
+        Rule(
+            'returns-an-outcome',
+            '返回 `Outcome.FITS`、`Outcome.MAY_TRUNCATE` 或 `Outcome.REJECTED` 中的一个',
+            visible=(
+                '宽裕：窗口 200,000，输入 150,000，max_tokens 32,000（合计 182,000）',
+            ),
+        ),
+    ),
+    'estimate_tokens': (
+        Rule(
+            'ascii-four-to-a-token',
+            '大约 4 个算 1 个 token',
+            visible=(
+                '4 个 ASCII 字符 "abcd"',
+                '英文 "hello world"（11 个 ASCII 字符）',
+            ),
+            hidden=(
+                '400 个 ASCII 字符',
+                '换行符是 ASCII',
+            ),
+        ),
+        Rule(
+            'rounded-up',
+            '最后向上取整一次',
+            visible=(
+                '1 个 ASCII 字符 "a"（不满 4 个也要向上取整成 1，不是四舍五入成 0）',
+                '5 个 ASCII 字符 "abcde"（向上取整）',
+            ),
+            hidden=(
+                '401 个 ASCII 字符（向上取整）',
+            ),
+        ),
+        Rule(
+            'other-one-each',
+            '每个大约算 1 个 token',
+            visible=(
+                '中文 "上下文工程"（5 个汉字）',
+                '中文标点 "你好，世界！"（全角标点也是非 ASCII）',
+            ),
+            hidden=(
+                '1000 个汉字',
+                '带重音的字母 é 不是 ASCII',
+                'emoji 也是非 ASCII',
+            ),
+        ),
+        Rule(
+            'ascii-counted-together',
+            'ASCII 字符是**整段合起来**数',
+            visible=(
+                '混合 "token 预算"（6 个 ASCII + 2 个汉字）',
+                '混合 "ab中cd"（ASCII 合起来 4 个再取整，不是每段各自取整）',
+                '混合 "用 Python 写 3 个测试"（11 个 ASCII + 5 个汉字）',
+            ),
+            hidden=(
+                'ASCII 和汉字交错',
+            ),
+        ),
+        Rule(
+            'returns-an-int',
+            '返回一个**整数**',
+            visible=(
+                '空字符串 ""',
+            ),
+            hidden=(
+                '3 个 ASCII 字符返回 int',
+                '空字符串返回 int',
+            ),
         ),
     ),
 }

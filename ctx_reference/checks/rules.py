@@ -1,0 +1,77 @@
+"""Which rule of an exercise's text each visible case and each hidden test decides.
+
+Every case module holds, beside its ``CASES``, a ``RULES`` table: exercise name → the rules its
+text states, each a ``Rule`` naming the phrase of the notebook that states it, the visible cases
+(labels in ``CASES``) that tell a plausible wrong variant apart, and the hidden tests (labels
+passed to ``expect_digest`` in the check cell's hidden part) that decide it. The tests hold the
+table to the notebooks and to the mutants in tests/test_mutations.py: a rule without a visible
+case, or a hidden test that decides no stated rule, fails the suite.
+
+``rules_markdown`` renders the tables as docs/rules.md; regenerate that file with
+``python -m ctx_reference.checks > docs/rules.md``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule an exercise's text states, and the cases that decide it.
+
+    ``name`` is a short English tag (the mutants of the rule carry it); ``states`` is a phrase
+    that appears word for word in the exercise's markdown; ``visible`` names case labels of
+    ``CASES``; ``hidden`` names hidden-test labels of the notebook's check cell.
+    """
+
+    name: str
+    states: str
+    visible: tuple[str, ...]
+    hidden: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not self.visible:
+            raise ValueError(f"visible must name at least one case (got {self.visible!r} for rule {self.name!r})")
+        for field in ("visible", "hidden"):
+            if type(getattr(self, field)) is not tuple:
+                raise ValueError(f"{field} must be a tuple (got {getattr(self, field)!r} for rule {self.name!r})")
+
+
+def _cell(text: str) -> str:
+    """Return text fit for one cell of a Markdown table."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def rules_markdown(tables: Sequence[tuple[str, str, Sequence[Rule]]]) -> str:
+    """Return docs/rules.md: one table per exercise, for (notebook, exercise, rules) in the given order.
+
+    ``rules_markdown([("02-remaining", "remaining", (Rule("negative", "可以是负数", ("超额",)),))])``
+    gives a heading ``## 02-remaining · `remaining` `` and a table with one row.
+    """
+    lines = [
+        "# Rules of the exercises",
+        "",
+        "Generated from the `RULES` tables in `ctx_reference/checks/`; do not edit by hand. Regenerate with",
+        "`python -m ctx_reference.checks > docs/rules.md`.",
+        "",
+        "Each row is one rule an exercise's text states: the phrase of the notebook that states it, the",
+        "visible cases that tell a plausible wrong variant apart, and the hidden tests that decide it.",
+        "tests/test_rules.py checks every phrase against the notebook and every label against the cases,",
+        "and tests/test_mutations.py holds a wrong implementation for every rule that fails one of its",
+        "visible cases.",
+    ]
+    for notebook, exercise, rules in tables:
+        lines += ["", f"## {notebook} · `{exercise}`", "", "| rule | the text says | visible cases | hidden tests |",
+                  "|---|---|---|---|"]
+        for rule in rules:
+            visible = "<br>".join(_cell(label) for label in rule.visible)
+            hidden = "<br>".join(_cell(label) for label in rule.hidden) or "—"
+            lines.append(f"| `{rule.name}` | {_cell(rule.states)} | {visible} | {hidden} |")
+    return "\n".join(lines) + "\n"
+
+
+def all_tables(rules: Mapping[str, Sequence[Rule]], notebooks: Mapping[str, str]) -> list[tuple[str, str, Sequence[Rule]]]:
+    """Return (notebook, exercise, rules) for every exercise, in the order of ``rules``."""
+    return [(notebooks[name], name, table) for name, table in rules.items()]
+

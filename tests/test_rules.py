@@ -1,0 +1,117 @@
+"""The RULES tables hold to the notebooks: every stated rule has a visible case, every hidden test a stated rule.
+
+For every exercise of the eleven notebooks, ``ctx_reference.checks.RULES`` lists the rules its text
+states. Each rule's phrase must appear word for word in the notebook's markdown up to the
+exercise's check cell (the exercise text often refers back to the rules of an earlier section);
+each visible label must name a case in ``CASES``; each hidden label must be a label the check
+cell's hidden part passes to ``expect_digest``, and every such label must be claimed by a rule.
+tests/test_mutations.py ties the rules to wrong implementations. docs/rules.md is the rendering
+of the tables.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from ctx_reference.checks import EXERCISES, NOTEBOOKS, RULES, Rule
+from ctx_reference.checks.rules import all_tables, rules_markdown
+
+from notebook_cells import ROOT, cells, check_parts, grade_id, source
+from test_mutations import _cell
+
+RULES_DOC = ROOT / "docs" / "rules.md"
+
+
+def _check_index(name: str) -> int:
+    gid, _ = _cell(name)
+    (index,) = [k for k, cell in enumerate(cells(NOTEBOOKS[name])) if grade_id(cell) == gid]
+    return index
+
+
+def _markdown_before_check(name: str) -> str:
+    """Return the notebook's markdown cells up to the exercise's check cell, joined."""
+    notebook = cells(NOTEBOOKS[name])
+    return "\n".join(source(c) for c in notebook[:_check_index(name)] if c["cell_type"] == "markdown")
+
+
+def hidden_labels(text: str) -> list[str]:
+    """Return the literal labels passed to ``expect_digest`` in a block of code, in order."""
+    return [
+        node.args[0].value
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "expect_digest"
+        and node.args and isinstance(node.args[0], ast.Constant)
+    ]
+
+
+def _hidden(name: str) -> list[str]:
+    check = source(cells(NOTEBOOKS[name])[_check_index(name)])
+    return hidden_labels(check_parts(check)[1])
+
+
+def test_every_exercise_has_rules():
+    """RULES and NOTEBOOKS cover exactly the exercises the checker knows, each with at least one rule."""
+    assert set(RULES) == set(EXERCISES) == set(NOTEBOOKS)
+    assert all(RULES[name] for name in RULES)
+    assert {NOTEBOOKS[name][:2] for name in NOTEBOOKS} == {f"{k:02d}" for k in range(1, 12)}
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_rule_names_are_unique(name):
+    """Within one exercise no two rules share a name (mutants are tagged by name)."""
+    names = [rule.name for rule in RULES[name]]
+    assert len(names) == len(set(names))
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_rule_is_stated_in_the_text(name):
+    """Every rule's phrase appears word for word in the notebook's markdown before the check cell."""
+    text = _markdown_before_check(name)
+    assert [rule.states for rule in RULES[name] if rule.states not in text] == []
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_visible_case_named_exists(name):
+    """Every visible label of a rule is the label of a case in CASES."""
+    labels = {case.label for case in EXERCISES[name]}
+    assert [label for rule in RULES[name] for label in rule.visible if label not in labels] == []
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_hidden_case_named_exists(name):
+    """Every hidden label of a rule is a label the check cell's hidden tests use."""
+    labels = set(_hidden(name))
+    assert [label for rule in RULES[name] for label in rule.hidden if label not in labels] == []
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_hidden_case_decides_a_stated_rule(name):
+    """Every hidden test label of the check cell is claimed by a rule of the exercise."""
+    claimed = {label for rule in RULES[name] for label in rule.hidden}
+    assert [label for label in _hidden(name) if label not in claimed] == []
+
+
+def test_hidden_labels_reads_the_literal_labels():
+    """hidden_labels finds expect_digest's first argument when it is a literal, and nothing else."""
+    text = 'x = 1\nexpect_digest("甲", f(1), "ab")\nexpect_digest(name, f(2), "cd")\nassert f(3)\n'
+    assert hidden_labels(text) == ["甲"]
+
+
+def test_a_rule_needs_a_visible_case():
+    """A rule with no visible case is refused, naming the rule."""
+    with pytest.raises(ValueError, match="negative"):
+        Rule("negative", "可以是负数", ())
+
+
+def test_rules_markdown_renders_one_table_per_exercise():
+    """One heading and one row per rule; a rule without hidden tests shows a dash; | is escaped."""
+    text = rules_markdown([("02-remaining", "remaining", (Rule("negative", "a|b", ("超额", "少 1")),))])
+    assert "## 02-remaining · `remaining`" in text
+    assert "| `negative` | a\\|b | 超额<br>少 1 | — |" in text.split("\n")
+
+
+def test_rules_doc_is_up_to_date():
+    """docs/rules.md is exactly what the RULES tables render (regenerate: python -m ctx_reference.checks > docs/rules.md)."""
+    assert RULES_DOC.read_text(encoding="utf-8") == rules_markdown(all_tables(RULES, NOTEBOOKS))
