@@ -2,8 +2,9 @@
 
 Covers: whether a cell is graded (``is_graded``), an answer (``is_answer``) or a check cell
 (``is_check_cell``); a cell's source as one string (``source_text``) and as lines
-(``source_lines``); where its hidden tests are (``hidden_spans``) and which of them are named
-(``hidden_checks``). Every module that asks one of
+(``source_lines``, split at ``\r\n``, ``\r`` or ``\n``, as Python counts lines); where its hidden
+tests are (``hidden_spans``, ``hidden_lines``), which of them are named (``hidden_checks``), and a
+check cell as the release shows it, without them (``released_source``). Every module that asks one of
 these questions asks it here, so when nbgrader's metadata changes there is one place to follow.
 
 Leaves out: changing cells (the preprocessors in ``grading/`` do). Imports nothing of the
@@ -108,6 +109,31 @@ def hidden_spans(source: str, begin: str = BEGIN_HIDDEN, end: str = END_HIDDEN) 
     if start is not None:
         spans.append((start, len(lines)))
     return spans
+
+
+def hidden_lines(source: str, begin: str = BEGIN_HIDDEN, end: str = END_HIDDEN) -> set[int]:
+    """Return the 1-based numbers of the lines inside hidden regions of ``source``, delimiters included.
+
+    >>> sorted(hidden_lines("a\\r\\n### BEGIN HIDDEN TESTS\\r\\nb\\r\\n### END HIDDEN TESTS\\r\\nc"))
+    [2, 3, 4]
+    """
+    return {number for first, last in hidden_spans(source, begin, end) for number in range(first, last + 1)}
+
+
+def released_source(source: str, begin: str = BEGIN_HIDDEN, end: str = END_HIDDEN) -> str:
+    """Return ``source`` without its hidden regions (delimiters included), as the release shows a check cell.
+
+    The lines kept keep their own line ends:
+
+    >>> released_source("a\\r\\n### BEGIN HIDDEN TESTS\\r\\nb\\r\\n### END HIDDEN TESTS\\r\\nc")
+    'a\\r\\nc'
+    """
+    hidden = hidden_lines(source, begin, end)
+    if not hidden:
+        return source
+    pieces = _LINE_END.split(source)
+    ends = _LINE_END.findall(source) + [""]
+    return "".join(line + ending for number, (line, ending) in enumerate(zip(pieces, ends), 1) if number not in hidden)
 
 
 def hidden_checks(source: str, begin: str = BEGIN_HIDDEN, end: str = END_HIDDEN) -> list[tuple[str, int, int]]:

@@ -1,14 +1,29 @@
 """Score check cells from what the learner's functions return, judged on the grader's side.
 
-Covers: what each side runs (``plan_cells``: the learner's answer cells and the release cells they
-need on one side, the check cells as the gradebook holds them, hidden tests included, and the
-release cells they need on the other); the learner's side, a process of its own
-(``AnswerSession``, running ``sandbox/answerer.py`` in the sandbox with a build of ``ctx_reference``
-without the notebook's exercise functions, see ``reference_build.py``); the grader's side
-(``judge``), which runs the check cells in a fresh namespace of this process with the real
-``ctx_reference``, the learner's names bound to proxies that call into that process and take back
-plain data; and ``ScoreFromBehaviour``, the autograde step that turns each check cell's verdict
-into what nbgrader scores.
+Covers: what each side runs (``notebook_cells``, ``plan_cells``): the evaluation of each check cell
+sees exactly the code the learner's notebook runs before it, in notebook order (the cells the
+learner added included, the cells below it left out, never the reference). The learner's side,
+a process of its own (``sandbox/answer_session.py`` running ``sandbox/answerer.py`` in the
+sandbox with a build of ``ctx_reference`` without the notebook's exercise functions, see
+``reference_build.py``), runs every cell the learner wrote (answer cells, cells they added,
+release cells they edited) and the release cells those need, in notebook order, and stops at a
+*checkpoint* where each check cell stands. The grader's side (``judge``) runs the check cells as
+the gradebook holds them, hidden tests included, and the release cells they need, in a fresh
+namespace of this process with the real ``ctx_reference``, the learner's names bound to proxies
+that call, in that process, the objects those names were bound to at the check cell's checkpoint
+and take back plain data. ``ScoreFromBehaviour`` is the autograde step that turns each check
+cell's verdict into what nbgrader scores.
+
+So a check cell's visible cases get the verdict the learner saw in JupyterLab, and the hidden
+tests only add: a helper written in a cell of its own above the answer is there; an answer moved
+below its check cell is not defined at that check (0, as the lab shows it failing); a cell after
+the check that redefines the answer does not change that check's verdict; of a duplicated answer
+cell, each check sees the copy above it. A release cell the learner left as released runs on
+the grader's side as released (and on the learner's side if their code needs it); one they edited
+runs on the learner's side as edited (what their notebook ran), and as released on the grader's
+side (what the check cells may need of it). Learner-written code only ever runs in the answer
+process; the names the grader's side takes from the release and the check cells (and Python's
+builtins) are never the learner's, whatever a learner's cell rebinds.
 
 Why: a check cell's outcome used to be read from the learner's own kernel (its errors, a report
 on its stderr, a guard object that answered a token), and everything in that kernel can be
@@ -18,13 +33,18 @@ only if that data passes it. The hidden tests' source never reaches a learner's 
 notebook's kernel runs the check cells as released), and the feedback never shows text a
 learner's process produced during the evaluation.
 
-Leaves out: running the notebook for its visible output (the kernel, ``kernels.py``), the
-sandbox's rules (``sandbox.py``).
+Leaves out: running the notebook for its visible output (its kernel: ``sandbox/kernels.py`` and
+``sandbox/execute.py``), the sandbox's rules (``sandbox/policy.py``), the wire protocol and the
+answer process itself (``sandbox/answerer.py``, ``sandbox/answer_session.py``), parsing cells'
+sources and hidden-test regions (``cells.py``).
 
-Vocabulary: the *answer cells* are the code cells with ``solution: true``; the *learner's names*
-are the names they define at top level; a *verdict* is one check cell's outcome (passed, and a
-Chinese line for the feedback that holds no text from the learner's process, and the label of the
-first hidden check it failed, for the instructor).
+Vocabulary: the *answer cells* are the code cells with ``solution: true``; *added cells* are the
+code cells of the learner's notebook that the release does not have as they stand (a cell of
+their own, a release cell they edited, the other copies of a duplicated answer); the *learner's
+names* are the names answer and added cells define at top level that the grader's cells read;
+a *checkpoint* is the place of one of the grader's cells among the learner's; a *verdict* is one
+check cell's outcome (passed, and a Chinese line for the feedback that holds no text from the
+learner's process, and the label of the first hidden check it failed, for the instructor).
 """
 from __future__ import annotations
 
@@ -35,15 +55,11 @@ import contextlib
 import io
 import json
 import os
-import select
 import shutil
-import signal
-import subprocess
 import symtable
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -55,15 +71,11 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Any as AnyTrait
 from traitlets import Integer
 
-from ..cells import hidden_checks
-from ..sandbox import answerer as wire
+from ..cells import hidden_checks, hidden_lines, is_answer, is_check_cell, source_lines, source_text
+from ..sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, LearnerFunction
 from ..sandbox.policy import is_course_package
 from .reference_build import ReferenceBuilds, graded_exercises, withheld_objects
 
-# The learner's side runs this file's text (the sandbox does not show ctx_course).
-ANSWERER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
-
-BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
 CHECK_FILE = "<check cell {}>"
 
 # Feedback lines of a failed check cell (they quote no text of the learner's process).
@@ -92,17 +104,24 @@ KERNEL_ERROR_NOTE = "（笔记本里这一格报错 {ename}，评分以评分程
 
 @dataclass(frozen=True)
 class Cell:
-    """One code cell as a side runs it: where it comes from, its id, its source (an answer's: also as released)."""
+    """One code cell as a side runs it: where it comes from, its id, its source, and what the release has there.
 
-    kind: str  # "release", "answer" or "check"
+    ``kind`` is ``"release"``, ``"answer"``, ``"added"`` or ``"check"``; in a plan also
+    ``"checkpoint"`` (a place in the learner's cells, named by ``id``). ``released`` is an answer
+    cell, or a release cell the learner edited, as released (what the grader's side runs of it).
+    ``checkpoint`` is, for a cell of the grader's side, the checkpoint whose bindings it sees.
+    """
+
+    kind: str
     id: str
     source: str
-    released: str = ""  # an answer cell as released (its imports are the release's to give)
+    released: str = ""
+    checkpoint: str = ""
 
 
 def plain_python(source: str) -> str:
     """Return a cell's source with IPython's ``%`` and ``!`` lines blanked (they are not Python)."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source_lines(source))
 
 
 def cell_names(source: str, imports: bool = True) -> tuple[set[str], set[str], bool]:
@@ -191,268 +210,103 @@ def split_statements(cell: Cell) -> list[Cell]:
     ]
 
 
-def plan_cells(cells: Iterable[Cell]) -> tuple[list[Cell], list[Cell], set[str]]:
-    """Return (what the learner's process runs, what the grader runs, the learner's names).
+@dataclass(frozen=True)
+class Plan:
+    """What each side runs of one notebook, in notebook order.
 
-    ``cells`` are a notebook's code cells in order. The learner's process runs every answer
-    cell and the release cells that bind a name the cells it runs read (transitively, anywhere
-    in the notebook); the grader runs every check cell and the release cells that the check
-    cells need, the learner's names being bound to proxies where their answer cell stands.
-    Names the learner's answer cells define (not import) are never looked for in the release cells.
+    ``learner_side``: the cells of the learner's process, with a ``"checkpoint"`` cell where each
+    cell of the grader's side that reads a learner's name stands; ``grader_side``: the cells the
+    grader runs (an answer cell there runs as released, for its imports); ``learner``: the
+    learner's names.
     """
-    cells = [part for cell in cells for part in (split_statements(cell) if cell.kind == "release" else [cell])]
-    info = [cell_names(c.source) for c in cells]
-    # The learner's names: what answer cells define (a module they import is the release's to give).
-    learner: set[str] = set()
+
+    learner_side: list[Cell]
+    grader_side: list[Cell]
+    learner: frozenset[str]
+
+
+def plan_cells(cells: Iterable[Cell], reserved: Iterable[str] = ()) -> Plan:
+    """Return what each side runs of a notebook's code cells (``notebook_cells``), kept in their order.
+
+    The learner's process runs every answer and added cell, and the release cells that bind a
+    name the cells it runs read (transitively); the grader runs every check cell, the answer
+    cells as released, and the release cells that the check cells need (a release cell the
+    learner edited counts there as released). The learner's names are what answer and added
+    cells define (not import) and the grader's cells read, less the names the grader's side
+    binds itself (its release cells and check cells, ``reserved``: the release's other names,
+    and Python's builtins): those are never a learner's. Each grader cell that reads a learner's
+    name gets a checkpoint at its place.
+
+    >>> plan = plan_cells([Cell("added", "h", "def helper(): return 2"),
+    ...                    Cell("answer", "a", "def f(): return helper()", released="def f(): ..."),
+    ...                    Cell("check", "c", "assert f() == 2")])
+    >>> [(c.kind, c.id) for c in plan.learner_side], sorted(plan.learner)
+    ([('added', 'h'), ('answer', 'a'), ('checkpoint', 'c')], ['f'])
+    """
+    parts: list[tuple[Cell, str]] = []  # (cell, side): "both", "learner", "grader", or "answer"
     for cell in cells:
-        if cell.kind == "answer":
-            learner |= cell_names(cell.source, imports=False)[0]
+        if cell.kind == "release":
+            parts += [(part, "both") for part in split_statements(cell)]
+        elif cell.kind == "added":
+            parts.append((cell, "learner"))
+            if cell.released:
+                parts += [(part, "grader") for part in split_statements(Cell("release", cell.id, cell.released))]
+        elif cell.kind in ("answer", "check"):
+            parts.append((cell, cell.kind))
+        else:
+            raise ValueError(f"cell kind must be release, answer, added or check (got {cell.kind!r})")
+    info = [cell_names(c.source) for c, _ in parts]
+    writes_learner = [side in ("answer", "learner") for _, side in parts]
+    release_grader = [side in ("both", "grader") for _, side in parts]
+    grader_owned = set(reserved) | set(dir(builtins))
+    read_by_grader: set[str] = set()
+    written: set[str] = set()
+    for (cell, side), (bound, read, _) in zip(parts, info):
+        if side in ("both", "grader", "check"):
+            grader_owned |= bound
+            read_by_grader |= read
+        if side in ("answer", "learner"):
+            written |= cell_names(cell.source, imports=False)[0]
+    learner = (written & read_by_grader) - grader_owned
 
-    def sliced(targets: str, skip_learner: bool) -> list[int]:
-        needed = set().union(*[info[i][1] for i, c in enumerate(cells) if c.kind == targets]) if cells else set()
-        if skip_learner:
-            needed -= learner
-        chosen = set()
-        for i in range(len(cells) - 1, -1, -1):
+    def sliced(targets: list[bool], candidates: list[bool], skip: set[str]) -> set[int]:
+        needed = set().union(*[info[i][1] for i, target in enumerate(targets) if target]) - skip
+        chosen = {i for i, target in enumerate(targets) if target}
+        for i in range(len(parts) - 1, -1, -1):
             bound, read, star = info[i]
-            if cells[i].kind == targets:
+            if candidates[i] and i not in chosen and (star or bound & needed):
                 chosen.add(i)
-            elif cells[i].kind == "release" and (star or bound & needed):
-                chosen.add(i)
-                needed |= read - (learner if skip_learner else set())
-        return sorted(chosen)
+                needed |= read - skip
+        return chosen
 
-    answer_side = [cells[i] for i in sliced("answer", False)]
-    judge_side = sliced("check", True)
-    judge_cells = [cells[i] for i in sorted(set(judge_side) | {i for i, c in enumerate(cells) if c.kind == "answer"})]
-    return answer_side, judge_cells, learner
-
-
-def hidden_lines(source: str) -> set[int]:
-    """Return the 1-based numbers of the lines inside hidden-test regions (markers included)."""
-    lines, inside, found = source.split("\n"), False, set()
-    for number, line in enumerate(lines, start=1):
-        if not inside and BEGIN_HIDDEN in line:
-            inside = True
-        if inside:
-            found.add(number)
-            if END_HIDDEN in line:
-                inside = False
-    return found
+    on_learner = sliced(writes_learner, [side == "both" for _, side in parts], set())
+    checks = [side == "check" for _, side in parts]
+    on_grader = sliced(checks, release_grader, learner) | {i for i, (_, side) in enumerate(parts) if side == "answer"}
+    learner_side, grader_side = [], []
+    for i, (cell, side) in enumerate(parts):
+        if i in on_grader:
+            if side == "answer":
+                cell = Cell("answer", cell.id, cell.released)
+            elif side == "check" or info[i][1] & learner:
+                cell = replace(cell, checkpoint=cell.id if side == "check" else f"{cell.id}@{i}")
+                learner_side.append(Cell("checkpoint", cell.checkpoint, ""))
+            grader_side.append(cell)
+        if i in on_learner:
+            learner_side.append(parts[i][0])
+    return Plan(learner_side, grader_side, frozenset(learner))
 
 
-# --------------------------------------------------------------------------------------------
-# The learner's side
+def release_names(release: dict) -> set[str]:
+    """Return the names the release's own code cells bind (not its answers' or check cells'): never a learner's.
 
-
-class AnswerUnavailable(RuntimeError):
-    """The learner's process ran past its time, died, or broke the protocol: the call cannot be answered."""
-
-
-class AnswerSession:
-    """The learner's process for one notebook: started on demand, restarted for a check cell after it died.
-
-    ``argv`` starts ``sandbox/answerer.py``; ``job`` is its first message (cells, names, path,
-    working folder). ``call(name, args, kwargs)`` returns the learner's value (decoded) or
-    raises what the learner's function raised; ``withheld`` is set when the learner's code
-    called a withheld reference function, ``failure`` when the process timed out or died.
+    >>> sorted(release_names({"cells": [{"cell_type": "code", "metadata": {}, "source": "from m import f\\nx = 1"}]}))
+    ['f', 'x']
     """
-
-    def __init__(self, argv: list[str], job: dict, timeout: float, env: dict | None = None, cwd: str | None = None):
-        self.argv, self.job, self.timeout, self.env, self.cwd = argv, job, float(timeout), env, cwd
-        self.process: subprocess.Popen | None = None
-        self.ready: dict = {}
-        self.codec = wire.Codec(refs_out=True)
-        self._buffer = b""
-        self.withheld = False
-        self.failure: str | None = None
-        self.started = 0
-
-    # -- process
-    def start(self) -> dict:
-        """Start the learner's process and return which of the learner's names it defined."""
-        self.close()
-        self.started += 1
-        self._buffer = b""
-        self.process = subprocess.Popen(
-            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=self.env, cwd=self.cwd, start_new_session=True,
-        )
-        try:
-            self._send(self.job)
-            # each of its cells may run up to the time limit, as in the notebook
-            message = self._receive(time.monotonic() + self.timeout * (len(self.job.get("cells", [])) + 1))
-        except AnswerUnavailable as exc:
-            self._fail(str(exc))
-            self.ready = {}
-            return self.ready
-        ready = message.get("ready") if isinstance(message, dict) else None
-        self.ready = ready if isinstance(ready, dict) else {}
-        return self.ready
-
-    def begin_cell(self) -> None:
-        """Clear the flags of the previous check cell; restart the process if it is gone."""
-        self.withheld = False
-        if self.failure is not None or self.process is None or self.process.poll() is not None:
-            self.failure = None
-            self.start()
-
-    def close(self) -> None:
-        """Kill the learner's process (its whole sandbox) and reap it."""
-        if self.process is None:
-            return
-        process, self.process = self.process, None
-        for stream in (process.stdin, process.stdout):
-            try:
-                stream.close()
-            except OSError:
-                pass
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except OSError:
-                process.kill()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-
-    def _fail(self, why: str) -> None:
-        self.failure = why
-        self.close()
-
-    # -- messages
-    def _send(self, message: dict) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-        try:
-            self.process.stdin.write(line)
-            self.process.stdin.flush()
-        except (OSError, ValueError, AttributeError):
-            raise AnswerUnavailable("died") from None
-
-    def _receive(self, deadline: float) -> dict:
-        while b"\n" not in self._buffer:
-            if len(self._buffer) > wire.MAX_LINE:
-                raise AnswerUnavailable("protocol")
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AnswerUnavailable("timeout")
-            fd = self.process.stdout.fileno()
-            readable, _, _ = select.select([fd], [], [], left)
-            if not readable:
-                continue
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                raise AnswerUnavailable("died")
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        try:
-            message = json.loads(line)
-        except ValueError:
-            raise AnswerUnavailable("protocol") from None
-        if not isinstance(message, dict):
-            raise AnswerUnavailable("protocol")
-        return message
-
-    # -- calls
-    def call(self, name: str, args: tuple, kwargs: dict) -> Any:
-        """Call the learner's ``name`` on ``args`` in the learner's process and return its value."""
-        if self.failure is not None or self.process is None:
-            raise AnswerUnavailable(self.failure or "died")
-        args = list(args)
-        try:
-            message = {
-                "call": name,
-                "args": [self.codec.encode(a) for a in args],
-                "kwargs": {str(k): self.codec.encode(v) for k, v in kwargs.items()},
-            }
-        except wire.WireError as exc:
-            raise TypeError(f"this argument cannot be passed to the learner's function ({exc})") from None
-        deadline = time.monotonic() + self.timeout
-        try:
-            self._send(message)
-            while True:
-                reply = self._receive(deadline)
-                if "cb" in reply:
-                    self._send(self._callback(reply))
-                    continue
-                break
-        except AnswerUnavailable as exc:
-            self._fail(str(exc))
-            raise
-        if "raised" in reply:
-            raise self._exception(reply["raised"])
-        if "ok" not in reply:
-            self._fail("protocol")
-            raise AnswerUnavailable("protocol")
-        try:
-            for index, data in (reply.get("changed") or {}).items():
-                _update(args[int(index)], self.codec.decode(data))
-            value = reply["ok"]
-            if isinstance(value, dict) and set(value) == {"same"}:
-                return args[int(value["same"])]
-            return self.codec.decode(value)
-        except wire.WireError:
-            raise
-        except Exception as exc:  # a value that decodes to nothing valid
-            raise wire.WireError(f"返回值无法还原（{type(exc).__name__}）") from None
-
-    def _exception(self, info) -> BaseException:
-        if not isinstance(info, dict):
-            return RuntimeError("")
-        if info.get("withheld"):
-            self.withheld = True
-        if "value" in info:
-            try:
-                value = self.codec.decode(info["value"])
-                if isinstance(value, Exception):
-                    return value
-            except Exception:
-                pass
-        return wire._rebuild(info, self.codec)
-
-    def _callback(self, message: dict) -> dict:
-        """Answer the learner's call of an object the grader passed by reference."""
-        try:
-            target = self.codec.refs[message["cb"]]
-            attr = message.get("attr")
-            if attr != "__call__":
-                if not isinstance(attr, str) or (attr.startswith("_") and attr not in wire.FORWARDED):
-                    raise AttributeError(f"{attr!r} cannot be called back")
-                target = getattr(target, attr)
-            args = [self.codec.decode(a) for a in message.get("args", [])]
-            kwargs = {str(k): self.codec.decode(v) for k, v in message.get("kwargs", {}).items()}
-            value = target(*args, **kwargs)
-            if attr == "__iter__":
-                value = list(value)
-            return {"ok": self.codec.encode(value)}
-        except Exception as exc:
-            return {"raised": wire.describe_exception(exc, self.codec)}
-
-
-def _update(target, value) -> None:
-    """Make a list, dict or set argument hold what the learner's function left in its copy."""
-    if type(target) is list and type(value) is list:
-        target[:] = value
-    elif type(target) is dict and type(value) is dict:
-        target.clear()
-        target.update(value)
-    elif type(target) is set and type(value) is set:
-        target.clear()
-        target.update(value)
-
-
-class LearnerFunction:
-    """Stands, on the grader's side, for a learner's callable: a call is answered by the learner's process."""
-
-    def __init__(self, session: AnswerSession, name: str):
-        self._session, self._name = session, name
-
-    def __call__(self, *args, **kwargs):
-        return self._session.call(self._name, args, kwargs)
-
-    def __repr__(self) -> str:
-        return f"<{self._name}>"
+    names = set()
+    for cell in release.get("cells", []):
+        if cell.get("cell_type") == "code" and not is_answer(cell) and not is_check_cell(cell):
+            names |= cell_names(source_text(cell.get("source", "")))[0]
+    return names
 
 
 # --------------------------------------------------------------------------------------------
@@ -480,13 +334,16 @@ class _Quiet:
     run_cell_magic = system = run_line_magic
 
 
-def judge(cells: list[Cell], session: AnswerSession, learner: set[str]) -> dict[str, Verdict]:
-    """Run the grader's cells in a fresh namespace and return the verdict of every check cell.
+def judge(cells: list[Cell], session: AnswerSession, learner: Iterable[str]) -> dict[str, Verdict]:
+    """Run the grader's cells (``Plan.grader_side``) in a fresh namespace and return the verdict of every check cell.
 
-    Answer cells bind the learner's names the learner's process defined (a callable becomes a
-    LearnerFunction, a value is taken as data); release cells run as released, their errors
+    Before a cell with a checkpoint, the learner's process runs on to it and the learner's names
+    are bound to what they are there (a callable becomes a LearnerFunction of that checkpoint, a
+    value is taken as data, an undefined name is unbound); answer cells run as released (their
+    imports; the stubs never reach a check cell) and release cells as released, their errors
     ignored; each check cell runs with its hidden tests and passes if it raises nothing.
     """
+    learner = sorted(learner)
     namespace: dict = {"__name__": "__main__", "__builtins__": builtins, "display": lambda *a, **k: None}
     namespace["get_ipython"] = lambda: _Quiet
     verdicts: dict[str, Verdict] = {}
@@ -495,33 +352,32 @@ def judge(cells: list[Cell], session: AnswerSession, learner: set[str]) -> dict[
         for cell in cells:
             sink.seek(0)
             sink.truncate()
-            if cell.kind == "answer":
-                try:  # the cell as released: its imports, and stubs the learner's names replace
-                    exec(compile(plain_python(cell.released), f"<answer cell {cell.id}>", "exec"), namespace)
-                except BaseException:  # noqa: BLE001 - a stub raises NotImplementedError
-                    pass
-                for name in sorted(cell_names(cell.source)[0] & learner):
-                    kind = session.ready.get(name)
-                    if isinstance(kind, dict) and kind.get("callable"):
-                        namespace[name] = LearnerFunction(session, name)
-                    elif isinstance(kind, dict) and "value" in kind:
-                        try:
-                            namespace[name] = session.codec.decode(kind["value"])
-                        except Exception:
-                            namespace.pop(name, None)
-                    else:
-                        namespace.pop(name, None)
-                continue
-            if cell.kind == "release":
+            if cell.checkpoint:
+                _bind(namespace, learner, session, cell.checkpoint)
+            if cell.kind != "check":
                 try:
-                    exec(compile(plain_python(cell.source), f"<release cell {cell.id}>", "exec"), namespace)
-                except BaseException:  # noqa: BLE001 - a release cell may fail without its learner's function
+                    exec(compile(plain_python(cell.source), f"<{cell.kind} cell {cell.id}>", "exec"), namespace)
+                except BaseException:  # noqa: BLE001 - a stub raises NotImplementedError, a release cell may fail
                     pass
                 continue
-            session.begin_cell()
             verdict = _check(cell, namespace, session)
             verdicts[cell.id] = replace(verdict, printed=sink.getvalue()[-20_000:])
     return verdicts
+
+
+def _bind(namespace: dict, learner: list[str], session: AnswerSession, checkpoint: str) -> None:
+    """Bind the learner's names in ``namespace`` to what they are at ``checkpoint`` in the learner's process."""
+    ready = session.reach(checkpoint)
+    for name in learner:
+        kind = ready.get(name)
+        namespace.pop(name, None)
+        if isinstance(kind, dict) and kind.get("callable"):
+            namespace[name] = LearnerFunction(session, name, checkpoint)
+        elif isinstance(kind, dict) and "value" in kind:
+            try:
+                namespace[name] = session.codec.decode(kind["value"])
+            except Exception:  # noqa: BLE001 - a value that does not decode is not defined
+                pass
 
 
 class _Routed(io.TextIOBase):
@@ -581,7 +437,7 @@ def _check(cell: Cell, namespace: dict, session: AnswerSession) -> Verdict:
         hidden = line is None or line in hidden_lines(cell.source)
         if hidden:
             return Verdict(False, HIDDEN_FAILED, detail, hidden=True, hidden_test=failed_check(cell.source, line))
-        text = cell.source.split("\n")[line - 1].strip()
+        text = source_lines(cell.source)[line - 1].strip()
         return Verdict(False, VISIBLE_FAILED.format(line=line, text=text), detail)
     if session.withheld:  # the learner's code met a withheld function and went on
         return Verdict(False, USED_REFERENCE, "ReferenceWithheld caught by the learner's code")
@@ -618,37 +474,43 @@ def _line_in(exc: BaseException, filename: str) -> int | None:
 # Putting it together for one notebook
 
 
-def notebook_cells(release: dict, checks: dict[str, str], answers: dict[str, str]) -> list[Cell]:
-    """Return a notebook's code cells in the release's order, each from where it must come.
+def notebook_cells(release: dict, checks: dict[str, str], notebook: Any) -> list[Cell]:
+    """Return the code cells of the learner's notebook, in its order, each as what it is to grading.
 
     ``release`` is the release notebook (JSON); ``checks`` the check cells' sources from the
-    gradebook (hidden tests included), by grade id; ``answers`` the learner's answer cells, by
-    grade id (the last copy of a duplicated one). Every other code cell is the release's.
+    gradebook (hidden tests included), by grade id; ``notebook`` the learner's (sanitised)
+    notebook, whose nbgrader metadata is the release's. An answer cell is the learner's, with its
+    release version; a check cell is the gradebook's; any other cell is a release cell if its
+    source is one of the release's other code cells, else an added cell (with the release cell of
+    its id as released, when the learner edited one).
     """
+    stubs: dict[str, str] = {}
+    plain: dict[str, str] = {}  # the release's other code cells, by cell id
+    for cell in release.get("cells", []):
+        if cell.get("cell_type") != "code" or is_check_cell(cell):
+            continue
+        source = source_text(cell.get("source", ""))
+        if is_answer(cell):
+            stubs[cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")] = source
+        else:
+            plain[str(cell.get("id", ""))] = source
+    as_released = {source.rstrip() for source in plain.values()}
     cells = []
-    for number, cell in enumerate(release.get("cells", [])):
+    for number, cell in enumerate(notebook.get("cells", [])):
         if cell.get("cell_type") != "code":
             continue
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        grade_id = meta.get("grade_id") or f"cell-{number}"
-        source = "".join(cell["source"]) if isinstance(cell.get("source"), list) else str(cell.get("source", ""))
-        if meta.get("solution"):
-            cells.append(Cell("answer", grade_id, answers.get(grade_id, source), released=source))
-        elif meta.get("grade") and grade_id in checks:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        cell_id = str(cell.get("id") or f"cell-{number}")
+        source = source_text(cell.get("source", ""))
+        if is_answer(cell) and grade_id:
+            cells.append(Cell("answer", grade_id, source, released=stubs.get(grade_id, "")))
+        elif is_check_cell(cell) and grade_id in checks:
             cells.append(Cell("check", grade_id, checks[grade_id]))
+        elif source.rstrip() in as_released:
+            cells.append(Cell("release", cell_id, source))
         else:
-            cells.append(Cell("release", grade_id, source))
+            cells.append(Cell("added", cell_id, source, released=plain.get(cell_id, "")))
     return cells
-
-
-def learner_answers(nb) -> dict[str, str]:
-    """Return the source of every answer cell of a (sanitised) notebook by grade id; the last copy counts."""
-    found = {}
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if cell.cell_type == "code" and meta.get("solution") and meta.get("grade_id"):
-            found[meta["grade_id"]] = cell.source
-    return found
 
 
 def evaluate(
@@ -657,15 +519,17 @@ def evaluate(
     build: Path,
     timeout: float,
     policy=None,
+    reserved: Iterable[str] = (),
 ) -> dict[str, Verdict]:
-    """Evaluate every check cell of ``cells`` and return the verdicts (see the module docstring).
+    """Evaluate every check cell of ``cells`` (``notebook_cells``) and return the verdicts (see the module docstring).
 
     ``build`` holds the ``ctx_reference`` the learner's process imports; that process works in
     an empty folder of its own (no file handed in with the submission is there: a copy of the
     package handed in cannot be imported); with a ``policy`` (``SandboxPolicy``) it runs in the
-    sandbox, where the real package is not.
+    sandbox, where the real package is not. ``reserved`` are names that are never a learner's
+    (``release_names``).
     """
-    answer_side, judge_side, learner = plan_cells(cells)
+    plan = plan_cells(cells, reserved)
     # beside the build: a grading run removes that folder at its end, even after a worker was killed
     home = Path(tempfile.mkdtemp(prefix="ctx-answer-", dir=Path(build).parent))
     _LIVE[home] = None
@@ -673,8 +537,11 @@ def evaluate(
         for name in ("run", "home", "work"):
             (home / name).mkdir()
         job = {
-            "cells": [{"id": c.id, "source": c.source} for c in answer_side],
-            "names": sorted(learner),
+            "cells": [
+                {"checkpoint": c.id} if c.kind == "checkpoint" else {"id": c.id, "source": c.source}
+                for c in plan.learner_side
+            ],
+            "names": sorted(plan.learner),
             "path": [str(build)],
             "cwd": str(home / "work"),
             "cell_timeout": timeout,
@@ -696,8 +563,7 @@ def evaluate(
         session = AnswerSession(argv, job, timeout, env=env, cwd=str(home / "run"))
         _LIVE[home] = session
         try:
-            session.start()
-            return judge(judge_side, session, learner)
+            return judge(plan.grader_side, session, plan.learner)
         finally:
             session.close()
     finally:
@@ -802,7 +668,8 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
             graded = [c.name for c in notebook.grade_cells if c.cell_type == "code" and c.name not in answers]
             sources = {c.name: c.source for c in notebook.source_cells}
         checks = {name: sources.get(name) or "" for name in graded}
-        cells = notebook_cells(release, checks, learner_answers(nb))
+        cells = notebook_cells(release, checks, nb)
+        reserved = release_names(release)
         withheld = withheld_objects(graded_exercises(checks.values()))
         timeout = self.timeout or int(getattr(self.config.Execute, "timeout", 60) or 60)
         shared, policy = self.builds, self.policy
@@ -810,7 +677,9 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
         def run() -> dict[str, Verdict]:
             builds = shared if shared is not None else ReferenceBuilds()
             try:
-                return evaluate(cells, build=builds.path(withheld), timeout=timeout, policy=policy)
+                return evaluate(
+                    cells, build=builds.path(withheld), timeout=timeout, policy=policy, reserved=reserved
+                )
             finally:
                 if shared is None:
                     builds.close()

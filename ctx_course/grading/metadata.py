@@ -4,7 +4,8 @@ Covers: ``ReleaseCells``, what the gradebook says each graded or read-only cell 
 whether it is an answer, a check, read-only, its points); ``restore_metadata``, which makes a
 submitted notebook's cells say exactly that: one cell per id (the last copy of a duplicated one,
 of the right type; the other copies lose their nbgrader fields, and a duplicated answer says so
-in a comment line), no id the release does not have, every field as released; and
+in a comment line: its copies still run in notebook order, see ``behaviour.py``), no id the
+release does not have, every field as released; and
 ``RestoreMetadata``, the sanitising step that applies it. The notes it returns name what was
 ignored, for the grading summary.
 
@@ -24,11 +25,14 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from ..cells import released_source, source_text
+
 SCHEMA_VERSION = 3
-# The first line of a duplicated answer cell that is not graded (the feedback shows it).
+# The first line of the other copies of a duplicated answer cell (the feedback shows it). They
+# still run where the notebook has them (``behaviour.py``): a check cell sees the copy above it.
 DUPLICATE_NOTE = (
-    "# （评分说明：这一格和后面一个答案格的编号都是 {grade_id}，"
-    "重复的答案格只按最后一份评分，这一份没有计分。）\n"
+    "# （评分说明：这一格和另一个答案格的编号都是 {grade_id}。"
+    "评分时和笔记本里一样从上到下运行，每个检查格用的是它上面最后运行的那一份。）\n"
 )
 
 
@@ -68,7 +72,7 @@ def release_cells(gradebook: Gradebook, notebook: str, assignment: str) -> dict[
         c.name: ReleaseCell(
             c.cell_type, solution=c.name in answers, grade=c.name in grades, locked=bool(c.locked),
             task=c.name in tasks, points=grades.get(c.name, tasks.get(c.name, 0.0)),
-            source=_released_source(c.source or "") if c.locked else "",
+            source=released_source(c.source or "") if c.locked else "",
         )
         for c in nb.source_cells
     }
@@ -82,7 +86,7 @@ def restore_metadata(cells: list, released: dict[str, ReleaseCell]) -> list[str]
     there is one; else the last of the right cell type, if any is); the
     other cells carrying it, and cells carrying an id the release does not have, lose their
     nbgrader metadata. Example: an answer cell copied in JupyterLab gives the note
-    ``"duplicated answer cells: the last copy was graded: remaining"``.
+    ``"duplicated answer cells: each check sees the copy above it: remaining"``.
     """
     carriers: dict[str, list[int]] = {}
     unknown = []
@@ -103,7 +107,7 @@ def restore_metadata(cells: list, released: dict[str, ReleaseCell]) -> list[str]
         spec = released[grade_id]
         typed = [i for i in indices if cells[i].get("cell_type") == spec.cell_type]
         genuine = [
-            i for i in typed if spec.locked and _text(cells[i].get("source", "")).rstrip() == spec.source.rstrip()
+            i for i in typed if spec.locked and source_text(cells[i].get("source", "")).rstrip() == spec.source.rstrip()
         ]
         kept = (genuine or typed or indices)[-1]
         cells[kept]["metadata"]["nbgrader"] = nbformat.from_dict(spec.metadata(grade_id))
@@ -113,34 +117,17 @@ def restore_metadata(cells: list, released: dict[str, ReleaseCell]) -> list[str]
             del cells[index]["metadata"]["nbgrader"]
             if spec.solution and cells[index].get("cell_type") == "code":
                 note = DUPLICATE_NOTE.format(grade_id=grade_id)
-                cells[index]["source"] = note + _text(cells[index].get("source", ""))
+                cells[index]["source"] = note + source_text(cells[index].get("source", ""))
         if len(indices) > 1:
             (duplicated if spec.solution else claimed).append(grade_id)
     notes = []
     if duplicated:
-        notes.append("duplicated answer cells: the last copy was graded: " + ", ".join(sorted(duplicated)))
+        notes.append("duplicated answer cells: each check sees the copy above it: " + ", ".join(sorted(duplicated)))
     if claimed:
         notes.append("extra cells claiming a read-only or check cell ignored: " + ", ".join(sorted(claimed)))
     if unknown:
         notes.append("cells with an id the release does not have ignored: " + ", ".join(sorted(set(unknown))))
     return notes
-
-
-def _text(source) -> str:
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _released_source(source: str) -> str:
-    """Return a read-only cell's source as the release shows it (without its hidden-test regions)."""
-    lines, inside, kept = source.split("\n"), False, []
-    for line in lines:
-        if "BEGIN HIDDEN TESTS" in line:
-            inside = True
-        elif "END HIDDEN TESTS" in line:
-            inside = False
-        elif not inside:
-            kept.append(line)
-    return "\n".join(kept)
 
 
 class RestoreMetadata(NbGraderPreprocessor):

@@ -37,6 +37,7 @@ import numpy as np
 from copydetect import CodeFingerprint, compare_files
 from copydetect.utils import highlight_overlap
 
+from ..cells import source_lines, source_text
 from .csv_files import write_csv
 
 # copydetect's defaults: matches shorter than NOISE characters of filtered code are ignored,
@@ -86,10 +87,8 @@ def answer_code(cells: Sequence[Mapping], answer_ids: Sequence[str] | None = Non
             continue
         if answer_ids is not None and meta.get("grade_id") not in answer_ids:
             continue
-        source = (
-            "".join(cell.get("source", "")) if isinstance(cell.get("source"), list) else str(cell.get("source", ""))
-        )
-        parts.append("\n".join(line for line in source.split("\n") if line.strip() not in SOLUTION_MARKERS))
+        lines = source_lines(source_text(cell.get("source", "")))
+        parts.append("\n".join(line for line in lines if line.strip() not in SOLUTION_MARKERS))
     return "\n\n".join(parts)
 
 

@@ -1,28 +1,32 @@
-"""Runs a learner's answer cells in a process of their own and calls their functions on request.
+"""Runs a learner's cells in a process of their own and calls their functions on request.
 
-The grader (``ctx_course/grading/behaviour.py``) starts this file as a script inside the sandbox
-(``python -P answer.py``, a copy of this file in the process's own folder): the process sees the
-learner's answer cells, the cells of the release they need, and a build of ``ctx_reference``
-without the exercise's own functions. It
-runs the cells, then answers the grader's requests, one JSON object per line over its standard
-input and output: "call the learner's ``remaining`` with these arguments" is answered with the
-returned value as plain data, or with the exception raised. Whatever the learner's code does in
-this process (print, patch, fork, forge messages), the grader only ever reads data from it and
-judges that data itself; nothing this process says about itself is trusted.
+The grader (``ctx_course/grading/behaviour.py``, through ``answer_session.py``, the other end of
+this protocol) starts this file as a script inside the sandbox (``python -P answer.py``, a copy of
+this file in the process's own folder): the process sees the code cells the learner's notebook
+runs that the learner wrote (answer cells, cells they added, release cells they edited) and the
+release cells they need, in notebook order, and a build of ``ctx_reference`` without the
+exercise's own functions. It runs the cells up to each check cell's place (a *checkpoint*) when
+asked, then answers the grader's requests, one JSON object per line over its standard input and
+output: "call the learner's ``remaining``, as bound at this checkpoint, with these arguments" is
+answered with the returned value as plain data, or with the exception raised. Whatever the
+learner's code does in this process (print, patch, fork, forge messages), the grader only ever
+reads data from it and judges that data itself; nothing this process says about itself is trusted.
 
 Also here, because both ends use it: the *wire codec* (``encode``/``decode``) that turns values
 into JSON and back: plain values, containers, numpy scalars and arrays (as Python numbers and
 lists), and objects of ``ctx_reference`` (through their pickle reduction, restricted to that
 package); any other object is passed as a *reference*, an id the other end can call back.
 
-Leaves out: the sandbox itself (``policy``/``sandbox.py``), what the answers are compared with
-(the grader's side). Imports nothing outside the standard library (it runs where ``ctx_course``
-is not visible).
+Leaves out: the sandbox itself (``policy.py``), starting and talking to this process
+(``answer_session.py``), what the answers are compared with (the grader's side). Imports nothing
+outside the standard library (it runs where ``ctx_course`` is not visible).
 
-Vocabulary: a *request* is ``{"call": name, "args": [...], "kwargs": {...}}`` (the grader calls
-the learner's ``name``) or ``{"cb": ref, "attr": name, ...}`` (this process calls back an
-object the grader passed by reference); its *reply* is ``{"ok": value, ...}`` or
-``{"raised": {...}}``.
+Vocabulary: the *job* is the first message (the cells and checkpoints, the learner's names, the
+import path, the working folder, the cell time limit); a *request* is ``{"advance": checkpoint}``
+(run on to that checkpoint), ``{"call": name, "at": checkpoint, "args": [...], "kwargs": {...}}``
+(the grader calls the learner's ``name``) or ``{"cb": ref, "attr": name, ...}`` (this process calls
+back an object the grader passed by reference); its *reply* is ``{"ready": {...}}``, ``{"ok":
+value, ...}`` or ``{"raised": {...}}``.
 """
 import builtins
 import copyreg
@@ -325,7 +329,7 @@ class Remote:
             "args": [codec.encode(a) for a in args], "kwargs": {k: codec.encode(v) for k, v in kwargs.items()},
         })
         if "raised" in reply:
-            raise _rebuild(reply["raised"], codec)
+            raise rebuild_exception(reply["raised"], codec)
         return codec.decode(reply["ok"])
 
     def __getattr__(self, name):
@@ -374,8 +378,12 @@ def _text(exc: BaseException) -> str:
         return ""
 
 
-def _rebuild(info, codec: Codec) -> BaseException:
-    """Return an exception like the one described (this side's own kinds only, see ``grading/behaviour.py``)."""
+def rebuild_exception(info, codec: Codec) -> BaseException:
+    """Return an exception like the one ``describe_exception`` described, of a builtin kind or a new one.
+
+    Nothing is looked up but the builtins: ``{"type": "ValueError", "message": "bad"}`` gives
+    ``ValueError("bad")``, ``{"type": "MyError"}`` a fresh ``Exception`` subclass named ``MyError``.
+    """
     name = str(info.get("type", "Exception")) if type(info) is dict else "Exception"
     kind = getattr(builtins, name, None)
     if not (isinstance(kind, type) and issubclass(kind, Exception)):
@@ -408,11 +416,19 @@ def _python(source: str) -> str:
 
         return TransformerManager().transform_cell(source)
     except Exception:
-        return "\n".join("" if re.match(r"\s*[%!]", line) else line for line in source.split("\n"))
+        return "\n".join("" if re.match(r"\s*[%!]", line) else line for line in re.split(r"\r\n|\r|\n", source))
 
 
 def serve(reader, writer) -> None:
-    """Read the job, run its cells, say which names they defined, then answer calls until the input ends."""
+    """Read the job, then run its cells up to each checkpoint asked for and answer calls there, until the input ends.
+
+    The job's ``cells`` are the notebook's code cells this side runs, in notebook order, with
+    ``{"checkpoint": id}`` where a cell of the grader's side stands. ``{"advance": id}`` runs the
+    cells up to that checkpoint, keeps which objects the job's ``names`` are bound to at each
+    checkpoint it passes, and is answered with ``{"ready": ...}``: which of them are defined at
+    that checkpoint (a callable, or a value as data). A call names its checkpoint (``"at"``) and
+    calls the object bound there: a cell after the checkpoint that rebinds the name changes nothing.
+    """
     namespace = {"__name__": "__main__", "__builtins__": builtins, "In": [""], "Out": {}}
     namespace["display"] = lambda *args, **kwargs: None
     shell = _Shell(namespace)
@@ -420,12 +436,13 @@ def serve(reader, writer) -> None:
     channel = Channel(reader, writer, None, None)
     codec = Codec(refs_out=False, remote=lambda ref, kind: Remote(ref, kind, channel))
     channel.codec = codec
+    bound: dict[str, dict] = {}  # checkpoint id -> {name: the object bound there}
 
     def handle(message):
         if "call" not in message:
             return {"raised": {"type": "WireError", "message": "unexpected request"}}
         try:
-            func = namespace[message["call"]]
+            func = bound[message.get("at")][message["call"]]
             args = [codec.decode(a) for a in message.get("args", [])]
             kwargs = {str(k): codec.decode(v) for k, v in message.get("kwargs", {}).items()}
         except Exception as exc:
@@ -455,22 +472,23 @@ def serve(reader, writer) -> None:
     if job.get("cwd"):
         os.chdir(job["cwd"])
     limit = float(job.get("cell_timeout") or 0)
+    names = [str(name) for name in job.get("names", [])]
+    steps = list(job.get("cells", []))
     signal.signal(signal.SIGALRM, _interrupt)
-    for cell in job.get("cells", []):
-        try:  # like the notebook's time limit: the cell is interrupted, what it defined before stays
-            signal.setitimer(signal.ITIMER_REAL, limit)
-            namespace["In"].append(cell["source"])
-            exec(compile(_python(cell["source"]), f"<cell {cell.get('id', '')}>", "exec"), namespace)
-        except BaseException:  # an unfinished answer (NotImplementedError) leaves its names undefined
-            pass
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    if any("IPython" in cell["source"] for cell in job.get("cells", [])):
+    if any("IPython" in str(step.get("source", "")) for step in steps):
         _lend_shell(shell)
-    ready = {}
-    for name in job.get("names", []):
-        if name in namespace:
-            value = namespace[name]
+    position = 0
+
+    def advance(target) -> dict:
+        nonlocal position
+        while target not in bound and position < len(steps):
+            step, position = steps[position], position + 1
+            if "checkpoint" in step:
+                bound[step["checkpoint"]] = {name: namespace[name] for name in names if name in namespace}
+            else:
+                _run_cell(step, namespace, limit)
+        ready = {}
+        for name, value in bound.get(target, {}).items():
             if callable(value):
                 ready[name] = {"callable": True}
             else:
@@ -478,12 +496,29 @@ def serve(reader, writer) -> None:
                     ready[name] = {"value": codec.encode(value)}
                 except Exception:
                     pass
-    channel.send({"ready": ready})
+        return {"ready": ready}
+
     while True:
         message = channel.receive()
         if message is None:
             return
-        channel.send(handle(message))
+        channel.send(advance(message["advance"]) if "advance" in message else handle(message))
+
+
+def _run_cell(cell: dict, namespace: dict, limit: float) -> None:
+    """Run one cell in ``namespace``; like the notebook's time limit, a cell past ``limit`` seconds is interrupted.
+
+    What the cell defined before it stopped stays; an unfinished answer (``NotImplementedError``)
+    leaves its names undefined.
+    """
+    try:
+        signal.setitimer(signal.ITIMER_REAL, limit)
+        namespace["In"].append(cell["source"])
+        exec(compile(_python(cell["source"]), f"<cell {cell.get('id', '')}>", "exec"), namespace)
+    except BaseException:  # noqa: BLE001 - whatever a learner's cell raises, the next cell runs
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def _lend_shell(shell) -> None:

@@ -1,0 +1,262 @@
+"""The grader's end of the answer process: start ``answerer.py``, walk it through the cells, call the learner.
+
+Covers: ``AnswerSession``, one learner's process for one notebook (started on demand, restarted
+for a check cell after it died), which runs the job's cells up to a checkpoint when asked
+(``reach``) and calls a learner's function as bound at a checkpoint (``call``), taking back plain
+data only; ``LearnerFunction``, what a learner's callable is on the grader's side; and
+``AnswerUnavailable``, raised when a call cannot be answered (the process ran past its time,
+died, or broke the protocol).
+
+Leaves out: what the job holds and what the answers are judged against (``grading/behaviour.py``),
+the sandbox the process runs in (``policy.py``), the other end of the protocol and the codec both
+ends share (``answerer.py``).
+
+Vocabulary (see ``answerer.py``): the *job* is the first message, a *checkpoint* the place of one
+of the grader's cells among the learner's cells, a *request* and its *reply* one line each way.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from . import answerer as wire
+
+# The process runs this file's text (the sandbox does not show ctx_course).
+ANSWERER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
+
+
+class AnswerUnavailable(RuntimeError):
+    """The learner's process ran past its time, died, or broke the protocol: the call cannot be answered."""
+
+
+class AnswerSession:
+    """The learner's process for one notebook: started on demand, restarted for a check cell after it died.
+
+    ``argv`` starts ``answerer.py``; ``job`` is its first message (cells and checkpoints, names,
+    path, working folder). ``reach(checkpoint)`` runs the learner's cells up to that checkpoint
+    and returns which of the learner's names are defined there; ``call(name, args, kwargs, at)``
+    returns the learner's value (decoded) or raises what the learner's function raised.
+    ``withheld`` is set when the learner's code called a withheld reference function since the
+    last ``reach``, ``failure`` when the process timed out or died (``"timeout"``, ``"died"``,
+    ``"protocol"``).
+    """
+
+    def __init__(self, argv: list[str], job: dict, timeout: float, env: dict | None = None, cwd: str | None = None):
+        self.argv, self.job, self.timeout, self.env, self.cwd = argv, job, float(timeout), env, cwd
+        self.process: subprocess.Popen | None = None
+        self.ready: dict = {}
+        self.codec = wire.Codec(refs_out=True)
+        self._buffer = b""
+        self._reached = -1  # index in the job's cells of the last checkpoint the process passed
+        self.withheld = False
+        self.failure: str | None = None
+        self.started = 0
+
+    # -- process
+    def start(self) -> None:
+        """Start the learner's process and hand it the job (it runs nothing before the first ``reach``)."""
+        self.close()
+        self.started += 1
+        self._buffer = b""
+        self._reached = -1
+        self.failure = None
+        self.process = subprocess.Popen(
+            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=self.env, cwd=self.cwd, start_new_session=True,
+        )
+        try:
+            self._send(self.job)
+        except AnswerUnavailable as exc:
+            self._fail(str(exc))
+
+    def reach(self, checkpoint: str) -> dict:
+        """Run the learner's cells up to ``checkpoint`` and return which learner's names are defined there.
+
+        Clears the flags of the previous check cell and restarts the process if it is gone (the
+        new one runs the cells from the top). Each cell run on the way may take the time limit,
+        as in the notebook; past that, or if the process dies, nothing is defined (``failure``
+        says why).
+        """
+        self.withheld = False
+        if self.failure is not None or self.process is None or self.process.poll() is not None:
+            self.start()
+        cells = self.job.get("cells", [])
+        target = next((i for i, c in enumerate(cells) if c.get("checkpoint") == checkpoint), len(cells))
+        steps = sum(1 for c in cells[self._reached + 1: target] if "checkpoint" not in c)
+        self.ready = {}
+        if self.failure is not None:
+            return self.ready
+        try:
+            self._send({"advance": checkpoint})
+            message = self._receive(time.monotonic() + self.timeout * (steps + 1))
+        except AnswerUnavailable as exc:
+            self._fail(str(exc))
+            return self.ready
+        self._reached = max(self._reached, target)
+        ready = message.get("ready")
+        self.ready = ready if isinstance(ready, dict) else {}
+        return self.ready
+
+    def close(self) -> None:
+        """Kill the learner's process (its whole sandbox) and reap it."""
+        if self.process is None:
+            return
+        process, self.process = self.process, None
+        for stream in (process.stdin, process.stdout):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                process.kill()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def _fail(self, why: str) -> None:
+        self.failure = why
+        self.close()
+
+    # -- messages
+    def _send(self, message: dict) -> None:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        try:
+            self.process.stdin.write(line)
+            self.process.stdin.flush()
+        except (OSError, ValueError, AttributeError):
+            raise AnswerUnavailable("died") from None
+
+    def _receive(self, deadline: float) -> dict:
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > wire.MAX_LINE:
+                raise AnswerUnavailable("protocol")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AnswerUnavailable("timeout")
+            fd = self.process.stdout.fileno()
+            readable, _, _ = select.select([fd], [], [], left)
+            if not readable:
+                continue
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                raise AnswerUnavailable("died")
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise AnswerUnavailable("protocol") from None
+        if not isinstance(message, dict):
+            raise AnswerUnavailable("protocol")
+        return message
+
+    # -- calls
+    def call(self, name: str, args: tuple, kwargs: dict, at: str) -> Any:
+        """Call the learner's ``name``, as bound at checkpoint ``at``, on ``args`` in the learner's process."""
+        if self.failure is not None or self.process is None:
+            raise AnswerUnavailable(self.failure or "died")
+        args = list(args)
+        try:
+            message = {
+                "call": name,
+                "at": at,
+                "args": [self.codec.encode(a) for a in args],
+                "kwargs": {str(k): self.codec.encode(v) for k, v in kwargs.items()},
+            }
+        except wire.WireError as exc:
+            raise TypeError(f"this argument cannot be passed to the learner's function ({exc})") from None
+        deadline = time.monotonic() + self.timeout
+        try:
+            self._send(message)
+            while True:
+                reply = self._receive(deadline)
+                if "cb" in reply:
+                    self._send(self._callback(reply))
+                    continue
+                break
+        except AnswerUnavailable as exc:
+            self._fail(str(exc))
+            raise
+        if "raised" in reply:
+            raise self._exception(reply["raised"])
+        if "ok" not in reply:
+            self._fail("protocol")
+            raise AnswerUnavailable("protocol")
+        try:
+            for index, data in (reply.get("changed") or {}).items():
+                _update(args[int(index)], self.codec.decode(data))
+            value = reply["ok"]
+            if isinstance(value, dict) and set(value) == {"same"}:
+                return args[int(value["same"])]
+            return self.codec.decode(value)
+        except wire.WireError:
+            raise
+        except Exception as exc:  # a value that decodes to nothing valid
+            raise wire.WireError(f"返回值无法还原（{type(exc).__name__}）") from None
+
+    def _exception(self, info) -> BaseException:
+        if not isinstance(info, dict):
+            return RuntimeError("")
+        if info.get("withheld"):
+            self.withheld = True
+        if "value" in info:
+            try:
+                value = self.codec.decode(info["value"])
+                if isinstance(value, Exception):
+                    return value
+            except Exception:
+                pass
+        return wire.rebuild_exception(info, self.codec)
+
+    def _callback(self, message: dict) -> dict:
+        """Answer the learner's call of an object the grader passed by reference."""
+        try:
+            target = self.codec.refs[message["cb"]]
+            attr = message.get("attr")
+            if attr != "__call__":
+                if not isinstance(attr, str) or (attr.startswith("_") and attr not in wire.FORWARDED):
+                    raise AttributeError(f"{attr!r} cannot be called back")
+                target = getattr(target, attr)
+            args = [self.codec.decode(a) for a in message.get("args", [])]
+            kwargs = {str(k): self.codec.decode(v) for k, v in message.get("kwargs", {}).items()}
+            value = target(*args, **kwargs)
+            if attr == "__iter__":
+                value = list(value)
+            return {"ok": self.codec.encode(value)}
+        except Exception as exc:
+            return {"raised": wire.describe_exception(exc, self.codec)}
+
+
+def _update(target, value) -> None:
+    """Make a list, dict or set argument hold what the learner's function left in its copy."""
+    if type(target) is list and type(value) is list:
+        target[:] = value
+    elif type(target) is dict and type(value) is dict:
+        target.clear()
+        target.update(value)
+    elif type(target) is set and type(value) is set:
+        target.clear()
+        target.update(value)
+
+
+class LearnerFunction:
+    """Stands, on the grader's side, for a learner's callable as bound at one checkpoint: its process answers."""
+
+    def __init__(self, session: AnswerSession, name: str, at: str):
+        self._session, self._name, self._at = session, name, at
+
+    def __call__(self, *args, **kwargs):
+        return self._session.call(self._name, args, kwargs, self._at)
+
+    def __repr__(self) -> str:
+        return f"<{self._name}>"
