@@ -8,7 +8,7 @@ answers are evaluated against such a build (``behaviour.py``): whatever the lear
 imports, copies or recompiles, the reference of its own exercise is not there to be reached.
 
 Leaves out: running anything (the build is files), the sandbox that shows the build and hides the
-real package (``sandbox.py``).
+real package (``sandbox/policy.py``).
 
 Vocabulary: a *withheld object* is a ``(module, qualname)`` pair, e.g.
 ``("ctx_reference.window", "remaining")`` or ``("ctx_reference.window", "Window.check")``; a
