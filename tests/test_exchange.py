@@ -22,11 +22,14 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
+import sysconfig
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from classroom import COURSE_ID, open_classroom
+from classroom import COURSE_ID, COURSE_PACKAGES, open_classroom
 
 from conftest import REPO
 
@@ -210,6 +213,61 @@ def test_control_learner_reads_own_work(classroom, trip):
     """Control for the permission checks: the same commands succeed on ben's own files."""
     _needs_real_users(classroom)
     assert trip["ben_looks"]["read own notebook"] == 0
+
+
+CHECKOUT_PARTS = (*COURSE_PACKAGES, "tests", "hub", "lessons", "solutions", "pyproject.toml", "nbgrader_config.py",
+                  "README.md", "LICENSE")
+PROBE = """
+import json, sys
+sys.path.insert(0, "tests")
+from classroom import open_classroom
+room = open_classroom(("ada",))
+try:
+    ada = room["ada"]
+    said = room.run(ada, [str(room.python), "-c", "import ctx_course, nbgrader; print(ctx_course.__file__)"]).stdout
+    version = room.run(ada, [str(room.python), "-m", "nbgrader", "--version"], check=False)
+    try:  # the control: ada cannot start the checkout's own python
+        closed = room.run(ada, [sys.executable, "-c", "pass"], check=False).returncode
+    except PermissionError as error:
+        closed = str(error)
+    print(json.dumps({"isolation": room.isolation, "base": str(room.base), "ctx_course": said.strip(),
+                      "nbgrader": version.returncode, "checkout_python": closed}))
+finally:
+    room.close()
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the class's users are made with useradd, which needs root")
+def test_class_runs_from_a_checkout_in_a_closed_home(tmp_path):
+    """A checkout with its own .venv inside a folder of mode 0700 (a clone in root's home): the class still has real
+    users, who cannot run that .venv's python (the control) but import the course from the class's own folder."""
+    home = tmp_path / "home"
+    checkout = home / "workbook"
+    checkout.mkdir(parents=True)
+    home.chmod(0o700)
+    for name in CHECKOUT_PARTS:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, checkout / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            shutil.copy2(source, checkout / name)
+    venv = checkout / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = venv / "lib" / version / "site-packages"
+    shutil.rmtree(site)
+    shutil.copytree(sysconfig.get_paths()["purelib"], site, symlinks=True, copy_function=os.link,
+                    ignore=shutil.ignore_patterns("__editable__*", "ctx_reference-*"))
+    # the checkout installed in it in editable mode, as a path (what setuptools' "compat" editable mode writes)
+    (site / "__editable__.ctx_reference-0.1.0.pth").write_text(f"{checkout}\n", encoding="utf-8")
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", PROBE], cwd=checkout, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["isolation"] is None
+    assert seen["checkout_python"] != 0
+    assert seen["ctx_course"].startswith(seen["base"] + "/"), seen
+    assert seen["nbgrader"] == 0
 
 
 # --------------------------------------------------------------------------------------------
