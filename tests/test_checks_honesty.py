@@ -76,6 +76,7 @@ HIDDEN_EXPECTED = {
     ("04-assembly", "BudgetError 的两个数"): (7, 6),
     ("04-assembly", "一个超大的可选项"): ([], 0, [("big", "no room")]),
     ("04-assembly", "必需项正好等于预算"): (["rules"], 100, [("doc", "no room")]),
+    ("04-assembly", "优先级高的先放"): (["新"], 50, [("旧", "no room")]),  # 新 50 first; 旧 would make 100 > 80
     ("04-assembly", "优先级相同按输入顺序"): (["x", "z"], 100, [("y", "no room")]),
     ("04-assembly", "输出顺序只看稳定/动态和输入顺序"): (["s1", "s2", "d1", "d2"], 40, []),
     ("04-assembly", "和必需项文字相同也是重复"): (["rules"], 10, [("again", "duplicate")]),
@@ -141,6 +142,8 @@ HIDDEN_EXPECTED = {
     ("07-render", "变量两边有多个空格：警告条数"): 1,
     ("07-render", "role 和 output 都有模板变量：警告条数"): 2,
     ("07-render", "“不要……改为……”和普通规则：警告条数"): 0,
+    ("07-render", "一个字段里两个模板变量：警告条数"): 1,  # one field (task), two variables: one warning
+    ("07-render", "“不要”在规则中间：警告条数"): 0,  # "先读题，不要猜" does not start with 不要
     ("08-eval-diff", "同一版比自己"): ([], []),
     ("08-eval-diff", "新版比自己"): ([], []),
     ("08-eval-diff", "没有用例"): ([], []),
@@ -184,6 +187,7 @@ HIDDEN_EXPECTED = {
     ("10-sessions", "两条 next 同一轮"): [("next", 7, "写测试")],
     ("10-sessions", "三条 failed 各 14、预算 28"):
         [("failed", 2, "改成异步：测试不稳定"), ("failed", 3, "改成异步：测试不稳定")],
+    ("10-sessions", "两条 done 同一轮、预算 7"): [("done", 4, "写接口")],  # 6 + 6 > 7: the first one only
     ("10-sessions", "预算 0、没有记录"): [],
     ("10-sessions", "空文本"): [],
     ("10-sessions", "只有空白行和注释"): [],

@@ -230,6 +230,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '优先级高的先放：旧日志 800（优先级 1）在前、相关文档 800（优先级 5）在后，预算 1,000',
             ),
+            hidden=(
+                '优先级高的先放',
+            ),
         ),
         Rule(
             'ties-in-input-order',

@@ -222,6 +222,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先',
             ),
+            hidden=(
+                '两条 done 同一轮、预算 7',
+            ),
         ),
         Rule(
             'skip-what-does-not-fit',
