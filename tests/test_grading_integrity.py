@@ -312,12 +312,12 @@ def test_numpy_scalars_count_as_the_numbers_they_are(graded):
     assert _score(graded, "numpy")[1:] == ("3", "3")
 
 
-def test_a_duplicated_answer_cell_is_graded_by_its_last_copy(graded):
-    """duplicated's answer cell appears twice (wrong first, right last): graded 3 of 3, the
-    progress line names the duplicate and the feedback marks the copy that did not count."""
+def test_a_duplicated_answer_cell_is_graded_by_the_copy_above_the_check(graded):
+    """duplicated's answer cell appears twice above its check (wrong first, right last): the check
+    sees the last copy, 3 of 3; the progress line names the duplicate and the feedback marks the other copy."""
     assert _score(graded, "duplicated")[1:] == ("3", "3")
-    assert "duplicated answer cells: the last copy was graded: remaining" in graded["lines"]["duplicated"]
-    assert "重复的答案格只按最后一份评分" in _feedback(graded, "duplicated")
+    assert "duplicated answer cells: each check sees the copy above it: remaining" in graded["lines"]["duplicated"]
+    assert "每个检查格用的是它上面最后运行的那一份" in _feedback(graded, "duplicated")
 
 
 # ---- metadata comes from the release
