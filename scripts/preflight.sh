@@ -45,7 +45,7 @@ fi
 # Installed but refused (e.g. unprivileged user namespaces switched off): say so before the suite.
 if ! problem=$(bwrap --ro-bind / / true 2>&1); then
     echo "error: bubblewrap is installed but cannot create a sandbox here (${problem//$'\n'/ });" \
-         "grading and its tests need it (see README.md, set-up)" >&2
+         "grading and its tests need it (see docs/workbook.md, set-up)" >&2
     exit 1
 fi
 exit 0

@@ -1,9 +1,9 @@
 """Fixtures of the hub suite: a real JupyterHub on 127.0.0.1 for a class of real OS users.
 
-The hub is started the way the README's section "Running the course on JupyterHub" starts it:
-its commands are read from the README (``readme_blocks``), the settings it exports are given
+The hub is started the way docs/jupyterhub.md, "Running the course on JupyterHub", starts it:
+its commands are read from that page (``readme_blocks``), the settings it exports are given
 temporary values (a course copy, an exchange root, free ports), and ``jupyterhub -f`` loads the
-repository's ``hub/jupyterhub_config.py`` through a small test configuration that adds one
+class's copy of the repository's ``hub/jupyterhub_config.py`` through a small test configuration that adds one
 service with an API token for the test to drive the hub's REST API. Everything the hub started
 is stopped at the end, also when a test fails.
 """
@@ -29,7 +29,7 @@ from classroom import Classroom, open_classroom
 from conftest import REPO
 from labserver import free_port
 
-README_SECTION = "## Running the course on JupyterHub"
+GUIDE = REPO / "docs" / "jupyterhub.md"  # the page whose commands the suite runs
 HUB_START_TIMEOUT = 90
 SERVER_START_TIMEOUT = 180
 SUITE_SERVICE = "course-suite"
@@ -37,11 +37,8 @@ PASSWORD = secrets.token_hex(8)
 
 
 def readme_blocks() -> dict[str, list[str]]:
-    """Return the README section's shell blocks by their first line (a comment), as lists of command lines."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index(README_SECTION)
-    end = text.find("\n## ", start + len(README_SECTION))
-    section = text[start:end if end != -1 else None]
+    """Return the guide's shell blocks by their first line (a comment), as lists of command lines."""
+    section = GUIDE.read_text(encoding="utf-8")
     blocks = {}
     for body in re.findall(r"```bash\n(.*?)```", section, flags=re.S):
         lines = [line for line in body.splitlines() if line.strip()]
@@ -173,7 +170,7 @@ def classroom():
 
 @pytest.fixture(scope="session")
 def hub(classroom, tmp_path_factory):
-    """JupyterHub started as the README starts it, for ``classroom``; stopped at the end, also on failure."""
+    """JupyterHub started as docs/jupyterhub.md starts it, for ``classroom``; stopped at the end, also on failure."""
     room = classroom
     blocks = readme_blocks()
     start = blocks["start the hub"]
@@ -195,7 +192,7 @@ def hub(classroom, tmp_path_factory):
         "COURSE_PROXY_API_PORT": str(free_port()),
         "COURSE_FORMGRADER_PORT": str(free_port()),
     }
-    assert set(exported(start)) <= set(settings), "the README exports a setting the suite does not set"
+    assert set(exported(start)) <= set(settings), "the guide exports a setting the suite does not set"
     token = secrets.token_hex(24)
     test_config = state / "suite_config.py"
     test_config.write_text(

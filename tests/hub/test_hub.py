@@ -1,6 +1,6 @@
 """The course on a real JupyterHub: release, fetch and submit (REST for ada, Chromium for ben), grade, feedback.
 
-Runs the README's section "Running the course on JupyterHub" (see conftest.py) with two learners
+Runs docs/jupyterhub.md, "Running the course on JupyterHub" (see conftest.py), with two learners
 and an instructor who are real OS users. Hand-worked scores (as in tests/test_exchange.py):
 ada hands in the model solution, 3/3 on check_remaining; ben leaves out the cache fields
 (1,000,000 − 20,000 − 64,000 = 916,000, not 66,000), 0/3.
@@ -27,7 +27,7 @@ UI_TIMEOUT = 120_000  # ms
 
 
 def _instructor_runs(hub, title: str) -> list:
-    """Run a README block's commands as the instructor, in the course folder, in the Formgrader's environment."""
+    """Run a block of the guide's commands as the instructor, in the course folder, in the Formgrader's environment."""
     room = hub.room
     done = []
     for line in readme_blocks()[title]:
@@ -152,7 +152,7 @@ def test_submissions_carry_the_learners_os_names(hub, trip):
 
 
 def test_scores_are_the_hand_worked_ones(hub, trip):
-    """grades.csv after the README's grading commands: ada 3/3, ben 0/3."""
+    """grades.csv after the guide's grading commands: ada 3/3, ben 0/3."""
     with (hub.room.course / "grading" / "grades.csv").open(newline="", encoding="utf-8") as handle:
         got = {r["student_id"]: (r["auto_score"], r["max_auto_score"]) for r in csv.DictReader(handle)
                if r["assignment"] == ASSIGNMENT}
@@ -195,7 +195,7 @@ def test_learner_servers_have_no_formgrader(hub, trip):
 
 
 def test_hub_check_passes_for_a_learner(hub, trip):
-    """hub-check, run as a learner with the README's settings, finds the hub answering and the exchange usable."""
+    """hub-check, run as a learner with the guide's settings, finds the hub answering and the exchange usable."""
     room = hub.room
     done = room.run(room["ada"], [str(room.python), "-m", "ctx_course", "hub-check", "--url", hub.base])
     assert done.stdout.startswith("hub: JupyterHub ") and f"exchange: {room.exchange} exists" in done.stdout
