@@ -241,7 +241,7 @@ def plot_recall_vs_position(
         x = PERCENT * pos / n
         ax.plot([x], [value], marker="o", color="#d1495b", linestyle="none", gid="mark")
         align = "right" if x > 90 else "left" if x < 10 else "center"
-        ax.annotate(f"第 {pos // DOC_TOKENS} 篇：{value:.3f}（推导）", (x, value), textcoords="offset points",
+        ax.annotate(f"第 {pos // DOC_TOKENS + 1} 篇：{value:.3f}（推导）", (x, value), textcoords="offset points",
                     xytext=(0, -16), ha=align)
     ax.set_xlim(0, PERCENT)
     ax.set_ylim(0, max(model.base(n) * RECALL_HEADROOM, MIN_RECALL_AXIS))

@@ -186,7 +186,7 @@ class TurnRecord(NamedTuple):
 
 _VIEW_FIELDS = ("turn", "tokens", "window", "threshold", "oldest_in_full", "summary_upto",
                 "protected_tools", "rewrites", "base", "placeholder", "note_tokens",
-                "summary_tokens", "turns")
+                "summary_tokens", "turns", "summary_capacity")
 
 
 class ContextView(tuple):
@@ -204,6 +204,7 @@ class ContextView(tuple):
     protected_tools   -- tools whose results may not be cleared.
     rewrites          -- rewrites so far; base, placeholder, note_tokens, summary_tokens --
                          the sizes a policy needs to weigh an action.
+    summary_capacity  -- how many facts a summary keeps (the newest ones; None: all of them).
 
     ``records``, ``notes`` and ``summary_facts`` are built when first read, and can be read
     only while the policy runs (a policy that keeps a view for later keeps what it read, e.g.
@@ -226,6 +227,7 @@ class ContextView(tuple):
         note_tokens: int
         summary_tokens: int
         turns: int
+        summary_capacity: int | None
 
     def __new__(cls, fields: tuple, source: tuple | None = None) -> ContextView:
         view = tuple.__new__(cls, fields)

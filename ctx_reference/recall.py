@@ -22,6 +22,7 @@ holds one measured curve (Liu et al. 2023) to set beside it.
 Vocabulary:
     n, pos      -- tokens, not characters or documents; pos is 0-based and pos < n.
     doc_index   -- 0-based document number in the order the documents are placed.
+                   The notebooks' prose counts from 1: 第 k 篇 is doc_index k - 1.
     recall      -- a probability in [0, 1].
     seed        -- a number the lesson quotes; derived: one that follows from the model.
 """
@@ -225,17 +226,17 @@ def stuff_vs_retrieve(model: RecallModel = RecallModel()) -> list[ComparisonRow]
     rows = [
         ("base_400k", "基础召回率（40 万 token，不计位置）", 400_000,
          model.base(400_000), "seed"),
-        ("stuffed_middle", "全塞 200 篇（80 万 token），答案在第 100 篇", big_docs * DOC_TOKENS,
+        ("stuffed_middle", "全塞 200 篇（80 万 token），答案在第 101 篇", big_docs * DOC_TOKENS,
          stuffed_recall(model, big_docs, big_middle_doc), "derived"),
-        ("stuffed_last", "全塞 200 篇，答案在最后一篇（第 199 篇）", big_docs * DOC_TOKENS,
+        ("stuffed_last", "全塞 200 篇，答案在最后一篇（第 200 篇）", big_docs * DOC_TOKENS,
          stuffed_recall(model, big_docs, big_last_doc), "derived"),
-        ("stuffed_middle_flat", "全塞 200 篇，答案在第 100 篇，不计中间劣势（middle=0）", big_docs * DOC_TOKENS,
+        ("stuffed_middle_flat", "全塞 200 篇，答案在第 101 篇，不计中间劣势（middle=0）", big_docs * DOC_TOKENS,
          stuffed_recall(flat, big_docs, big_middle_doc), "seed"),
-        ("stuffed_last_flat", "全塞 200 篇，答案在第 199 篇，不计中间劣势（middle=0）", big_docs * DOC_TOKENS,
+        ("stuffed_last_flat", "全塞 200 篇，答案在第 200 篇，不计中间劣势（middle=0）", big_docs * DOC_TOKENS,
          stuffed_recall(flat, big_docs, big_last_doc), "seed"),
         ("retrieved_8", "检索 8 篇（3.2 万 token），检索召回 0.9，答案排第一", retrieved_docs * DOC_TOKENS,
          retrieved_recall(model, retrieved_docs, 0.9), "seed"),
-        ("small_stuffed", "小语料全塞 25 篇 × 2,000（5 万 token），答案在第 12 篇",
+        ("small_stuffed", "小语料全塞 25 篇 × 2,000（5 万 token），答案在第 13 篇",
          small_docs * SMALL_DOC_TOKENS,
          stuffed_recall(model, small_docs, small_middle_doc, SMALL_DOC_TOKENS), "derived"),
         ("small_retrieved", "小语料检索 8 篇 × 2,000，检索召回 0.6，答案排第一",

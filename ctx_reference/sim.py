@@ -519,7 +519,7 @@ def _run(policy: Policy | None, workload: Workload,
     threshold = workload.threshold
     placeholder = workload.placeholder
     sizes = (workload.base, placeholder, workload.note_tokens, workload.summary_tokens,
-             workload.turns)
+             workload.turns, workload.summary_capacity)
     records: list[TurnRecord] = []
     live_from = 1                   # turns before this are folded into the summary
     full_from = 1                   # the oldest live turn whose result is still in full

@@ -310,7 +310,7 @@ def format_stuff_vs_retrieve(rows: Iterable[ComparisonRow]) -> str:
     only the toy model gives, so a derived number is never shown unlabelled.
 
     With the lesson's model the second row reads
-    ``0.183  800,000  推导  全塞 200 篇（80 万 token），答案在第 100 篇``.
+    ``0.183  800,000  推导  全塞 200 篇（80 万 token），答案在第 101 篇``.
 
     Used by the recall notebook and ``ctx-reference recall``.
     """

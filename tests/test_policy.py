@@ -140,6 +140,18 @@ def test_view_shows_records_zone_and_sizes():
     assert views[3][0].zone is Zone.CAUTION          # 12,000 of 20,000 is 60 %
 
 
+def test_view_shows_the_summary_capacity():
+    """The view carries the workload's summary capacity: None (no limit) by default, 3 when it is set."""
+    seen = []
+
+    def spy(view):
+        seen.append(view.summary_capacity)
+
+    simulate_policy(spy, _tiny())
+    simulate_policy(spy, _tiny(summary_capacity=3))
+    assert seen[0] is None and seen[-1] == 3
+
+
 def test_view_is_read_only_and_records_only_during_the_call():
     """Setting a field raises; records not read during the policy call cannot be read later."""
     kept = []
