@@ -1,4 +1,4 @@
-"""Tests for ctx_reference.workloads.with_wrong_hints: a workload whose needed hint is wrong for a few facts."""
+"""Tests for ctx_reference.workloads: wrong hints, and the capstone's model policy on 200 seeds of every kind of workload."""
 
 from dataclasses import replace
 
@@ -8,6 +8,7 @@ from ctx_reference.policy import BUILTIN_POLICIES, Clear, Compact
 from ctx_reference.policy_score import builtin_results
 from ctx_reference.sim import SimParams, lesson_workload, simulate_policy
 from ctx_reference.workloads import VISIBLE_SHAPES, WorkloadShape, generate, visible_workloads, with_wrong_hints
+
 from notebook_cells import BEGIN, END, check_cell, prefix_namespace
 
 SEEDS = range(200)   # seeds drawn for every kind of workload the capstone grades on
