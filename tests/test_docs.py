@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from ctx_course.cli import build_parser
+
+from conftest import REPO
 
 DOCUMENTS = sorted({REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "benchmarks" / "README.md",
                     *REPO.glob("docs/*.md")})
