@@ -33,7 +33,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "全塞 200 篇（n = 800,000），答案在第 100 篇中间（pos = 402,000）：约 0.183",
+            "全塞 200 篇（n = 800,000），答案在第 101 篇中间（pos = 402,000）：约 0.183",
             args=(402_000, 800_000),
             expect=0.183,
             tol=LITERAL_TOL,
@@ -45,7 +45,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "全塞 200 篇，答案在第 100 篇，但 middle=0：约 0.261",
+            "全塞 200 篇，答案在第 101 篇，但 middle=0：约 0.261",
             args=(402_000, 800_000),
             kwargs={"middle": 0},
             expect=0.261,
@@ -58,7 +58,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 12 篇中间（pos = 25,000）：约 0.670",
+            "小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 13 篇中间（pos = 25,000）：约 0.670",
             args=(25_000, 50_000),
             expect=0.670,
             tol=LITERAL_TOL,
@@ -87,6 +87,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         ),
     ),
 }
+
 
 #: The notebook these exercises belong to.
 NOTEBOOK = '03-recall'
