@@ -50,12 +50,12 @@ lint: $(STAMP)
 	$(ACTIVATE) ruff check .
 	$(ACTIVATE) mypy
 
-# Every notebook run in JupyterLab in a headless Chromium (needs /usr/bin/chromium; see README).
+# Every notebook run in JupyterLab in a headless Chromium (needs /usr/bin/chromium; see CONTRIBUTING.md).
 test-browser: $(BROWSER_STAMP)
 	$(ACTIVATE) python -m pytest tests/browser --browser -n 0
 
 # The course on a real JupyterHub for a class of OS users (needs root, Node, configurable-http-proxy
-# in .hub/node_modules or on PATH, and /usr/bin/chromium; see README "Running the course on JupyterHub").
+# in .hub/node_modules or on PATH, and /usr/bin/chromium; see docs/jupyterhub.md).
 test-hub: $(HUB_STAMP)
 	$(ACTIVATE) python -m pytest tests/hub --hub -n 0
 

@@ -24,7 +24,7 @@ def hub_version(url: str, timeout: float = TIMEOUT) -> str:
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"--url must be the hub's address, such as {DEFAULT_URL} (got {url!r})")
     api = url.rstrip("/") + "/hub/api/"
-    fix = "start it (see README, \"Running the course on JupyterHub\") or check --url / COURSE_HUB_PORT"
+    fix = "start it (see docs/jupyterhub.md) or check --url / COURSE_HUB_PORT"
     try:
         with urllib.request.urlopen(api, timeout=timeout) as response:
             body = response.read()

@@ -114,7 +114,7 @@ def test_unreachable_hub_is_one_error_line(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: no JupyterHub answers at {url}")
-    assert "README" in done.stderr
+    assert "docs/jupyterhub.md" in done.stderr
 
 
 def test_hub_check_names_an_unusable_exchange(tmp_path):

@@ -1,9 +1,9 @@
-"""Grading on a cluster over TLS, set up as the README's "A class that outgrows one machine" says.
+"""Grading on a cluster over TLS, set up as docs/cluster.md says.
 
 A real ``dask scheduler`` and two ``dask worker`` processes on 127.0.0.1 speak ``tls://`` with
 certificates made here (one course CA; a certificate each for the scheduler, the workers and the
 coordinator). The coordinator is ``python -m ctx_course grade --cluster tls://127.0.0.1:PORT`` in a
-process of its own that takes its TLS settings from Dask's environment variables, as the README
+process of its own that takes its TLS settings from Dask's environment variables, as docs/cluster.md
 shows. A worker whose certificate the course CA did not sign is refused by the scheduler.
 """
 from __future__ import annotations
@@ -135,7 +135,7 @@ class TlsCluster:
         )
 
     def client_env(self) -> dict[str, str]:
-        """The coordinator's TLS settings, as Dask's environment variables (README, TLS between the machines)."""
+        """The coordinator's TLS settings, as Dask's environment variables (docs/cluster.md, TLS between the machines)."""
         cert, key = self.certs["client"]
         return {
             "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
