@@ -124,12 +124,17 @@ if options["one_core"]:  # this process and everything it starts (kernels, worke
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 from ctx_course.grading.grader import Grader
 grader = Grader(options["root"], work=options["work"], jobs=options["jobs"], **options["extra"])
-if not options["evaluation"]:
-    from nbgrader.apps import NbGraderAPI
+if not options["evaluation"]:  # in this process only (--jobs 1)
     from ctx_course.grading.behaviour import ScoreFromBehaviour
-    steps = grader.config.Autograde.autograde_preprocessors
-    grader.config.Autograde.autograde_preprocessors = [s for s in steps if s is not ScoreFromBehaviour]
-    grader.api = NbGraderAPI(config=grader.config)
+    try:  # a version with autograde.py: every SubmissionGrader takes its steps from there
+        from ctx_course.grading import autograde
+        steps = autograde.AUTOGRADE_PREPROCESSORS
+        autograde.AUTOGRADE_PREPROCESSORS = [s for s in steps if s is not ScoreFromBehaviour]
+    except ImportError:  # an earlier version: the Grader itself autogrades
+        from nbgrader.apps import NbGraderAPI
+        steps = grader.config.Autograde.autograde_preprocessors
+        grader.config.Autograde.autograde_preprocessors = [s for s in steps if s is not ScoreFromBehaviour]
+        grader.api = NbGraderAPI(config=grader.config)
 grader.collect(options["incoming"])
 report = grader.grade()
 print(json.dumps({"phases": report.phases, "graded": sum(r.graded for r in report.results),

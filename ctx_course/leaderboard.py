@@ -270,13 +270,12 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
 def _on_workers(root: Path, work: Path, found, marker: str, narrative: set[str], *, jobs: int, cluster: str | None,
                 sandbox: bool, memory: int, cpu: int) -> list[Row]:
     """Score every notebook on Dask workers (each sent as bytes); return the rows in the order found."""
+    from .grading.autograde import GradingSettings
     from .grading.engine import DaskEngine
     from .grading.fingerprint import course_fingerprint
-    from .grading.grader import Grader
-    from .grading.worker import WorkerSettings
 
-    settings = WorkerSettings(root=str(root), sandbox=sandbox, memory_limit=memory, cpu_limit=cpu, hidden=(str(work),),
-                              fingerprint=course_fingerprint(root), make_grader=Grader)
+    settings = GradingSettings(root=str(root), sandbox=sandbox, memory_limit=memory, cpu_limit=cpu,
+                               hidden=(str(work),), fingerprint=course_fingerprint(root))
     with DaskEngine(settings, jobs=jobs, cluster=cluster) as engine:
         return engine.map(score_on_worker, [(student, path.read_bytes(), marker, frozenset(narrative))
                                             for student, path in found])
@@ -284,16 +283,15 @@ def _on_workers(root: Path, work: Path, found, marker: str, narrative: set[str],
 
 def score_on_worker(student: str, notebook: bytes, marker: str, narrative: frozenset[str]):
     """The leaderboard's task: run one graded notebook with the scoring cell in a kernel of this worker."""
-    from distributed import get_worker
 
-    from .grading.worker import PLUGIN_NAME, GradingWorker, worker_problem
+    from .grading.worker import worker_problem, worker_state
 
-    state: GradingWorker = get_worker().plugins[PLUGIN_NAME]
+    state = worker_state()
     problem = worker_problem(state)
     if problem is not None:
         return Row(student, error=f"worker {state.name}: {problem}")
-    grader = state.make_grader()
-    path = state.scratch / "leaderboard" / student / "notebook.ipynb"
+    grader = state.submission_grader()  # its kernel pool, in its scratch folder
+    path = grader.scratch / "leaderboard" / student / "notebook.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(notebook)
     try:

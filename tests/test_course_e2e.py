@@ -19,22 +19,16 @@ UNTOUCHED = "blank-release"
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """A temporary course: every assignment generated once, then handed in by two students (the
-    model solutions and the committed release untouched) and autograded, kernels launched ahead."""
+    """A temporary course: every assignment handed in by two students (the model solutions and the
+    committed release untouched) and graded in one run in this process, kernels launched ahead."""
     tmp = tmp_path_factory.mktemp("course")
     for aid in assignments(REPO):
         for student, folder in ((PERFECT, SOLUTIONS / aid), (UNTOUCHED, LESSONS / aid)):
             shutil.copytree(folder, tmp / "incoming" / student / aid)
     grader = Grader(REPO, work=tmp / "work", jobs=1)
     grader.collect(tmp / "incoming")
-    assert grader.prepare(assignments(REPO)) == {}
-    submissions = [(student, aid) for aid in assignments(REPO) for student in (PERFECT, UNTOUCHED)]
-    # none launched after the last
-    grader.pool.plan(sum(grader.notebook_count(student, aid) for student, aid in submissions))
-    try:
-        results = [grader.autograde(student, aid) for student, aid in submissions]
-    finally:
-        grader.pool.close()
+    submissions = sorted((student, aid) for aid in assignments(REPO) for student in (PERFECT, UNTOUCHED))
+    results = grader.grade(submissions).results
     return grader, results
 
 

@@ -46,10 +46,13 @@ DASK = Path(sys.executable).with_name("dask")
 
 
 class Cluster:
-    """A `dask scheduler` and `dask worker` processes on 127.0.0.1, each in a process group of its own."""
+    """A `dask scheduler` and `dask worker` processes on 127.0.0.1, each in a process group of its own.
+
+    Their dask-scratch-space is in ``folder``, not in the temporary folder."""
 
     def __init__(self, folder: Path, workers: int = 2, env: dict | None = None):
         self.file = folder / "scheduler.json"
+        self.env = {"DASK_TEMPORARY_DIRECTORY": str(folder / "dask")}
         self.processes = [self._start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                      "--dashboard-address", "127.0.0.1:0")]
         deadline = time.monotonic() + 120
@@ -66,7 +69,7 @@ class Cluster:
 
     def _start(self, kind: str, *args: str, env: dict | None = None) -> subprocess.Popen:
         command = [str(DASK), kind, *args, "--scheduler-file", str(self.file)]
-        return subprocess.Popen(command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+        return subprocess.Popen(command, env={**os.environ, **self.env, **(env or {})}, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
 
     def stop(self) -> list[int]:
@@ -251,14 +254,32 @@ def test_a_worker_with_another_copy_of_the_course_stops_the_run_with_one_line(tm
     assert _alive(pids) == []
 
 
+def test_a_run_on_two_workers_leaves_nothing_in_the_temporary_folder(tmp_path, make_class):
+    """`grade --jobs 2` run with a fresh TMPDIR: it grades both submissions, exits 0, and leaves that folder
+    empty (no worker's or kernel's scratch folder, no dask-scratch-space)."""
+    incoming = make_class(tmp_path / "incoming", {"ada": MODEL, "ben": MODEL})
+    tmpdir = Path(tempfile.mkdtemp(prefix="t"))  # a short path: a kernel's IPC socket lives under it
+    command = [sys.executable, "-m", "ctx_course", "grade", "--root", str(REPO), "--work", str(tmp_path / "work"),
+               "--submissions", str(incoming), "--jobs", "2"]
+    try:
+        done = subprocess.run(command, cwd=REPO, env={**os.environ, "TMPDIR": str(tmpdir)}, capture_output=True,
+                              text=True, timeout=600)
+        left = sorted(p.name for p in tmpdir.iterdir())
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    assert (done.returncode, done.stderr) == (0, ""), done.stdout
+    assert "Graded 2 of 2 submission(s)" in done.stdout
+    assert left == []
+
+
 def test_a_refused_worker_is_named_by_the_engine(tmp_path, monkeypatch):
     """Without bubblewrap on the workers (PATH without bwrap there), the engine raises WorkerRefused
     naming the worker and bubblewrap."""
+    from ctx_course.grading.autograde import GradingSettings
     from ctx_course.grading.engine import DaskEngine
     from ctx_course.grading.fingerprint import course_fingerprint
-    from ctx_course.grading.worker import WorkerSettings
 
-    settings = WorkerSettings(root=str(REPO), fingerprint=course_fingerprint(REPO))
+    settings = GradingSettings(root=str(REPO), fingerprint=course_fingerprint(REPO))
     engine = DaskEngine(settings, jobs=1)
     monkeypatch.setenv("PATH", str(tmp_path))  # the spawned workers inherit it: no bwrap there
     try:
@@ -277,7 +298,7 @@ def test_unsafe_or_malformed_cluster_addresses_are_refused(address):
 
 def test_a_killed_processs_folders_are_removed_by_the_next_one(tmp_path):
     """A folder whose process is gone is removed; a live process's, another prefix's and other names are kept."""
-    from ctx_course.grading.worker import SCRATCH_PREFIX
+    from ctx_course.grading.autograde import SCRATCH_PREFIX
     from ctx_course.scratch_folders import owned_folder, remove_abandoned
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])

@@ -10,9 +10,11 @@ import contextlib
 import csv
 import io
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -97,10 +99,13 @@ class Reader:
         return False
 
 
-def _start_grader(work: Path, incoming: Path, *extra: str) -> tuple[subprocess.Popen, Reader]:
+def _start_grader(work: Path, incoming: Path, *extra: str, tmpdir: Path | None = None,
+                  ) -> tuple[subprocess.Popen, Reader]:
+    """Start ``python -m ctx_course grade`` (with ``tmpdir`` as its TMPDIR when given); return it and its reader."""
     command = [sys.executable, "-m", "ctx_course", "grade", "--root", str(REPO), "--work", str(work),
                "--submissions", str(incoming), "--timeout", "50", *extra]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = {**os.environ, "TMPDIR": str(tmpdir)} if tmpdir is not None else None
+    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     return process, Reader(process)
 
 
@@ -115,7 +120,8 @@ def terminated(tmp_path_factory, make_class):
     tmp = tmp_path_factory.mktemp("terminated")
     incoming = make_class(tmp / "incoming", {"a_ok": MODEL, "b_sleeper": SLEEPER, "c_sleeper": SLEEPER,
                                              "d_after": MODEL})
-    process, reader = _start_grader(tmp / "work", incoming, "--jobs", "2")
+    tmpdir = Path(tempfile.mkdtemp(prefix="t"))  # the run's temporary folder: empty, and short (IPC sockets)
+    process, reader = _start_grader(tmp / "work", incoming, "--jobs", "2", tmpdir=tmpdir)
     started = reader.wait_for("[2/4] b_sleeper", 120)
     time.sleep(3)  # c_sleeper has started on the worker a_ok left
     time.sleep(1)
@@ -124,7 +130,8 @@ def terminated(tmp_path_factory, make_class):
     status = process.wait(timeout=120)
     seconds = time.monotonic() - signalled
     reader.thread.join(timeout=5)
-    return {"started": started, "status": status, "out": reader.text, "work": tmp / "work", "seconds": seconds}
+    return {"started": started, "status": status, "out": reader.text, "work": tmp / "work", "seconds": seconds,
+            "tmpdir": tmpdir}
 
 
 @needs_sandbox
@@ -153,6 +160,16 @@ def test_sigterm_still_writes_grades_and_feedback_of_what_was_graded(terminated)
 def test_sigterm_stops_the_sleeping_notebooks_at_once(terminated):
     """The sleepers would run 45 s more: the run ends well before (their kernels were killed on the workers)."""
     assert terminated["seconds"] < 40
+
+
+@needs_sandbox
+def test_sigterm_leaves_nothing_in_the_temporary_folder(terminated):
+    """Once the stopped run has ended, its TMPDIR holds nothing: no scratch folder of a worker or a kernel,
+    no dask-scratch-space."""
+    assert terminated["status"] == 143
+    left = sorted(p.name for p in terminated["tmpdir"].iterdir())
+    shutil.rmtree(terminated["tmpdir"], ignore_errors=True)
+    assert left == []
 
 
 # ---- SIGTERM from a student's cell

@@ -23,7 +23,7 @@ from traitlets.utils.importstring import import_item
 from ctx_course.cells import hidden_spans
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
-from ctx_course.grading.grader import grading_config
+from ctx_course.grading.autograde import grading_config
 from ctx_course.grading.preprocessors import (
     AUTOGRADE_PREPROCESSORS,
     FEEDBACK_PREPROCESSORS,

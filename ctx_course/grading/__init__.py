@@ -1,9 +1,11 @@
 """The instructor's grading run: everything the coordinator process and its Dask workers do.
 
 Modules: ``records`` (what a run returns), ``submissions`` (the roster and the submitted folders),
-``grader`` (the ``Grader``), ``diagnosis`` (one line per submission that failed), ``engine``
-(the Dask cluster that grades submissions at once), ``worker`` (what runs on a Dask worker),
-``gradebook_writer`` (the coordinator's writes of what workers send back), ``assignment_rows``
+``grader`` (the ``Grader``: the coordinator of a run), ``autograde`` (``SubmissionGrader``: one
+submission in a scratch folder, graded into plain data), ``diagnosis`` (one line per submission
+that failed), ``engine`` (the one interface a run grades through: in this process, or on a Dask
+cluster that grades submissions at once), ``worker`` (what runs on a Dask worker),
+``gradebook_writer`` (the coordinator's writes of what the engines send back), ``assignment_rows``
 (an assignment's gradebook rows, copied into a worker's scratch gradebook), ``fingerprint`` (the
 digest a worker's course must match), ``report`` (progress lines, summary, grades CSV),
 ``csv_files`` (the one CSV writer), ``stopping`` (SIGTERM and SIGINT), ``preprocessors`` and

@@ -4,14 +4,15 @@ Covers: ``read_definition`` (the rows nbgrader's ``generate_assignment`` wrote f
 assignment: the assignment, its notebooks and every cell with its points, checksum and locked
 source) and ``write_definition`` (the same rows into another gradebook, replacing the
 assignment there). The coordinator generates each assignment once into the real gradebook; a
-grading worker then needs the same rows in its scratch gradebook before nbgrader autogrades a
-submission there, and copying them costs a few milliseconds where generating the assignment
-again costs a fifth of a second of CPU on every worker.
+SubmissionGrader (``autograde.py``, in this process or on a Dask worker) then needs the same rows
+in its scratch gradebook before nbgrader autogrades a submission there, and copying them costs a
+few milliseconds where generating the assignment again costs a fifth of a second of CPU on every
+grader.
 
 The due date stays behind (None in the copy, as ``generate_assignment`` leaves it in a fresh
 gradebook): deadlines are applied by the coordinator, to the real gradebook, after grading.
 
-Leaves out: the students' rows (submissions, grades, comments), which workers send the other
+Leaves out: the students' rows (submissions, grades, comments), which graders send the other
 way (``gradebook_writer.py``).
 """
 from __future__ import annotations

@@ -193,7 +193,7 @@ def apply_deadlines(
             points = late_penalty(deadlines.policy, float(notebook.score or 0), seconds)
             notebook.late_submission_penalty = points or None
             penalty += points
-        if seconds > 0:
+        if seconds > 0 and due is not None:
             score = float(submission.score or 0)
             late[(student, assignment)] = Lateness(
                 _utc(due), submission.timestamp, seconds, due != base, penalty, penalty / score if score else 0.0

@@ -1,52 +1,64 @@
-"""Grade on Dask's distributed scheduler: workers on this machine (``--jobs N``) or any (``--cluster``).
+"""Engines that grade submissions: in this process (``--jobs 1``) or on Dask workers (``--jobs N``, ``--cluster``).
 
-Covers: ``default_jobs`` and ``check_jobs`` (how many workers unless told), ``check_cluster``
-(which scheduler addresses are accepted), and ``DaskEngine``, which starts a ``LocalCluster`` of
-N single-threaded worker processes or connects to an existing scheduler, registers the
-``GradingWorker`` plugin, makes every worker prove it can grade (``worker.readiness``) before
-it gets work, submits one task per submission and hands the results back in submission order.
+Covers: ``Engine``, the one interface the coordinator (``grader.py``) grades through (``start``,
+``grade``, ``abandon``, ``close``); ``InProcessEngine``, one ``SubmissionGrader`` in this process;
+``DaskEngine``, which starts a ``LocalCluster`` of N single-threaded worker processes or connects
+to an existing scheduler, registers the ``GradingWorker`` plugin, makes every worker prove it can
+grade (``worker.readiness``) before it gets work, submits one task per submission and hands the
+results back in submission order; ``default_jobs`` and ``check_jobs`` (how many workers unless
+told) and ``check_cluster`` (which scheduler addresses are accepted).
 
-Workers execute, the coordinator writes: a task returns plain data (``GradedSubmission``) and
-the caller (``grader.py``) writes it into the gradebook. Faults: a worker that dies while
-grading has its task run once more on another worker (the scheduler's ``allowed-failures`` is
-set to 1); a submission that costs two workers their life is reported as not graded with that
-reason. A stop (SIGTERM/SIGINT) cancels every task not finished and kills the kernel running on
-every worker; what was graded before is kept.
+Engines execute, the coordinator writes: every engine returns plain data (``GradedSubmission``,
+made by ``autograde.SubmissionGrader`` wherever it runs) and the caller writes it into the
+gradebook. Faults on Dask: a worker that dies while grading has its task run once more on another
+worker (the scheduler's ``allowed-failures`` is set to 1); a submission that costs two workers
+their life is reported as not graded with that reason. A stop (SIGTERM/SIGINT) starts no other
+submission and kills the kernel running; what was graded before is kept.
+
+Nothing is left behind: a LocalCluster started here keeps Dask's spill folder in a folder of this
+process (removed by ``close``, or by the next run after a kill) and starts no dashboard.
 
 Why TLS across machines: a Dask worker runs whatever code a client sends it, and the scheduler
 accepts any client that reaches it; a ``tcp://`` address that is not on this machine is refused,
 ``tls://`` with Dask's security settings (``distributed.comm.tls.*``) is what the README shows.
 
-Leaves out: what a task does on the worker (``worker.py``), what is written (``grader.py``,
-``gradebook_writer.py``), starting workers on other machines (``dask worker``, dask-jobqueue,
-dask-kubernetes: see the README).
+Leaves out: grading one submission (``autograde.py``), what a task does on the worker
+(``worker.py``), what is written (``grader.py``, ``gradebook_writer.py``), starting workers on
+other machines (``dask worker``, dask-jobqueue, dask-kubernetes: see the README).
 
-Vocabulary: a *job* is one worker process grading one submission at a time.
+Vocabulary: a *job* is one grader (this process, or a worker process) grading one submission at a
+time; a *submission* handed to an engine is (student, assignment, files, prepared assignment).
 """
 from __future__ import annotations
 
 import ipaddress
 import logging
 import os
+import shutil
 import socket
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
+from ..scratch_folders import owned_folder, remove_abandoned
+from .autograde import GradingSettings, SubmissionGrader
 from .records import GradedSubmission, GradeResult, PreparedAssignment, WorkerRefused
-from .worker import (
-    PLUGIN_NAME,
-    GradingWorker,
-    WorkerSettings,
-    abandon_kernel,
-    grade_submission,
-    readiness,
-)
+from .worker import PLUGIN_NAME, GradingWorker, abandon_kernel, grade_submission, readiness
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
+
+# One submission handed to an engine: (student, assignment, {relative path: bytes}, the assignment prepared).
+Submission = tuple[str, str, dict[str, bytes], PreparedAssignment]
+# What an engine answers for a submission it could not start because the run was asked to stop.
+NOT_STARTED = "stopped before it started"
 
 # What the process that forks this machine's worker processes imports once, so that no worker
 # imports the grader (nbgrader, nbconvert, SQLAlchemy, Dask) again: about 1.5 CPU seconds each.
-FORKSERVER_PRELOAD = ("distributed", "ctx_course.grading.worker", "ctx_course.grading.grader")
+FORKSERVER_PRELOAD = ("distributed", "ctx_course.grading.worker", "ctx_course.grading.autograde")
 # Dask's housekeeping that a grading run has no use for, each a timer in every Dask process
 # (scheduler, nannies, workers): the event loop's health check every 20 ms, the system monitor
 # every 500 ms (for the dashboard's plots), work stealing and the active memory manager (a task
@@ -62,6 +74,62 @@ QUIET_CLUSTER = {
 ALLOWED_FAILURES = 1
 # Seconds to wait for the workers of an existing cluster to answer.
 CONNECT_TIMEOUT = 30
+# The folder of a LocalCluster's processes (Dask's dask-scratch-space), in the temporary folder:
+# this prefix, the coordinator's process id, a dash.
+CLUSTER_PREFIX = "ctx-dask-"
+
+
+class Engine(Protocol):
+    """What the coordinator grades through: ``start()``, then ``grade(submissions)`` once, ``close()``.
+
+    ``grade`` yields (index, GradedSubmission) in the order given; ``abandon()`` (a stop signal
+    came) returns at once and is safe in a signal handler: no submission starts after it, the one
+    running is killed, and each comes back not graded, ``NOT_STARTED`` for those never begun.
+    """
+
+    def start(self) -> None: ...
+
+    def grade(self, submissions: Sequence[Submission]) -> Iterator[tuple[int, GradedSubmission]]: ...
+
+    def abandon(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class InProcessEngine:
+    """One SubmissionGrader in this process, grading one submission after the other (``--jobs 1``)."""
+
+    def __init__(self, settings: GradingSettings):
+        self.settings = settings
+        self.grader: SubmissionGrader | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        """Make the SubmissionGrader (raises SandboxUnavailable when the sandbox cannot be had here)."""
+        self.grader = SubmissionGrader(self.settings)
+
+    def grade(self, submissions: Sequence[Submission]) -> Iterator[tuple[int, GradedSubmission]]:
+        """Grade each submission when the next result is asked for; yield (index, GradedSubmission)."""
+        if self.grader is None:
+            raise RuntimeError("InProcessEngine.grade called before start()")
+        for index, (student, assignment, files, prepared) in enumerate(submissions):
+            if self._stopping:
+                yield index, GradedSubmission(GradeResult(student, assignment, False, reason=NOT_STARTED))
+                continue
+            more = index < len(submissions) - 1
+            yield index, self.grader.grade(student, assignment, files, prepared, more=more)
+
+    def abandon(self) -> None:
+        """Start no other submission; kill the kernel running (only a flag and a signal)."""
+        self._stopping = True
+        if self.grader is not None:
+            self.grader.abandon()
+
+    def close(self) -> None:
+        """Remove the grader's scratch folder and its kernel launched ahead."""
+        if self.grader is not None:
+            self.grader.close()
+            self.grader = None
 
 
 def default_jobs() -> int:
@@ -135,23 +203,25 @@ class DaskEngine:
 
         engine = DaskEngine(settings, jobs=2)          # or cluster="tls://host:8786"
         engine.start()                                   # raises WorkerRefused
-        for index, graded in engine.grade([("ada", "02-remaining", files)]):
+        for index, graded in engine.grade([("ada", "02-remaining", files, prepared)]):
             ...
         engine.close()
 
     With ``jobs`` it starts a LocalCluster of that many single-threaded worker processes (its
-    HTTP routes on a free loopback port, no profiler sampling the grading thread, no memory
-    limit of Dask's own: every kernel has the sandbox's); with ``cluster``
+    HTTP routes on a free loopback port and no dashboard, its scratch space in ``folder``, no
+    profiler sampling the grading thread, no memory limit of Dask's own: every kernel has the
+    sandbox's); with ``cluster``
     it uses the workers of an existing scheduler, each of which must run one task at a time
     (``dask worker --nthreads 1``).
     """
 
-    def __init__(self, settings: WorkerSettings, *, jobs: int | None = None, cluster: str | None = None):
+    def __init__(self, settings: GradingSettings, *, jobs: int | None = None, cluster: str | None = None):
         self.settings = settings
         self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
         self.address = None if cluster is None else check_cluster(cluster)
-        self.cluster = None
-        self.client = None
+        self.cluster: LocalCluster | None = None
+        self.client: Client | None = None
+        self.folder: Path | None = None  # the LocalCluster's folder (Dask's spill and lock files)
         self._futures: list = []
         self._running_at_stop: set = set()
         self._stopping = False
@@ -163,7 +233,12 @@ class DaskEngine:
         import dask
         from distributed import Client, LocalCluster
 
+        if self.address is None:
+            remove_abandoned(CLUSTER_PREFIX)  # those of coordinators killed on this machine
+            self.folder = owned_folder(CLUSTER_PREFIX)
         with dask.config.set({
+            # the scheduler's and workers' dask-scratch-space (and its lock files) in this run's folder
+            **({"temporary-directory": str(self.folder)} if self.folder is not None else {}),
             **_start_method(),
             "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
             "distributed.scheduler.worker-saturation": 1.0,  # a worker holds only the task it runs
@@ -175,27 +250,34 @@ class DaskEngine:
             if self.address is None:
                 self.cluster = LocalCluster(
                     n_workers=self.jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address="127.0.0.1:0",  # Dask's HTTP routes on a free port of this machine only
-                    memory_limit=0, silence_logs=logging.ERROR,
+                    # Dask's HTTP routes (health, metrics) on a free port of this machine only, and no
+                    # dashboard: nobody watches a grading run's plots
+                    dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
+                    local_directory=str(self.folder), memory_limit=0, silence_logs=logging.ERROR,
                     env=dict(os.environ),  # as now, not as when the fork server started (PATH, CTX_COURSE_ROOT)
                 )
                 self.client = Client(self.cluster, set_as_default=False)
             else:
                 self.client = Client(self.address, timeout=CONNECT_TIMEOUT, set_as_default=False)
-        self.client.run_on_scheduler(_allow_one_retry)
-        self.client.register_plugin(GradingWorker(self.settings), name=PLUGIN_NAME)
+        self._connected().run_on_scheduler(_allow_one_retry)
+        self._connected().register_plugin(GradingWorker(self.settings), name=PLUGIN_NAME)
         self.check_workers()
+
+    def _connected(self) -> Client:
+        if self.client is None:
+            raise RuntimeError("DaskEngine used before start() or after close()")
+        return self.client
 
     def check_workers(self) -> None:
         """Raise WorkerRefused naming the first worker that cannot grade (or when there is none)."""
-        workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        workers = self._connected().scheduler_info(n_workers=-1)["workers"]
         if not workers:
-            raise WorkerRefused(f"the Dask scheduler at {self.client.scheduler.address} has no worker")
+            raise WorkerRefused(f"the Dask scheduler at {self._connected().scheduler.address} has no worker")
         for address, info in sorted(workers.items()):
             if info.get("nthreads") != 1:
                 raise WorkerRefused(f"worker {address} runs {info.get('nthreads')} tasks at once; "
                                     "start it with `dask worker --nthreads 1`")
-        answers = self.client.run(readiness, self.settings, on_error="return")
+        answers = self._connected().run(readiness, self.settings, on_error="return")
         for address, problem in sorted(answers.items()):
             if isinstance(problem, BaseException):
                 problem = f"{type(problem).__name__}: {problem}"
@@ -203,20 +285,21 @@ class DaskEngine:
                 raise WorkerRefused(f"worker {address} cannot grade: {problem}")
 
     # -- grading
-    def grade(self, submissions: Iterable[tuple[str, str, dict[str, bytes], PreparedAssignment]],
-              ) -> Iterator[tuple[int, GradedSubmission]]:
+    def grade(self, submissions: Sequence[Submission]) -> Iterator[tuple[int, GradedSubmission]]:
         """Submit every (student, assignment, files, prepared assignment); yield (index, GradedSubmission) in order.
 
         A submission whose task could not finish (two workers died running it, the run was
         stopped) comes back as a not-graded result saying so.
         """
-        submissions = list(submissions)
-        futures = []
+        futures: list[Any] = []
         workers = self.jobs_running()
         for index, (student, assignment, files, prepared) in enumerate(submissions):
+            if self._stopping:  # asked to stop before this one was sent
+                futures.append(None)
+                continue
             # no kernel launched ahead once no worker will get another submission after this one
             more = len(submissions) - index - 1 >= workers
-            futures.append(self.client.submit(
+            futures.append(self._connected().submit(
                 grade_submission, student, assignment, files, more, prepared,
                 key=f"grade-{index}-{student}-{assignment}", pure=False, retries=0,
             ))
@@ -228,16 +311,18 @@ class DaskEngine:
 
     def jobs_running(self) -> int:
         """Return how many workers there are now."""
-        return max(1, len(self.client.scheduler_info(n_workers=-1)["workers"]))
+        return max(1, len(self._connected().scheduler_info(n_workers=-1)["workers"]))
 
     def _outcome(self, future, student: str, assignment: str) -> GradedSubmission:
         from distributed import KilledWorker
 
+        if future is None:
+            return GradedSubmission(GradeResult(student, assignment, False, reason=NOT_STARTED))
         try:
             return future.result()
         except CancelledError:
-            when = "while it ran" if future.key in self._running_at_stop else "before it started"
-            return GradedSubmission(GradeResult(student, assignment, False, reason=f"stopped {when}"))
+            reason = "stopped while it ran" if future.key in self._running_at_stop else NOT_STARTED
+            return GradedSubmission(GradeResult(student, assignment, False, reason=reason))
         except KilledWorker:
             return GradedSubmission(GradeResult(
                 student, assignment, False,
@@ -249,23 +334,30 @@ class DaskEngine:
 
     def submit_each(self, function, arguments: Iterable[tuple]) -> list:
         """Run ``function(*args)`` for each tuple on the workers; return the futures, in order."""
-        futures = [self.client.submit(function, *args, pure=False) for args in arguments]
+        futures = [self._connected().submit(function, *args, pure=False) for args in arguments]
         with self._lock:
             self._futures = futures
         return futures
 
     def map(self, function, arguments: Iterable[tuple]) -> list:
         """Run ``function(*args)`` for each tuple on the workers; return the results in order."""
-        return self.client.gather(self.submit_each(function, arguments))
+        return self._connected().gather(self.submit_each(function, arguments))
 
     # -- stopping
     def abandon(self) -> None:
+        """Cancel every task not finished and kill the kernel running on every worker, in a thread of its own.
+
+        Returns at once (talking to the scheduler is not for a signal handler).
+        """
+        threading.Thread(target=self.abandon_now, daemon=True).start()
+
+    def abandon_now(self) -> None:
         """Cancel every task not finished and kill the kernel running on every worker (the run was asked to stop)."""
         with self._lock:
             if self._stopping or self.client is None:
                 return
             self._stopping = True
-            futures = [f for f in self._futures if not f.done()]
+            futures = [f for f in self._futures if f is not None and not f.done()]
         try:
             running = self.client.run(_executing, on_error="ignore")
             self._running_at_stop = {key for keys in running.values() for key in keys}
@@ -287,6 +379,9 @@ class DaskEngine:
         if self.cluster is not None:
             self.cluster.close()
             self.cluster = None
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
 
     def __enter__(self) -> DaskEngine:
         self.start()

@@ -1,21 +1,21 @@
-"""The coordinator's writes of what a worker graded: gradebook rows and the autograded folder.
+"""The coordinator's writes of what an engine graded: gradebook rows and the autograded folder.
 
 Covers: ``write_rows``, which writes one submission's timestamp, grades, comments and late
 penalties into the real gradebook (SQLite or PostgreSQL) exactly as nbgrader's autograde would
 have, and ``write_files``, which replaces a submission's autograded folder with the files the
-worker sent back. Only the coordinator writes the real gradebook, one submission after the
+engine sent back. Only the coordinator writes the real gradebook, one submission after the
 other: the gradebook has one writer, so no two writers ever race for it.
 
 Also ``read_files``, the inverse of ``write_files``: a folder as the {relative path: bytes}
-sent between the coordinator and a worker (submissions and the release one way, autograded
-notebooks and feedback pages the other). A worker writes the release it is sent into its
-scratch folder with ``write_files``.
+sent between the coordinator and a SubmissionGrader (submissions and the release one way,
+autograded notebooks and feedback pages the other). A SubmissionGrader writes the release and the
+submission it is sent into its scratch folder with ``write_files``.
 
 nbgrader's own rule is kept: a cell graded by hand earlier (a manual score in the real
 gradebook) is marked as needing a look again; a notebook the student did not hand in scores 0
 and needs nothing.
 
-Leaves out: grading (``worker.py``), reading results back (``grader.py``).
+Leaves out: grading (``autograde.py``), reading results back (``grader.py``).
 """
 from __future__ import annotations
 

@@ -2,12 +2,12 @@
 
 Covers: ``Student`` (one row of the roster), ``GradeResult`` (one submission's outcome),
 ``Lateness`` (how late a submission was and what it cost), ``ClassReport`` (one run's outcome),
-``PreparedAssignment`` (what a grading worker grades against, as plain data), ``NotebookRows``
-and ``GradedSubmission`` (what a grading worker sends back, as plain data),
+``PreparedAssignment`` (what a submission is graded against, as plain data), ``NotebookRows``
+and ``GradedSubmission`` (what grading one submission gives, as plain data),
 ``RosterError`` (a roster that cannot be read) and ``WorkerRefused`` (a grading worker that
 cannot grade).
 
-Leaves out: how they are made (``grader.py``), printed or exported (``report.py``). This module
+Leaves out: how they are made (``grader.py``, ``autograde.py``), printed or exported (``report.py``). This module
 imports nothing of the package, so every other module can use the records.
 """
 from __future__ import annotations
@@ -97,7 +97,7 @@ class ClassReport:
 
 @dataclass(frozen=True)
 class PreparedAssignment:
-    """An assignment as the coordinator prepared it, for a grading worker to grade against.
+    """An assignment as the coordinator prepared it, for a SubmissionGrader to grade against.
 
     ``rows`` is its definition in the coordinator's gradebook ({table: rows}, from
     ``assignment_rows.read_definition``); ``release`` the files of its release folder
@@ -126,9 +126,10 @@ class NotebookRows:
 
 @dataclass(frozen=True)
 class GradedSubmission:
-    """What a grading worker sends back for one submission: plain data, nothing written yet.
+    """What grading one submission gives (``autograde.SubmissionGrader``): plain data, nothing written yet.
 
-    ``result`` is the worker's GradeResult (its ``reason`` when not graded). When nbgrader got
+    ``result`` is its GradeResult (graded or not, and ``reason`` when not; the scores and notes
+    are read back by the coordinator once it has written the rows). When nbgrader got
     as far as recording the submission (``in_gradebook``, also for most that it could not
     grade), ``timestamp`` (the submission's, or None) and ``notebooks`` (its rows) are what the
     coordinator writes into the gradebook; when graded, ``files`` (the autograded folder:

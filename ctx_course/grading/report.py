@@ -189,7 +189,7 @@ def format_summary(report: ClassReport, base: Path | None = None) -> str:
     late = [r for r in report.results if r.late is not None]
     if late:
         lines.append(f"Late: {len(late)} submission(s):")
-        lines += [f"  {r.student} {r.assignment}: {format_late(r.late)}" for r in late]
+        lines += [f"  {r.student} {r.assignment}: {format_late(r.late)}" for r in late if r.late is not None]
     regrade = [r for r in report.results if r.regrade]
     if regrade:
         lines.append(f"To grade by hand again ({len(regrade)}; the answer changed since it was graded, "
