@@ -1,4 +1,4 @@
-"""The course package imports in one direction: no module imports itself back, and the sandbox never imports grading.
+"""The course package imports in one direction, the sandbox never imports grading, and every module is used.
 
 The imports are read from the source (``ast``), every one of them: at the top of a module, inside
 a function (a lazy import closes a circle as surely as one at the top) and under ``TYPE_CHECKING``.
@@ -115,3 +115,79 @@ def test_the_wheel_lists_every_package_of_ctx_course():
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     packages = {".".join(path.parent.relative_to(REPO).parts) for path in (REPO / PACKAGE).rglob("__init__.py")}
     assert packages - listed == set()
+
+
+# Where a module may be named without an import statement: nbgrader's configuration (dotted class
+# names), the hub's files, and the entry points of pyproject.toml; ``python -m ctx_course`` runs these.
+ENTRY_MODULES = {PACKAGE, f"{PACKAGE}.__main__"}
+DOTTED = r"\bctx_course(?:\.\w+)+"
+
+
+def named_modules(text: str, modules: dict[str, Path]) -> set[str]:
+    """Return the modules of the package that ``text`` names by dotted path (``a.b.Class`` names ``a.b``).
+
+    >>> sorted(named_modules('x = "ctx_course.grading.export.CanvasExport"', {"ctx_course.grading.export": Path()}))
+    ['ctx_course.grading.export']
+    """
+    import re
+
+    found = set()
+    for dotted in re.findall(DOTTED, text):
+        parts = dotted.split(".")
+        prefixes = (".".join(parts[:n]) for n in range(len(parts), 0, -1))
+        found |= {next((p for p in prefixes if p in modules), PACKAGE)}
+    return found
+
+
+def read_as_files(modules: dict[str, Path]) -> set[str]:
+    """Return the modules whose file name a module of the same folder holds as a string (sent as source text:
+    ``Path(__file__).with_name("kernel_guard.py")``)."""
+    found = set()
+    for path in modules.values():
+        names = {node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+        found |= {name for name, other in modules.items() if other.parent == path.parent and other.name in names}
+    return found
+
+
+def referenced_outside() -> set[str]:
+    """Return the modules named by nbgrader_config.py, the hub's files and pyproject.toml's entry points,
+    and those read as files (``read_as_files``)."""
+    modules = _modules()
+    texts = [(REPO / "nbgrader_config.py").read_text(encoding="utf-8")]
+    texts += [p.read_text(encoding="utf-8", errors="replace") for p in sorted((REPO / "hub").rglob("*")) if p.is_file()]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    groups = [project.get("scripts", {}), project.get("gui-scripts", {}), *project.get("entry-points", {}).values()]
+    texts += [target.split(":")[0] for group in groups for target in group.values()]
+    return {name for text in texts for name in named_modules(text, modules)} | read_as_files(modules)
+
+
+def unused_modules(graph: dict[str, set[str]], named: set[str]) -> list[str]:
+    """Return the modules of ``graph`` that no other module imports and ``named`` does not hold, sorted.
+
+    A package counts as imported with any of its modules (Python runs its ``__init__`` first).
+
+    >>> unused_modules({"p": set(), "p.a": {"p.b"}, "p.b": set(), "p.c": set()}, {"p.c"})
+    ['p.a']
+    """
+    used = {target for targets in graph.values() for target in targets} | named
+    used |= {".".join(name.split(".")[:n]) for name in used for n in range(1, name.count(".") + 1)}
+    return sorted(set(graph) - used)
+
+
+def test_every_module_of_the_package_is_used():
+    """Every module of ctx_course is imported by another module, named by nbgrader_config.py, a hub file or
+    an entry point of pyproject.toml, read as a file by a module beside it, or is the package or its
+    ``python -m`` entry: a module nothing uses
+    (a file revived by a merge, say) fails here."""
+    assert unused_modules(import_graph(), referenced_outside() | ENTRY_MODULES) == []
+
+
+def test_the_unused_module_check_sees_a_module_nobody_imports():
+    """The check reports a module nothing imports, also one that imports others, and keeps a package whose
+    module is imported and a module only nbgrader_config.py names."""
+    graph = {"ctx_course": set(), "ctx_course.a": {"ctx_course.b"}, "ctx_course.b": set(),
+             "ctx_course.sub": set(), "ctx_course.sub.c": set(), "ctx_course.d": set()}
+    assert unused_modules(graph, {"ctx_course", "ctx_course.sub.c"}) == ["ctx_course.a", "ctx_course.d"]
+    named = named_modules('steps = ["ctx_course.sub.c.Step"]', {name: Path() for name in graph})
+    assert named == {"ctx_course.sub.c"}
