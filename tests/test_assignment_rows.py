@@ -75,3 +75,25 @@ def test_an_unknown_assignment_and_another_course_are_refused(tmp_path):
         write_definition(gb, other)
     with source.gradebook() as gb:  # nothing was lost
         assert read_definition(gb, "02-remaining") == definition
+
+
+def test_a_copied_notebook_lists_its_cells_in_the_order_nbgrader_wrote_them(tmp_path):
+    """nbgrader puts a deleted cell back after the cells it lists before it: the copy lists a notebook's
+    source, grade and solution cells in the order of the original (the release's cell order), not in the
+    order of their random ids."""
+    source = prepared(tmp_path, "source", ["05-trim-lines"])
+    empty = Grader(REPO, work=tmp_path / "copy", sandbox=False, deadlines=False)
+    with source.gradebook() as gb:
+        definition = read_definition(gb, "05-trim-lines")
+    with empty.gradebook() as gb:
+        write_definition(gb, definition)
+
+    def names(grader: Grader) -> dict[str, list[str]]:
+        with grader.gradebook() as gb:
+            notebook = gb.find_notebook("trim_lines", "05-trim-lines")
+            return {kind: [c.name for c in getattr(notebook, kind)]
+                    for kind in ("source_cells", "grade_cells", "solution_cells")}
+
+    original = names(source)
+    assert original["source_cells"] != sorted(original["source_cells"])  # not alphabetical: a real order
+    assert names(empty) == original

@@ -31,16 +31,18 @@ Definition = dict[str, tuple[dict, ...]]
 def read_definition(gb: Gradebook, assignment: str) -> Definition:
     """Return {table: rows} of ``assignment`` in ``gb``; raise MissingEntry when it is not there.
 
-    Rows are plain dicts of column values, in a stable order, so that two reads of the same
-    definition compare equal.
+    Rows are plain dicts of column values in the order the database keeps them, which is the
+    order nbgrader wrote them in (the ids are random strings, so ordering by id would shuffle
+    them): written in that order into another gradebook, a notebook's cells come back in the
+    order nbgrader reads them here, which is where it puts back a deleted cell. Two reads of the
+    same definition compare equal.
     """
     tables = Base.metadata.tables
     session = gb.db
 
     def rows(table: str, clause) -> tuple[dict, ...]:
         t = tables[table]
-        found = session.execute(select(t).where(clause(t)).order_by(t.c.id)).mappings()
-        return tuple(dict(row) for row in found)
+        return tuple(dict(row) for row in session.execute(select(t).where(clause(t))).mappings())
 
     definition: Definition = {"assignment": rows("assignment", lambda t: t.c.name == assignment)}
     if not definition["assignment"]:
@@ -51,8 +53,10 @@ def read_definition(gb: Gradebook, assignment: str) -> Definition:
     notebook_ids = [row["id"] for row in definition["notebook"]]
     definition["base_cell"] = rows("base_cell", lambda t: t.c.notebook_id.in_(notebook_ids))
     cell_ids = [row["id"] for row in definition["base_cell"]]
-    for table in ("grade_cells", "solution_cells", "task_cells"):
-        definition[table] = rows(table, lambda t: t.c.id.in_(cell_ids))
+    position = {cell_id: index for index, cell_id in enumerate(cell_ids)}
+    for table in ("grade_cells", "solution_cells", "task_cells"):  # each in the order of its base cells
+        found = rows(table, lambda t: t.c.id.in_(cell_ids))
+        definition[table] = tuple(sorted(found, key=lambda row: position[row["id"]]))
     definition["source_cell"] = rows("source_cell", lambda t: t.c.notebook_id.in_(notebook_ids))
     return definition
 
