@@ -142,6 +142,57 @@ print(json.dumps({"phases": report.phases, "graded": sum(r.graded for r in repor
 """
 
 
+# Whether a copy of the repository can be driven by GRADER_RUN: its Grader imports, from that copy,
+# and takes the arguments and has the methods GRADER_RUN uses. Prints one JSON line.
+BASELINE_PROBE = """
+import inspect, json
+import ctx_course
+from ctx_course.grading.grader import Grader
+parameters = inspect.signature(Grader).parameters
+lacks = [f"argument {name}" for name in ("work", "jobs") if name not in parameters]
+lacks += [f"method {name}" for name in ("collect", "grade") if not callable(getattr(Grader, name, None))]
+print(json.dumps({"package": ctx_course.__file__, "lacks": lacks}))
+"""
+FIRST_GRADING_PACKAGE = "cfe0bc4 (2026-12-01)"  # the commit that made ctx_course/grading/
+PROBE_TIMEOUT = 120  # seconds the import of an earlier Grader may take
+
+
+def baseline_problem(path: Path) -> str | None:
+    """Return why ``--baseline`` cannot grade with the copy of the repository at ``path``, or None if it can.
+
+    It can when the folder holds a course (``nbgrader_config.py``, ``solutions/``) and a Grader
+    that GRADER_RUN can drive: ``ctx_course/grading/grader.py``, importable from that folder (a
+    short subprocess with ``PYTHONPATH`` and working folder set to it, as ``grader_run`` does),
+    taking ``work`` and ``jobs`` and having ``collect`` and ``grade``. The answer is one line.
+    """
+    path = Path(path)
+    if not path.exists():
+        return "it does not exist"
+    if not path.is_dir():
+        return "it is not a folder"
+    for needed in (CONFIG_FILE, "solutions"):
+        if not (path / needed).exists():
+            return f"no {needed} there (it is not a copy of the repository)"
+    if not (path / "ctx_course" / "grading" / "grader.py").is_file():
+        return ("no ctx_course/grading/grader.py there (it predates the grading package; "
+                f"use a copy of commit {FIRST_GRADING_PACKAGE} or later)")
+    env = dict(os.environ, PYTHONPATH=str(path.resolve()))
+    try:
+        done = subprocess.run([sys.executable, "-c", BASELINE_PROBE], cwd=path, env=env,
+                              capture_output=True, text=True, timeout=PROBE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return f"its Grader took more than {PROBE_TIMEOUT} s to import"
+    if done.returncode != 0:
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
+        return f"its Grader cannot be imported: {lines[-1].strip() if lines else f'exit status {done.returncode}'}"
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    if not Path(found["package"]).resolve().is_relative_to(path.resolve()):
+        return f"its ctx_course is not the one imported (that came from {Path(found['package']).parent})"
+    if found["lacks"]:
+        return f"its Grader lacks what this benchmark uses: {', '.join(found['lacks'])}"
+    return None
+
+
 def grader_run(incoming: Path, work: Path, jobs: int, *, root: Path = ROOT, sandbox: bool = True,
                evaluation: bool = True, one_core: bool = False) -> dict:
     """Grade the class in a fresh process with the grader of the repository at ``root``; return its report.
@@ -227,6 +278,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--students must be at least 1 (got {args.students})")
     if args.repeat < 1:
         raise SystemExit(f"--repeat must be at least 1 (got {args.repeat})")
+    if args.baseline is not None and (problem := baseline_problem(args.baseline)) is not None:
+        raise SystemExit(f"bench_grading: --baseline {args.baseline}: {problem}")
     warnings.filterwarnings("ignore")
 
     assignment_ids = args.assignments or assignments(ROOT)
