@@ -153,7 +153,8 @@ def _add_grade(sub, config: argparse.ArgumentParser, work: argparse.ArgumentPars
         description="Autograde every submission in the working folder's submitted/ "
         "(grading/submitted by default), write the feedback HTML and grades.csv. "
         "Every kernel runs in a bubblewrap sandbox. Exit status: 0 all graded, 1 some could not be "
-        "graded (listed), 2 bad input or no sandbox, 128 + the signal's number when stopped by SIGTERM/SIGINT "
+        "graded (listed, or the gradebook's server stayed unreachable: run again for the rest), "
+        "2 bad input or no sandbox, 128 + the signal's number when stopped by SIGTERM/SIGINT "
         "(what was graded is written).",
     )
     grade.add_argument("--submissions", metavar="DIR", help="collect <student>/<assignment>/ folders from DIR first")
@@ -254,6 +255,7 @@ def _update_command(root: str) -> str:
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
     from .grading.grader import Grader
+    from .grading.reconnect import GradebookUnreachable
     from .grading.report import format_log, format_outcome, format_start, format_summary
     from .grading.submissions import read_roster
 
@@ -296,15 +298,26 @@ def _grade(args: argparse.Namespace) -> int:
                          f"(collect first, or pass --submissions)")
     grader.register(students or [])
 
+    line_open = []  # a progress line waits for its outcome
+
     def on_start(index, total, student, assignment):
         print(format_start(index, total, student, assignment), end=" ", flush=True)
+        line_open.append(True)
 
     def on_result(index, total, result):
         print(format_outcome(result), flush=True)
+        line_open.clear()
         if args.verbose and not result.graded and result.log:
             print(format_log(result), file=sys.stderr)
 
-    report = grader.grade(autograde=not args.feedback_only, force=args.force, on_start=on_start, on_result=on_result)
+    try:
+        report = grader.grade(autograde=not args.feedback_only, force=args.force, on_start=on_start,
+                              on_result=on_result)
+    except GradebookUnreachable as exc:  # what was written stays; the next run grades the rest
+        if line_open:
+            print(flush=True)
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(format_summary(report, base=Path.cwd()))
     if report.stopped_by:
         return report.stop_status

@@ -44,14 +44,33 @@ class PostgresServer:
     def start(self) -> None:
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "--auth=trust", f"--username={SERVER_USER}",
                   "--encoding=UTF8", "--no-sync")
-        options = f"-k {self.folder} -c listen_addresses='' -c fsync=off -c max_connections=50"
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.folder / "log"),
-                  "-w", "-t", "60", "start")
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", self._options(), "-l",
+                  str(self.folder / "log"), "-w", "-t", "60", "start")
 
     def create_database(self, name: str) -> str:
         """Create a database; return its SQLAlchemy URL (the Unix socket of this server)."""
         self._run(str(self.bin / "createdb"), "-h", str(self.folder), "-U", SERVER_USER, name)
         return f"postgresql+psycopg2://{SERVER_USER}@/{name}?host={self.folder}"
+
+    def outage(self, seconds: float) -> None:
+        """Stop the server (fast: open connections are cut), leave it down ``seconds``, start it again."""
+        import time
+
+        self.outage_begin()
+        time.sleep(seconds)
+        self.outage_end()
+
+    def outage_begin(self) -> None:
+        """Stop the server as a crash would look to its clients (fast: open connections are cut)."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def outage_end(self) -> None:
+        """Start the stopped server again, with its data."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", self._options(), "-l",
+                  str(self.folder / "log"), "-w", "-t", "60", "start")
+
+    def _options(self) -> str:
+        return f"-k {self.folder} -c listen_addresses='' -c fsync=off -c max_connections=50"
 
     def stop(self) -> None:
         try:

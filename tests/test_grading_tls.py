@@ -135,7 +135,7 @@ class TlsCluster:
         )
 
     def client_env(self) -> dict[str, str]:
-        """The coordinator's TLS settings, as Dask's environment variables (docs/cluster.md, TLS between the machines)."""
+        """The coordinator's TLS settings as Dask's environment variables (docs/cluster.md, TLS between machines)."""
         cert, key = self.certs["client"]
         return {
             "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",

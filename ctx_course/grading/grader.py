@@ -65,6 +65,7 @@ from .engine import (
 from .fingerprint import course_fingerprint, hash_tree
 from .gradebook_writer import read_files, write_files, write_rows
 from .hand_grades import SNAPSHOTS, HandGrades
+from .reconnect import GradebookUnreachable, reconnecting
 from .records import ClassReport, GradedSubmission, GradeResult, PreparedAssignment, Student
 from .report import export_grades
 from .stopping import StopOnSignal
@@ -314,17 +315,18 @@ class Grader:
         phases["autograde"] = time.perf_counter() - tick
 
         if self.deadlines is not None:
-            with self.gradebook() as gb:
-                late = apply_deadlines(gb, self.deadlines, [(r.student, r.assignment) for r in results if r.graded])
+            late = reconnecting(functools.partial(self._apply_deadlines, results), self.db_url)
             results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
         tick = time.perf_counter()
-        self._feedback(sorted({r.assignment for r in results if r.graded}))
+        reconnecting(functools.partial(self._feedback, sorted({r.assignment for r in results if r.graded})),
+                     self.db_url)
         feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
         phases["feedback"] = time.perf_counter() - tick
         self._close_engine()
 
         tick = time.perf_counter()
-        csv_path = export_grades(self.db_url, self.work / "grades.csv", results, course_id=self.course_id)
+        csv_path = reconnecting(functools.partial(export_grades, self.db_url, self.work / "grades.csv", results,
+                                                  course_id=self.course_id), self.db_url)
         phases["export"] = time.perf_counter() - tick
 
         roster_ids = {s.id for s in self.roster}
@@ -393,29 +395,42 @@ class Grader:
             yield result
 
     def _write(self, student: str, assignment: str, graded: GradedSubmission) -> GradeResult:
-        """Write what an engine sent back into the gradebook and the autograded folder; return the result."""
-        seconds = graded.result.seconds
-        autograded = self.folder("autograded", student, assignment)
+        """Write what an engine sent back into the gradebook and the autograded folder; return the result.
+
+        A lost connection to the gradebook's server is retried (``reconnect.py``); if the server stays
+        away, ``GradebookUnreachable`` stops the run. Any other failure costs this submission only.
+        """
         try:
-            with self.gradebook() as gb:  # one connection for every step (each opening checks every table)
-                opened = functools.partial(contextlib.nullcontext, gb)
-                hand = HandGrades(opened, student, assignment, autograded, self.work / SNAPSHOTS)
-                hand.before()  # the rows reopen every hand-graded cell, as nbgrader does: put them back after
-                if graded.in_gradebook:  # as nbgrader records a submission it then fails to grade
-                    write_rows(gb, student, assignment, graded)
-                if not graded.result.graded:
-                    for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
-                        shutil.rmtree(self.folder(kind, student, assignment), ignore_errors=True)
-                    hand.after()
-                    return graded.result
-                write_files(autograded, graded.files)
-                reopened = hand.after()
-                result = replace(self._read_result(student, assignment, graded.result.log, opened),
-                                 regrade=reopened)
+            result = reconnecting(functools.partial(self._write_once, student, assignment, graded), self.db_url)
+        except GradebookUnreachable:
+            raise
         except Exception as exc:  # one submission's rows, not the class
             reason = f"graded, but the gradebook could not be written: {exc}"
             result = GradeResult(student, assignment, False, reason=reason, log=graded.result.log)
-        return replace(result, seconds=seconds)
+        return replace(result, seconds=graded.result.seconds)
+
+    def _apply_deadlines(self, results: Sequence[GradeResult]) -> dict:
+        assert self.deadlines is not None  # called only with deadlines
+        with self.gradebook() as gb:
+            return apply_deadlines(gb, self.deadlines, [(r.student, r.assignment) for r in results if r.graded])
+
+    def _write_once(self, student: str, assignment: str, graded: GradedSubmission) -> GradeResult:
+        """Write one result in one connection (hand grades kept around the rows); run again after a lost one."""
+        autograded = self.folder("autograded", student, assignment)
+        with self.gradebook() as gb:  # one connection for every step (each opening checks every table)
+            opened = functools.partial(contextlib.nullcontext, gb)
+            hand = HandGrades(opened, student, assignment, autograded, self.work / SNAPSHOTS)
+            hand.before()  # the rows reopen every hand-graded cell, as nbgrader does: put them back after
+            if graded.in_gradebook:  # as nbgrader records a submission it then fails to grade
+                write_rows(gb, student, assignment, graded)
+            if not graded.result.graded:
+                for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
+                    shutil.rmtree(self.folder(kind, student, assignment), ignore_errors=True)
+                hand.after()
+                return graded.result
+            write_files(autograded, graded.files)
+            reopened = hand.after()
+            return replace(self._read_result(student, assignment, graded.result.log, opened), regrade=reopened)
 
     def outside_exchange(self, results: Sequence[GradeResult]) -> tuple[str, ...]:
         """Name the graded submissions that nbgrader's ``release_feedback`` cannot return to their learner.
