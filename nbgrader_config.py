@@ -33,8 +33,9 @@ c.ClearSolutions.code_stub = {"python": "# 在这里写你的代码\nraise NotIm
 c.ClearSolutions.text_stub = "在这里写下你的回答。"
 
 # Every cell's nbgrader metadata is first put back as released (a duplicated cell: the last copy
-# carries the metadata; every copy of an answer runs where it stands). Read-only check cells a student deleted are put back before grading, and so are deleted
-# answer cells (as released): nbgrader's own restorer fails when both an answer and its check are gone.
+# carries the metadata; every copy of an answer runs where it stands). Read-only check cells a
+# student deleted are put back before grading, and so are deleted answer cells (as released):
+# nbgrader's own restorer fails when both an answer and its check are gone.
 # The kernel runs the check cells as released: the hidden tests are removed before it starts, and
 # every check cell is scored on the grader's side from what the learner's functions return
 # (see ctx_course/grading/behaviour.py).
