@@ -1264,7 +1264,8 @@ def wait_for_the_window(view):
 # (policy, rule it breaks) for each check cell
 for _func, _rule in ((never_manage, "never-overflows"), (clear_everything_without_notes, "no-asked-fact-lost"),
                      (compact_every_fact, "no-asked-fact-lost"), (compact_every_fact_keep_5, "no-asked-fact-lost"),
-                     (returns_the_action_name, "actions-it-can-take"), (clears_the_same_turns_again, "actions-it-can-take")):
+                     (returns_the_action_name, "actions-it-can-take"),
+                     (clears_the_same_turns_again, "actions-it-can-take")):
     mutant(*CP, rule=_rule)(_func)
 for _func in (never_manage, clear_everything_without_notes, compact_every_fact, clear_notes_every_turn,
               own_clear_notes):

@@ -11,15 +11,14 @@ of the tables.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
+from test_mutations import _cell
 
 from ctx_reference.checks import EXERCISES, NOTEBOOKS, RULES, Rule
 from ctx_reference.checks.rules import all_tables, rules_markdown
 
 from notebook_cells import ROOT, cells, check_parts, grade_id, source
-from test_mutations import _cell
 
 RULES_DOC = ROOT / "docs" / "rules.md"
 
@@ -113,5 +112,8 @@ def test_rules_markdown_renders_one_table_per_exercise():
 
 
 def test_rules_doc_is_up_to_date():
-    """docs/rules.md is exactly what the RULES tables render (regenerate: python -m ctx_reference.checks > docs/rules.md)."""
+    """docs/rules.md is exactly what the RULES tables render.
+
+    Regenerate it with: python -m ctx_reference.checks > docs/rules.md
+    """
     assert RULES_DOC.read_text(encoding="utf-8") == rules_markdown(all_tables(RULES, NOTEBOOKS))

@@ -1,4 +1,7 @@
-"""Tests for ctx_reference.workloads: wrong hints, and the capstone's model policy on 200 seeds of every kind of workload."""
+"""Tests for ctx_reference.workloads: wrong hints, and the capstone's model policy.
+
+The policy is run on 200 seeds of every kind of workload.
+"""
 
 from dataclasses import replace
 

@@ -9,8 +9,9 @@ implementation of its own exercise fails.
 
 Each case module defines ``CASES`` (visible cases per exercise), ``REFERENCES`` (the reference
 functions that ARE each exercise) and ``RULES`` (the rules each exercise's text states, with the
-visible cases and hidden tests that decide each; see ``rules.py`` and docs/rules.md). The hidden tests in the notebooks call ``expect_digest`` (see
-``hidden.py``); ``requires_exercise`` names another exercise when a check also runs it.
+visible cases and hidden tests that decide each; see ``rules.py`` and docs/rules.md). The hidden
+tests in the notebooks call ``expect_digest`` (see ``hidden.py``); ``requires_exercise`` names
+another exercise when a check also runs it.
 ``uses_exercise("trim_lines")`` wraps a demo cell that calls the learner's function, so that a
 misbehaving function is reported in one Chinese line naming the exercise to revisit.
 """

@@ -156,7 +156,10 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         CheckCase(
             # required items are all kept, whatever their text: 10 + 20 = 30, nothing dropped
             "必需项之间不判重复：规则甲 10、规则乙 20（都是必需项，文字都是“规则”），预算 100：两个都保留",
-            args=([Item("规则甲", 10, required=True, text="规则"), Item("规则乙", 20, required=True, text="规则")], 100),
+            args=(
+                [Item("规则甲", 10, required=True, text="规则"), Item("规则乙", 20, required=True, text="规则")],
+                100,
+            ),
             expect=(["规则甲", "规则乙"], 30, []),
             project=summary,
             returns=Assembly,
@@ -248,7 +251,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'fit-or-skip',
             '放得下就放，放不下就跳过、接着看下一项',
             visible=(
-                '放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、小文档 500（优先级 1），预算 1,000',
+                '放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、'
+                '小文档 500（优先级 1），预算 1,000',
                 '优先级相同按输入顺序：x 60、y 60、z 40（优先级都是 1），预算 100：x 先放，y 放不下，z 还放得下',
             ),
             hidden=(
@@ -319,7 +323,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'input-order-within-groups',
             '两组内部都保持输入时的顺序',
             visible=(
-                '输出顺序只看稳定/动态和输入顺序、与优先级无关：d1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）',
+                '输出顺序只看稳定/动态和输入顺序、与优先级无关：'
+                'd1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）',
             ),
             hidden=(
                 '输出顺序只看稳定/动态和输入顺序',

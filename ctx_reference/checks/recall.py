@@ -128,7 +128,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'x-at-the-token-middle',
             'x = \\frac{pos + 0.5}{n}',
             visible=(
-                '只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）',
+                '只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1'
+                '（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）',
             ),
             hidden=(
                 '答案正在中间',

@@ -79,7 +79,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'x-from-the-position',
             'x = \\frac{p - 0.5}{N}',
             visible=(
-                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
+                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'
+                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
             ),
             hidden=(
                 '4 篇、3 个点：end_drop 为负',
@@ -89,7 +90,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'three-columns',
             '每个测量点一行 $[1,\\ -4x(1-x),\\ -x]$',
             visible=(
-                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
+                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'
+                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
             ),
             hidden=(
                 '15 篇、6 个点：还原 0.7/0.4/0.2',
@@ -99,14 +101,16 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'ratios-of-coefficients',
             '再换回 $\\text{middle} = c_1 / c_0$',
             visible=(
-                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
+                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'
+                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
             ),
         ),
         Rule(
             'accuracy-as-a-fraction',
             '`accuracy` 是小数',
             visible=(
-                'Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）：75.8/57.2/53.8/55.4/63.2 %，以小数传入',
+                'Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）：'
+                '75.8/57.2/53.8/55.4/63.2 %，以小数传入',
             ),
             hidden=(
                 '实测曲线，两位小数',
@@ -116,7 +120,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'a-tuple-of-floats',
             '返回一个 tuple `(base, middle, end_drop)`，三个都是 Python 的 `float`',
             visible=(
-                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
+                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'
+                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
             ),
             hidden=(
                 '平的曲线',
@@ -126,7 +131,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'inputs-unchanged',
             '不要改动传进来的它们',
             visible=(
-                '对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145',
+                '对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、'
+                'end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145',
             ),
         ),
     ),

@@ -71,7 +71,9 @@ def rules_markdown(tables: Sequence[tuple[str, str, Sequence[Rule]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def all_tables(rules: Mapping[str, Sequence[Rule]], notebooks: Mapping[str, str]) -> list[tuple[str, str, Sequence[Rule]]]:
+def all_tables(
+    rules: Mapping[str, Sequence[Rule]], notebooks: Mapping[str, str],
+) -> list[tuple[str, str, Sequence[Rule]]]:
     """Return (notebook, exercise, rules) for every exercise, in the order of ``rules``."""
     return [(notebooks[name], name, table) for name, table in rules.items()]
 

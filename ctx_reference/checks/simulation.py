@@ -207,7 +207,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'freed-per-turn',
             '每个腾出 `tool_result − placeholder`',
             visible=(
-                '换一个占位符：placeholder 1,000、至少清 20,001；可清 1–10 共 10 个，只能腾出 10 × (3,000 − 1,000) = 20,000，不够',
+                '换一个占位符：placeholder 1,000、至少清 20,001；可清 1–10 共 10 个，'
+                '只能腾出 10 × (3,000 − 1,000) = 20,000，不够',
             ),
             hidden=(
                 '占位符 1,000',
@@ -219,7 +220,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             '按从旧到新的顺序放进一个 `list`',
             visible=(
                 '第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮',
-                'uncleared_turns 是 list：[11, 12, …, 23]，第 23 轮，上下文 60,900，清掉 11–18（不要改动传进来的 list）',
+                'uncleared_turns 是 list：[11, 12, …, 23]，第 23 轮，上下文 60,900，'
+                '清掉 11–18（不要改动传进来的 list）',
             ),
             hidden=(
                 '传入 list',
