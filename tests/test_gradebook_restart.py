@@ -13,6 +13,8 @@ As soon as the first submission's grades are in the database the server is stopp
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -80,35 +82,49 @@ def _graded(url: str) -> set[str]:
         return set()
 
 
-@pytest.fixture(scope="module")
-def outage(tmp_path_factory, make_class):
-    tmp = tmp_path_factory.mktemp("pg-outage")
+@contextlib.contextmanager
+def _class_and_server(tmp: Path, make_class):
+    """Yield (server, the class's folder, grades.csv of a calm run, a course folder on the server, its URL)."""
     incoming = make_class(tmp / "incoming", STUDENTS)
     server = PostgresServer()
     try:
         server.start()
         calm_url, url = server.create_database("calm"), server.create_database("gradebook")
         calm = _grade(_course(tmp / "calm", calm_url), incoming, "--jobs", "1")
-        calm_output = calm.communicate(timeout=900)[0]
-        course = _course(tmp / "course", url)
+        output = calm.communicate(timeout=900)[0]
+        assert calm.returncode == 0, output[-3000:]
+        calm_csv = (tmp / "calm" / "grading" / "grades.csv").read_text()
+        yield server, incoming, calm_csv, _course(tmp / "course", url), url
+    finally:
+        server.stop()
+
+
+def _wait_for_a_first_result(url: str, running) -> set[str]:
+    """Wait until the gradebook holds a graded submission (or the run ended); return who is graded."""
+    deadline = time.monotonic() + 600
+    while not _graded(url) and running() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return _graded(url)
+
+
+def _second_run(course: Path, incoming: Path) -> tuple[int, str, str]:
+    second = _grade(course, incoming, "--jobs", "1")
+    output = second.communicate(timeout=900)[0]
+    return second.returncode, output, (course / "grading" / "grades.csv").read_text()
+
+
+@pytest.fixture(scope="module")
+def outage(tmp_path_factory, make_class):
+    """A run whose gradebook server is down for OUTAGE seconds after the first submission; then a second run."""
+    with _class_and_server(tmp_path_factory.mktemp("pg-outage"), make_class) as (server, incoming, calm_csv,
+                                                                                   course, url):
         first = _grade(course, incoming, "--jobs", "1")
-        deadline = time.monotonic() + 600
-        while not _graded(url) and first.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.2)
-        before = _graded(url)
+        before = _wait_for_a_first_result(url, lambda: first.poll() is None)
         server.outage(OUTAGE)
         first_output = first.communicate(timeout=900)[0]
         after_first = _graded(url)
-        second = _grade(course, incoming, "--jobs", "1")
-        second_output = second.communicate(timeout=900)[0]
-        yield {
-            "calm": (calm.returncode, calm_output, (tmp / "calm" / "grading" / "grades.csv").read_text()),
-            "first": (first.returncode, first_output),
-            "second": (second.returncode, second_output, (course / "grading" / "grades.csv").read_text()),
-            "before": before, "after_first": after_first,
-        }
-    finally:
-        server.stop()
+        yield {"calm_csv": calm_csv, "first": (first.returncode, first_output), "before": before,
+               "after_first": after_first, "second": _second_run(course, incoming)}
 
 
 def test_the_server_went_down_mid_run(outage):
@@ -134,30 +150,19 @@ def test_nothing_written_before_the_outage_is_lost(outage):
 
 def test_a_second_run_gives_the_grades_of_a_run_without_outage(outage):
     """After the second run, grades.csv equals, byte for byte, that of a run that saw no outage."""
-    calm_status, _, calm_csv = outage["calm"]
     status, output, csv = outage["second"]
-    assert (calm_status, status) == (0, 0), output[-3000:]
-    assert csv == calm_csv
+    assert status == 0, output[-3000:]
+    assert csv == outage["calm_csv"]
 
 
 @pytest.fixture(scope="module")
 def gone(tmp_path_factory, make_class):
     """A run whose gradebook server stops for good after the first submission; then a second run."""
-    tmp = tmp_path_factory.mktemp("pg-gone")
-    incoming = make_class(tmp / "incoming", STUDENTS)
-    server = PostgresServer()
-    try:
-        server.start()
-        calm_url, url = server.create_database("calm"), server.create_database("gradebook")
-        calm = _grade(_course(tmp / "calm", calm_url), incoming, "--jobs", "1")
-        calm_csv = (calm.communicate(timeout=900)[0], (tmp / "calm" / "grading" / "grades.csv"))[1].read_text()
-        course = _course(tmp / "course", url)
+    with _class_and_server(tmp_path_factory.mktemp("pg-gone"), make_class) as (server, incoming, calm_csv,
+                                                                                 course, url):
         run = {}
 
         def first():
-            import contextlib
-            import io
-
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # no --work: it means SQLite
                 run["status"] = main(["grade", "--root", str(course), "--submissions", str(incoming),
@@ -170,23 +175,15 @@ def gone(tmp_path_factory, make_class):
         try:
             thread = threading.Thread(target=first)
             thread.start()
-            deadline = time.monotonic() + 600
-            while not _graded(url) and thread.is_alive() and time.monotonic() < deadline:
-                time.sleep(0.2)
-            before = _graded(url)
+            before = _wait_for_a_first_result(url, thread.is_alive)
             server.outage_begin()
             thread.join(timeout=900)
         finally:
             reconnect.PATIENCE = patience
             os.chdir(here)
         server.outage_end()
-        after_first = _graded(url)
-        second = _grade(course, incoming, "--jobs", "1")
-        second_output = second.communicate(timeout=900)[0]
-        yield {"run": run, "before": before, "after_first": after_first, "calm_csv": calm_csv,
-               "second": (second.returncode, second_output, (course / "grading" / "grades.csv").read_text())}
-    finally:
-        server.stop()
+        yield {"run": run, "before": before, "after_first": _graded(url), "calm_csv": calm_csv,
+               "second": _second_run(course, incoming)}
 
 
 def test_a_server_that_stays_away_stops_the_run_with_one_line(gone):

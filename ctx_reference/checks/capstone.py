@@ -103,44 +103,36 @@ ADAPTERS: dict[str, Callable[[Callable], Callable]] = {
 #: The notebook these exercises belong to.
 NOTEBOOK = '11-capstone'
 
+# Every task case decides both rules at once (a task passes only if it never overflows and loses no asked fact).
+_TASK_CASES = (
+    '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',
+    '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',
+    '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',
+    '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',
+    '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',
+)
+_HIDDEN_TASK_CASES = (
+    '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',
+    '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',
+    '隐藏任务 3（很多段测试日志）：不溢出、不丢事实',
+    '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',
+    '隐藏任务 5（问得又多又急）：不溢出、不丢事实',
+)
+
 #: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
 RULES: dict[str, tuple[Rule, ...]] = {
     'context_policy': (
         Rule(
             'never-overflows',
             '永远不溢出',
-            visible=(
-                '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',
-                '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',
-                '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',
-                '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',
-                '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',
-            ),
-            hidden=(
-                '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',
-                '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',
-                '隐藏任务 3（很多段测试日志）：不溢出、不丢事实',
-                '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',
-                '隐藏任务 5（问得又多又急）：不溢出、不丢事实',
-            ),
+            visible=_TASK_CASES,
+            hidden=_HIDDEN_TASK_CASES,
         ),
         Rule(
             'no-asked-fact-lost',
             '不丢任何被问到的事实',
-            visible=(
-                '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',
-                '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',
-                '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',
-                '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',
-                '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',
-            ),
-            hidden=(
-                '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',
-                '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',
-                '隐藏任务 3（很多段测试日志）：不溢出、不丢事实',
-                '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',
-                '隐藏任务 5（问得又多又急）：不溢出、不丢事实',
-            ),
+            visible=_TASK_CASES,
+            hidden=_HIDDEN_TASK_CASES,
         ),
         Rule(
             'actions-it-can-take',
