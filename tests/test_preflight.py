@@ -30,8 +30,27 @@ def _path_without(tmp_path: Path, *hidden: str, path: str | None = None) -> str:
     return str(folder)
 
 
-def _run(path: str, as_nobody: bool = False) -> subprocess.CompletedProcess:
-    command = [str(PREFLIGHT)]
+def _readable_copy(folder: Path) -> Path:
+    """Copy the preflight into ``folder`` as a checkout with its .venv, for a user who cannot read this one.
+
+    The checkout may live in a private home (mode 0700); the copy's ``.venv/bin/python`` only marks
+    the environment as made, as in the checkout the test stands for.
+    """
+    script = folder / "course" / "scripts" / "preflight.sh"
+    script.parent.mkdir(parents=True)
+    shutil.copy2(PREFLIGHT, script)
+    python = folder / "course" / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\n", encoding="utf-8")
+    python.chmod(0o755)
+    for path in (folder / "course", *folder.joinpath("course").rglob("*")):
+        if path.is_dir():
+            path.chmod(0o755)
+    return script
+
+
+def _run(path: str, as_nobody: bool = False, script: Path = PREFLIGHT) -> subprocess.CompletedProcess:
+    command = [str(script)]
     if as_nobody:
         command = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
     env = {"PATH": path, "HOME": "/nonexistent", "LANG": "C.UTF-8"}
@@ -52,7 +71,8 @@ def test_a_user_without_bubblewrap_gets_one_line_naming_it_and_its_install_comma
     """As an ordinary user (nobody) without bwrap: exit 1, one stderr line naming bubblewrap and the command."""
     with tempfile.TemporaryDirectory() as folder:  # pytest's tmp_path is not readable by nobody
         os.chmod(folder, 0o755)
-        done = _run(_path_without(Path(folder), "bwrap", path=DEBIAN_PATH), as_nobody=True)
+        done = _run(_path_without(Path(folder), "bwrap", path=DEBIAN_PATH), as_nobody=True,
+                    script=_readable_copy(Path(folder)))
     assert done.returncode == 1
     assert done.stdout == ""
     lines = done.stderr.splitlines()
