@@ -30,6 +30,16 @@ def rounded(value):
 
 REFERENCES = {"fit_rates": (fit_rates,)}
 
+# Two case labels the rule table below names again.
+ONE_SCRIPT_EACH = (
+    "每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；"
+    "10 个非 ASCII 字符（含 é）→ 7，是 0.7"
+)
+MIXED_RECEIPTS = (
+    "混合的回执也要算进去：40 个 ASCII → 10、10 个汉字 → 10、两段合起来 → 30，三张回执没法同时对上；"
+    "正规方程 3200a + 400b = 1600、400a + 200b = 400，解出 (1/3, 4/3)"
+)
+
 CASES = {
     "fit_rates": (
         CheckCase(
@@ -42,8 +52,7 @@ CASES = {
             returns=tuple,
         ),
         CheckCase(
-            "每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；"
-            "10 个非 ASCII 字符（含 é）→ 7，是 0.7",
+            ONE_SCRIPT_EACH,
             args=([Receipt("abcdefgh", 2), Receipt('{"k": 1}', 4), Receipt("上下文的账本é要对齐", 7)],),
             expect=(0.375, 0.7),
             project=rounded,
@@ -51,8 +60,7 @@ CASES = {
             returns=tuple,
         ),
         CheckCase(
-            "混合的回执也要算进去：40 个 ASCII → 10、10 个汉字 → 10、两段合起来 → 30，三张回执没法同时对上；"
-            "正规方程 3200a + 400b = 1600、400a + 200b = 400，解出 (1/3, 4/3)",
+            MIXED_RECEIPTS,
             args=([Receipt("a" * 40, 10), Receipt("账" * 10, 10), Receipt("a" * 40 + "账" * 10, 30)],),
             expect=(0.3333, 1.3333),
             project=rounded,
@@ -91,10 +99,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'least-squares',
             '之和最小的 a 和 b',
             visible=(
-                '每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；'
-                '10 个非 ASCII 字符（含 é）→ 7，是 0.7',
-                '混合的回执也要算进去：40 个 ASCII → 10、10 个汉字 → 10、两段合起来 → 30，三张回执没法同时对上；'
-                '正规方程 3200a + 400b = 1600、400a + 200b = 400，解出 (1/3, 4/3)',
+                ONE_SCRIPT_EACH,
+                MIXED_RECEIPTS,
             ),
             hidden=(
                 '0.3 / 0.8 的三张回执',
@@ -106,10 +112,8 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'no-intercept',
             '不要常数项',
             visible=(
-                '每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；'
-                '10 个非 ASCII 字符（含 é）→ 7，是 0.7',
-                '混合的回执也要算进去：40 个 ASCII → 10、10 个汉字 → 10、两段合起来 → 30，三张回执没法同时对上；'
-                '正规方程 3200a + 400b = 1600、400a + 200b = 400，解出 (1/3, 4/3)',
+                ONE_SCRIPT_EACH,
+                MIXED_RECEIPTS,
             ),
             hidden=(
                 '两张回执正好定出两个系数',
@@ -119,8 +123,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'ascii-below-128',
             'ASCII 指码位小于 `128` 的字符，空格和换行也算',
             visible=(
-                '每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；'
-                '10 个非 ASCII 字符（含 é）→ 7，是 0.7',
+                ONE_SCRIPT_EACH,
             ),
             hidden=(
                 '换行和 emoji',
