@@ -29,6 +29,15 @@ def course(tmp_path):
     return tmp_path
 
 
+def _write_grader(course, source: str) -> None:
+    """Give the course folder a ctx_course package whose grading/grader.py is ``source``."""
+    grading = course / "ctx_course" / "grading"
+    grading.mkdir(parents=True)
+    (course / "ctx_course" / "__init__.py").write_text("")
+    (grading / "__init__.py").write_text("")
+    (grading / "grader.py").write_text(source)
+
+
 def test_a_missing_folder_is_named_as_missing(tmp_path):
     """A --baseline folder that does not exist is refused as such."""
     assert bench_grading.baseline_problem(tmp_path / "absent") == "it does not exist"
@@ -50,22 +59,15 @@ def test_a_version_before_the_grading_package_is_refused(course):
 
 def test_a_grader_that_cannot_be_imported_is_refused_with_its_error(course):
     """A grader.py that fails to import is refused with the error's own line, imported from that folder."""
-    grading = course / "ctx_course" / "grading"
-    grading.mkdir(parents=True)
-    (course / "ctx_course" / "__init__.py").write_text("")
-    (grading / "__init__.py").write_text("")
-    (grading / "grader.py").write_text("raise ImportError('nbgrader 0.1 is too old')\n")
+    _write_grader(course, "raise ImportError('nbgrader 0.1 is too old')\n")
     assert bench_grading.baseline_problem(course) == (
         "its Grader cannot be imported: ImportError: nbgrader 0.1 is too old")
 
 
 def test_a_grader_without_the_arguments_the_benchmark_passes_is_refused(course):
     """A Grader that takes no ``jobs`` and has no ``collect`` cannot be driven."""
-    grading = course / "ctx_course" / "grading"
-    grading.mkdir(parents=True)
-    (course / "ctx_course" / "__init__.py").write_text("")
-    (grading / "__init__.py").write_text("")
-    (grading / "grader.py").write_text(
+    _write_grader(
+        course,
         "class Grader:\n    def __init__(self, root, work=None):\n        pass\n\n    def grade(self):\n        pass\n")
     assert bench_grading.baseline_problem(course) == (
         "its Grader lacks what this benchmark uses: argument jobs, method collect")

@@ -19,6 +19,7 @@ import json
 
 import nbformat
 import pytest
+from test_grading_dask import MODEL
 
 from ctx_course.grading.behaviour import Cell, notebook_cells, plan_cells
 from ctx_course.grading.grader import Grader
@@ -154,12 +155,6 @@ def test_a_cell_of_an_unknown_kind_is_refused():
 
 # ---- one graded class
 
-MODEL = '''
-def remaining(window, read, write, input, max_tokens):
-    """返回 (余量, 是否建议压缩)。"""
-    left = window - (read + write + input) - max_tokens
-    return left, left < window / 10
-'''
 WRONG = '''
 def remaining(window, read, write, input, max_tokens):
     return 0, False
