@@ -7,6 +7,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from .config import assignments
 from .grading.records import WorkerRefused
 from .lab import exec_lab
 from .release import ReleaseError, generate_release
@@ -136,7 +137,31 @@ def build_parser() -> argparse.ArgumentParser:
     similar.add_argument("--model-threshold", metavar="SHARE", type=float, default=0.8,
                          help="report a student when this share of her answer is in the model answer (default 0.8)")
     similar.set_defaults(run=_similarity)
+    _add_i18n(sub)
     return parser
+
+
+def _add_i18n(sub) -> None:
+    i18n = sub.add_parser(
+        "i18n", help="keep the English edition's catalogues up to date and check them",
+        description="update: bring every catalogue (i18n/en/*.po for the notebooks, "
+        "ctx_reference/locale/en/messages/*.po for the messages) up to the Chinese sources, a changed "
+        "entry marked fuzzy; compile: rebuild the messages' .mo file; check: the English of one "
+        "assignment (or all), entry by entry, against its Chinese; run: execute the English edition of "
+        "an assignment and compare its outputs with the Chinese edition's.",
+    )
+    action = i18n.add_subparsers(dest="action", required=True)
+    update = action.add_parser("update", help="bring the catalogues up to the sources")
+    update.add_argument("--only", metavar="NAME", help="one assignment, module (dotted) or source file")
+    update.set_defaults(run=_i18n_update)
+    action.add_parser("compile", help="rebuild ctx_reference/locale/<lang>/LC_MESSAGES/ctx.mo").set_defaults(
+        run=_i18n_compile)
+    check = action.add_parser("check", help="check the English of assignments against their Chinese")
+    check.add_argument("assignment", nargs="*", help="only these assignments (default: all)")
+    check.set_defaults(run=_i18n_check)
+    run = action.add_parser("run", help="execute the English edition of an assignment and compare outputs")
+    run.add_argument("assignment", nargs="+", help="assignment ids, e.g. 06-strategies")
+    run.set_defaults(run=_i18n_run)
 
 
 def _root_option(holds: str) -> argparse.ArgumentParser:
@@ -209,6 +234,53 @@ def _release(args: argparse.Namespace) -> int:
     for assignment_id in generate_release(args.root):
         print(f"released {assignment_id}")
     return 0
+
+
+def _i18n_update(args: argparse.Namespace) -> int:
+    from .catalogues import report, update_all
+
+    for path in update_all(args.root, only=args.only):
+        print(f"updated {path}")
+    left = report(args.root)
+    for name, count in left.items():
+        print(f"{name}: {count} left to translate")
+    return 0
+
+
+def _i18n_compile(args: argparse.Namespace) -> int:
+    from .catalogues import compile_messages
+
+    for path in compile_messages():
+        print(f"compiled {path}")
+    return 0
+
+
+def _i18n_check(args: argparse.Namespace) -> int:
+    from .editions import check_assignment
+
+    problems = 0
+    for assignment in args.assignment or assignments(args.root):
+        found = check_assignment(args.root, assignment)
+        for line in found:
+            print(f"{assignment}: {line}")
+        problems += len(found)
+        if not found:
+            print(f"{assignment}: the English edition agrees with the Chinese")
+    return 1 if problems else 0
+
+
+def _i18n_run(args: argparse.Namespace) -> int:
+    from .editions import run_assignment
+
+    problems = 0
+    for assignment in args.assignment:
+        found = run_assignment(args.root, assignment)
+        for line in found:
+            print(f"{assignment}: {line}")
+        problems += len(found)
+        if not found:
+            print(f"{assignment}: the English edition ran; every output agrees with the Chinese")
+    return 1 if problems else 0
 
 
 def _workspace(args: argparse.Namespace) -> int:

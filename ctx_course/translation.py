@@ -1,0 +1,214 @@
+"""The English edition of a notebook, from its one source in ``solutions/`` and a catalogue keyed by cell id.
+
+Covers: ``catalogue_entries`` (what of a source notebook a translator translates),
+``translate_notebook`` (the notebook of another edition), ``read_catalogue`` / ``write_catalogue``
+(the gettext catalogue ``i18n/<language>/<assignment>.po``), ``update_catalogue`` (bring a
+catalogue up to date after the source changed) and ``missing`` (what is left to translate).
+
+What is translated, by cell id (each entry's ``msgctxt``):
+
+- a markdown cell, whole: its Chinese source is the ``msgid``;
+- in a code cell, each line that holds Chinese, without its indentation. In a check cell or an
+  answer cell only comments may change (``tests/test_editions.py`` compares the tokens): a check's
+  labels and messages are translated where they are shown (``ctx_reference.i18n``), so the code a
+  learner runs and the grader grades is one. In other code cells a line's strings may change too
+  (what a demonstration prints), never its code.
+
+A changed Chinese cell no longer finds its translation: ``update_catalogue`` keeps the old one
+as *fuzzy* with the previous ``msgid`` beside it, and the edition leaves a fuzzy or empty entry
+in Chinese until it is translated again (the tests fail on any).
+
+Leaves out: messages shown by ``ctx_reference`` and the grader (``ctx_reference/i18n.py``).
+"""
+from __future__ import annotations
+
+import copy
+import io
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cells import is_answer, is_graded, source_text
+
+CATALOGUES = "i18n"
+"""Folder of the notebook catalogues under the course root: ``i18n/<language>/<assignment>.po``."""
+EDITIONS = {"zh_CN": "lessons", "en": "lessons-en"}
+"""The release folder of each edition."""
+METADATA_KEY = "ctx_edition"
+"""Notebook metadata naming a notebook's edition (the grader reads it)."""
+
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One thing to translate: the cell's id, its kind (``markdown``, ``code`` or ``locked``) and the Chinese text.
+
+    ``locked`` is a line of a check or answer cell, where only a comment, a docstring or the
+    message of an ``assert`` or ``AssertionError`` may change.
+    """
+
+    cell_id: str
+    kind: str
+    text: str
+
+
+def has_chinese(text: str) -> bool:
+    """Return whether ``text`` holds a Chinese character or Chinese punctuation.
+
+    >>> has_chinese("print('ok')"), has_chinese("# 注释")
+    (False, True)
+    """
+    return bool(_HAN.search(text))
+
+
+def _cell_id(cell: dict, index: int) -> str:
+    cell_id = cell.get("id")
+    if not cell_id:
+        raise ValueError(f"cell {index} has no id: a catalogue entry names its cell by id")
+    return str(cell_id)
+
+
+def catalogue_entries(notebook: dict) -> list[Entry]:
+    """Return the entries a translator translates in ``notebook`` (a source notebook read as JSON), in order.
+
+    >>> nb = {"cells": [{"id": "a", "cell_type": "markdown", "source": "# 标题"},
+    ...                 {"id": "b", "cell_type": "code", "source": "x = 1\\n    # 注释"}]}
+    >>> [(e.cell_id, e.kind, e.text) for e in catalogue_entries(nb)]
+    [('a', 'markdown', '# 标题'), ('b', 'code', '# 注释')]
+    """
+    entries: list[Entry] = []
+    seen: set[tuple[str, str]] = set()
+    for index, cell in enumerate(notebook["cells"]):
+        source = source_text(cell.get("source", ""))
+        if cell.get("cell_type") == "markdown":
+            if source.strip():
+                entries.append(Entry(_cell_id(cell, index), "markdown", source))
+        elif cell.get("cell_type") == "code":
+            for line in source.split("\n"):
+                text = line.strip()
+                key = (_cell_id(cell, index), text)
+                if has_chinese(text) and key not in seen:
+                    seen.add(key)
+                    entries.append(Entry(key[0], "locked" if locked_code(cell) else "code", text))
+    return entries
+
+
+def locked_code(cell: dict) -> bool:
+    """Return whether only the comments of a code cell may change between editions (check and answer cells)."""
+    return is_graded(cell) or is_answer(cell)
+
+
+def translate_notebook(notebook: dict, translations: dict[tuple[str, str], str], language: str) -> dict:
+    """Return ``notebook`` in another edition: every entry with a translation replaced, the rest as it is.
+
+    ``translations`` maps (cell id, Chinese text) to the text in ``language``. The result's metadata
+    names its edition (``ctx_edition``). The argument is not changed.
+
+    >>> nb = {"metadata": {}, "cells": [{"id": "b", "cell_type": "code", "source": "if x:\\n    # 注释"}]}
+    >>> translate_notebook(nb, {("b", "# 注释"): "# a comment"}, "en")["cells"][0]["source"]
+    'if x:\\n    # a comment'
+    """
+    result = copy.deepcopy(notebook)
+    result.setdefault("metadata", {})[METADATA_KEY] = language
+    for index, cell in enumerate(result["cells"]):
+        if cell.get("cell_type") not in ("markdown", "code"):
+            continue
+        cell_id = _cell_id(cell, index)
+        source = source_text(cell.get("source", ""))
+        if cell["cell_type"] == "markdown":
+            new = translations.get((cell_id, source), source)
+        else:
+            lines = []
+            for line in source.split("\n"):
+                text = line.strip()
+                done = translations.get((cell_id, text)) if text else None
+                lines.append(line[: len(line) - len(line.lstrip())] + done if done is not None else line)
+            new = "\n".join(lines)
+        cell["source"] = new
+    return result
+
+
+def edition_of(notebook: dict) -> str:
+    """Return the edition a notebook (read as JSON) belongs to: its ``ctx_edition`` metadata, else ``zh_CN``."""
+    from ctx_reference.i18n import SOURCE, normalize
+
+    named = notebook.get("metadata", {}).get(METADATA_KEY)
+    return normalize(named, argument=f"notebook metadata {METADATA_KEY}") if named else SOURCE
+
+
+def catalogue_path(root: str | os.PathLike, language: str, assignment: str) -> Path:
+    """Return where the catalogue of ``assignment`` in ``language`` lives: ``i18n/<language>/<assignment>.po``."""
+    return Path(root) / CATALOGUES / language / f"{assignment}.po"
+
+
+def read_catalogue(path: str | os.PathLike):
+    """Return the Babel catalogue at ``path`` (an empty one if there is none)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import read_po
+
+    path = Path(path)
+    if not path.exists():
+        return Catalog(locale="en")
+    with path.open("rb") as handle:
+        return read_po(handle)
+
+
+def write_catalogue(catalogue, path: str | os.PathLike) -> None:
+    """Write ``catalogue`` to ``path`` as a .po file (no line wrapping, no dates: it diffs well)."""
+    from babel.messages.pofile import write_po
+
+    buffer = io.BytesIO()
+    write_po(buffer, catalogue, width=0, omit_header=True, include_previous=True, sort_output=False)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_bytes(buffer.getvalue())
+
+
+def translations_of(catalogue) -> dict[tuple[str, str], str]:
+    """Return the finished entries of ``catalogue``: (cell id, Chinese text) → translation (fuzzy and empty left out)."""
+    return {(m.context, m.id): m.string for m in catalogue if m.id and m.string and not m.fuzzy}
+
+
+def missing(notebook: dict, catalogue) -> list[Entry]:
+    """Return the entries of ``notebook`` that ``catalogue`` does not translate yet (absent, empty or fuzzy)."""
+    done = translations_of(catalogue)
+    return [e for e in catalogue_entries(notebook) if (e.cell_id, e.text) not in done]
+
+
+def update_catalogue(notebook: dict, catalogue):
+    """Return ``catalogue`` brought up to ``notebook``: new entries empty, a changed one fuzzy with its old text.
+
+    An entry whose Chinese changed keeps its old translation marked fuzzy, the old Chinese as its
+    previous id, so the translator sees what changed; entries of text no longer in the notebook go.
+    """
+    from babel.messages.catalog import Catalog
+
+    old = {(m.context, m.id): m for m in catalogue if m.id}
+    by_cell: dict[str, list] = {}
+    for message in old.values():
+        by_cell.setdefault(message.context, []).append(message)
+    fresh = Catalog(locale=str(catalogue.locale or "en"))
+    used: set[tuple[str, str]] = set()
+    for entry in catalogue_entries(notebook):
+        key = (entry.cell_id, entry.text)
+        comment = {"markdown": f"markdown cell {entry.cell_id}",
+                   "code": f"code cell {entry.cell_id}: a line (comments, strings it only shows)",
+                   "locked": f"check or answer cell {entry.cell_id}: a line (comments, docstrings, assert messages only)",
+                   }[entry.kind]
+        if key in old:
+            message = old[key]
+            fresh.add(entry.text, message.string, context=entry.cell_id, auto_comments=[comment],
+                      flags=message.flags, previous_id=message.previous_id)
+            used.add(key)
+            continue
+        earlier = [m for m in by_cell.get(entry.cell_id, []) if (m.context, m.id) not in used]
+        same_kind = [m for m in earlier if ("\n" in m.id) == ("\n" in entry.text) or entry.kind == "markdown"]
+        if entry.kind == "markdown" and same_kind:
+            previous = same_kind[0]
+            used.add((previous.context, previous.id))
+            fresh.add(entry.text, previous.string, context=entry.cell_id, auto_comments=[comment],
+                      flags={"fuzzy"}, previous_id=[previous.id])
+        else:
+            fresh.add(entry.text, "", context=entry.cell_id, auto_comments=[comment])
+    return fresh
