@@ -9,6 +9,14 @@ STAMP := $(VENV)/.installed
 BROWSER_STAMP := $(VENV)/.installed-browser
 HUB_STAMP := $(VENV)/.installed-hub
 LAB_ARGS ?=
+# `make lab LANG=en` (and `make update LANG=en`) opens the English edition: lessons-en/ in workspace-en/.
+# Only a LANG given on make's command line picks the edition (a locale such as en_US.UTF-8 in the
+# environment does not); the commands then run with the C.UTF-8 locale.
+EDITION := zh_CN
+ifeq ($(origin LANG),command line)
+EDITION := $(LANG)
+override LANG := C.UTF-8
+endif
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
@@ -31,11 +39,11 @@ $(HUB_STAMP): $(BROWSER_STAMP)
 # The learner works in workspace/ (git-ignored): copies of the lessons that are never overwritten.
 # JupyterLab runs there without nbgrader's instructor tools (see ctx_course/lab.py).
 lab: $(STAMP)
-	$(ACTIVATE) python -m ctx_course lab $(LAB_ARGS)
+	$(ACTIVATE) python -m ctx_course lab --lang $(EDITION) $(LAB_ARGS)
 
 # Bring corrections of the release into workspace/: answers and edited cells kept, old files backed up.
 update: $(STAMP)
-	$(ACTIVATE) python -m ctx_course update
+	$(ACTIVATE) python -m ctx_course update --lang $(EDITION)
 
 # preflight first: the system packages the suite needs, installed (as root on Debian) or named in
 # one line before anything runs (scripts/preflight.sh).
@@ -59,7 +67,7 @@ test-browser: $(BROWSER_STAMP)
 test-hub: $(HUB_STAMP)
 	$(ACTIVATE) python -m pytest tests/hub --hub -n 0
 
-# Regenerate the student release (lessons/) from the source notebooks (solutions/).
+# Regenerate the student release of both editions (lessons/, lessons-en/) from solutions/ and i18n/.
 lessons: $(STAMP)
 	$(ACTIVATE) python -m ctx_course release
 

@@ -47,9 +47,13 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.OverwriteKernelspec",
     "ctx_course.grading.preprocessors.RestoreCells",
     "ctx_course.grading.preprocessors.RemoveHiddenTests",
+    "ctx_course.grading.preprocessors.ShowEdition",
     "nbgrader.preprocessors.CheckCellMetadata",
     "ctx_course.grading.behaviour.StartEvaluation",
 ]
+# The edition a notebook belongs to (zh_CN, or en for lessons-en/) survives autograding, so its
+# feedback is written in its language.
+c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("ctx_edition",)}
 
 # `python -m ctx_course grade` runs every student's kernel in a bubblewrap sandbox (no network,
 # no view of solutions/ or grading/, nothing outlives the notebook) with these limits per

@@ -7,13 +7,17 @@ import sys
 import warnings
 from pathlib import Path
 
+from ctx_reference.i18n import _, normalize, using
+
 from .config import assignments
 from .grading.records import WorkerRefused
 from .lab import exec_lab
-from .release import ReleaseError, generate_release
+from .release import ReleaseError, generate_editions
 from .sandbox.policy import SandboxUnavailable
+from .translation import EDITIONS
 from .workspace import (
     WORKSPACE,
+    WORKSPACES,
     WorkspaceError,
     format_pending,
     format_updated,
@@ -55,23 +59,28 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m ctx_course", description=__doc__)
     parser.add_argument("--root", default=".", help=HOLDS_CONFIG)
     config, lessons = _root_option(HOLDS_CONFIG), _root_option(HOLDS_LESSONS)
+    edition = argparse.ArgumentParser(add_help=False)
+    edition.add_argument("--lang", default="zh_CN", metavar="LANG",
+                         help="the edition: zh_CN (lessons/ into workspace/, the default) or en "
+                              "(lessons-en/ into workspace-en/, JupyterLab and the checks in English)")
     work = argparse.ArgumentParser(add_help=False)
     work.add_argument("--work", metavar="DIR", help="working folder (default: grading/ as in nbgrader_config.py)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("release", help="regenerate lessons/ from solutions/").set_defaults(run=_release)
+    sub.add_parser("release", help="regenerate lessons/ and lessons-en/ from solutions/ and i18n/").set_defaults(
+        run=_release)
     sub.add_parser(
-        "workspace", help=f"copy the lessons a learner does not have yet into {WORKSPACE}/"
+        "workspace", parents=[edition], help=f"copy the lessons a learner does not have yet into {WORKSPACE}/"
     ).set_defaults(run=_workspace)
     sub.add_parser(
-        "lab", parents=[lessons],
+        "lab", parents=[lessons, edition],
         help=f"prepare {WORKSPACE}/ and open it in JupyterLab, without the instructor's tools",
         description=f"Copy the lessons a learner does not have yet into {WORKSPACE}/, then start "
         f"JupyterLab there with nbgrader's Formgrader, Assignment List and Course List turned off. "
         "Every other option goes to JupyterLab (--port 8890, --no-browser, --ip 127.0.0.1, ...).",
     ).set_defaults(run=_lab)
     sub.add_parser(
-        "update", parents=[lessons],
+        "update", parents=[lessons, edition],
         help=f"bring the current release into the notebooks of {WORKSPACE}/ that changed since they were copied",
         description=f"For every notebook of {WORKSPACE}/ whose release (lessons/) changed since it was copied: "
         f"copy the old file to {WORKSPACE}/backups/<time>/, then take the new version of every cell you did not edit "
@@ -231,8 +240,9 @@ def _add_grade(sub, config: argparse.ArgumentParser, work: argparse.ArgumentPars
 
 
 def _release(args: argparse.Namespace) -> int:
-    for assignment_id in generate_release(args.root):
-        print(f"released {assignment_id}")
+    for language, released in generate_editions(args.root).items():
+        for assignment_id in released:
+            print(f"released {assignment_id} ({language})")
     return 0
 
 
@@ -284,31 +294,40 @@ def _i18n_run(args: argparse.Namespace) -> int:
 
 
 def _workspace(args: argparse.Namespace) -> int:
-    copied = prepare_workspace(args.root)
-    for path in copied:
-        print(f"copied {path}")
-    print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new)")
-    _print_lines(format_pending(pending_updates(args.root), _update_command(args.root)))
+    language = normalize(args.lang, argument="--lang")
+    with using(language):
+        copied = prepare_workspace(args.root, language=language)
+        for path in copied:
+            print(f"copied {path}")
+        print(f"{WORKSPACES[language]}/ holds your copies of the lessons ({len(copied)} new)")
+        _print_lines(format_pending(pending_updates(args.root, language=language),
+                                    _update_command(args.root, language)))
     return 0
 
 
 def _lab(args: argparse.Namespace) -> int:
-    copied = prepare_workspace(args.root)
-    _print_lines(format_pending(pending_updates(args.root), _update_command(args.root)))
-    print(f"{WORKSPACE}/ holds your copies of the lessons ({len(copied)} new); starting JupyterLab there")
-    exec_lab(args.root, args.extra)
+    language = normalize(args.lang, argument="--lang")
+    with using(language):
+        copied = prepare_workspace(args.root, language=language)
+        _print_lines(format_pending(pending_updates(args.root, language=language),
+                                    _update_command(args.root, language)))
+    print(f"{WORKSPACES[language]}/ holds your copies of the lessons ({len(copied)} new); starting JupyterLab there")
+    exec_lab(args.root, args.extra, language=language)
     return 0
 
 
 def _update(args: argparse.Namespace) -> int:
-    done = update_workspace(args.root)
-    for updated in done:
-        _print_lines(format_updated(updated))
-    changed = sum(updated.report.changed for updated in done)
-    if done:
-        print(f"更新完成：{changed} 本笔记本有格子换成了新版")
-    else:
-        print(f"没有要更新的笔记本：{WORKSPACE}/ 里每本都是照现在的 lessons/ 复制或更新的")
+    language = normalize(args.lang, argument="--lang")
+    with using(language):
+        done = update_workspace(args.root, language=language)
+        for updated in done:
+            _print_lines(format_updated(updated))
+        changed = sum(updated.report.changed for updated in done)
+        if done:
+            print(_("更新完成：{changed} 本笔记本有格子换成了新版").format(changed=changed))
+        else:
+            print(_("没有要更新的笔记本：{workspace}/ 里每本都是照现在的 {lessons}/ 复制或更新的").format(
+                workspace=WORKSPACES[language], lessons=EDITIONS[language]))
     return 0
 
 
@@ -317,11 +336,13 @@ def _print_lines(lines: list[str]) -> None:
         print(line)
 
 
-def _update_command(root: str) -> str:
+def _update_command(root: str, language: str = "zh_CN") -> str:
     """The command that updates the workspace, as the learner would type it."""
+    lang = "" if language == "zh_CN" else f" --lang {language}"
     if Path(root).resolve() == Path.cwd().resolve():
-        return "make update（或者 python -m ctx_course update）"
-    return f"python -m ctx_course update --root {root}"
+        make = "make update" + ("" if language == "zh_CN" else f" LANG={language}")
+        return _("{make}（或者 python -m ctx_course update{lang}）").format(make=make, lang=lang)
+    return f"python -m ctx_course update{lang} --root {root}"
 
 
 def _grade(args: argparse.Namespace) -> int:

@@ -14,35 +14,48 @@ import os
 import sys
 from pathlib import Path
 
-from .workspace import WORKSPACE
+from .workspace import WORKSPACES
 
 LEARNER_CONFIG = Path(__file__).with_name("learner_jupyter")
 """Jupyter configuration folder of the learner's server (see its README.md)."""
+EDITION_CONFIG = {"zh_CN": None, "en": LEARNER_CONFIG / "en"}
+"""A configuration folder put before ``LEARNER_CONFIG`` for an edition: the English one sets JupyterLab's language."""
 
 
-def lab_command(workspace: str | os.PathLike, extra_args: list[str] = ()) -> tuple[list[str], dict[str, str]]:
+def lab_command(
+    workspace: str | os.PathLike, extra_args: list[str] = (), *, language: str = "zh_CN"
+) -> tuple[list[str], dict[str, str]]:
     """Return the command line and environment that start the learner's JupyterLab in ``workspace``.
 
     ``extra_args`` go to JupyterLab unchanged (``--port 8890``, ``--no-browser``, ``--ip 0.0.0.0``).
+    ``language`` is the edition: its kernels get ``CTX_LANG`` (the messages of ``ctx_reference``) and
+    JupyterLab its interface language (``--lang en``: English).
     Example: ``lab_command("workspace", ["--no-browser"])[0][-1] == "--no-browser"``.
     """
+    from ctx_reference.i18n import ENVIRONMENT, normalize
+
+    language = normalize(language, argument="lang")
     workspace = Path(workspace).resolve()
     if not workspace.is_dir():
         raise ValueError(f"workspace must be an existing folder (got {str(workspace)!r})")
     argv = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={workspace}", *extra_args]
     env = dict(os.environ)
     inherited = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
-    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(LEARNER_CONFIG), *inherited])
+    ours = [str(folder) for folder in (EDITION_CONFIG[language], LEARNER_CONFIG) if folder is not None]
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([*ours, *inherited])
+    env[ENVIRONMENT] = language
     return argv, env
 
 
-def exec_lab(root: str | os.PathLike = ".", extra_args: list[str] = ()) -> None:
-    """Replace this process with the learner's JupyterLab, working in ``root``/workspace.
+def exec_lab(root: str | os.PathLike = ".", extra_args: list[str] = (), *, language: str = "zh_CN") -> None:
+    """Replace this process with the learner's JupyterLab, working in the edition's workspace under ``root``.
 
     The caller prepares the workspace first (``prepare_workspace``). Does not return.
     """
-    workspace = Path(root).resolve() / WORKSPACE
-    argv, env = lab_command(workspace, list(extra_args))
+    from ctx_reference.i18n import normalize
+
+    workspace = Path(root).resolve() / WORKSPACES[normalize(language, argument="lang")]
+    argv, env = lab_command(workspace, list(extra_args), language=language)
     sys.stdout.flush()
     os.chdir(workspace)
     os.execve(argv[0], argv, env)

@@ -1,11 +1,14 @@
-"""Generate the student release (``lessons/``) from the source notebooks (``solutions/``).
+"""Generate the student release of each edition from the source notebooks (``solutions/``).
 
 nbgrader removes the solutions and the hidden tests, clears the outputs and locks the check
-cells. The release is committed; ``tests/test_release.py`` regenerates it into a temporary folder
-and fails if the committed copy differs.
+cells. The Chinese edition goes to ``lessons/``; the English one to ``lessons-en/``, generated the
+same way from the English source notebooks, which ``solutions/`` and the catalogues
+``i18n/en/*.po`` make in a temporary folder (``editions.english_notebook``). Both releases are
+committed; ``tests/test_release.py`` regenerates them and fails if a committed copy differs.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -13,7 +16,11 @@ from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
 
+from ctx_reference.i18n import SOURCE, normalize
+
+from .catalogues import source_notebook
 from .config import assignments, load_course_config
+from .translation import EDITIONS
 
 
 class ReleaseError(RuntimeError):
@@ -25,21 +32,28 @@ def generate_release(
     *,
     release: str | os.PathLike | None = None,
     work: str | os.PathLike | None = None,
+    language: str = SOURCE,
 ) -> list[str]:
-    """Regenerate every assignment of the course into ``release`` and return their ids.
+    """Regenerate every assignment of the course in ``language`` into ``release`` and return their ids.
 
-    The gradebook nbgrader needs for this lives in ``work``, a temporary folder by default, so
-    releasing never changes the gradebook of a grading run.
+    ``release`` defaults to the edition's folder (``lessons/``, ``lessons-en/``). The gradebook
+    nbgrader needs for this lives in ``work``, a temporary folder by default, so releasing never
+    changes the gradebook of a grading run.
 
     Example: ``generate_release(".")`` rewrites ``lessons/01-window-math/window_math.ipynb`` and
-    the eight others.
+    the ten others; ``generate_release(".", language="en")`` the same under ``lessons-en/``.
     """
     root = Path(root).resolve()
+    language = normalize(language)
     if work is None:
         # Releasing must not touch the instructor's gradebook: use a throw-away one.
         with tempfile.TemporaryDirectory(prefix="ctx-release-") as scratch:
-            return generate_release(root, release=release, work=scratch)
+            return generate_release(root, release=release, work=scratch, language=language)
+    if release is None and language != SOURCE:
+        release = root / EDITIONS[language]
     config = load_course_config(root, work=work, release=release)
+    if language != SOURCE:
+        config.CourseDirectory.source_directory = str(_edition_sources(root, Path(work), language))
     api = NbGraderAPI(config=config)
     done = []
     for assignment_id in assignments(root):
@@ -52,3 +66,25 @@ def generate_release(
             raise ReleaseError(f"assignment {assignment_id!r} failed:\n{details}")
         done.append(assignment_id)
     return done
+
+
+def _edition_sources(root: Path, work: Path, language: str) -> Path:
+    """Write the source notebooks of ``language`` (with every other file of each assignment) under ``work``."""
+    from .editions import english_notebook
+
+    if language != "en":
+        raise ValueError(f"language must be one of zh_CN, en (got {language!r})")
+    sources = work / f"source-{language}"
+    for assignment_id in assignments(root):
+        original = source_notebook(root, assignment_id)
+        target = sources / assignment_id
+        shutil.copytree(original.parent, target, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        text = json.dumps(english_notebook(root, assignment_id), ensure_ascii=False, indent=1) + "\n"
+        (target / original.name).write_text(text, encoding="utf-8")
+    return sources
+
+
+def generate_editions(root: str | os.PathLike = ".") -> dict[str, list[str]]:
+    """Regenerate the release of every edition (``lessons/``, ``lessons-en/``); return the ids per language."""
+    return {language: generate_release(root, language=language) for language in EDITIONS}

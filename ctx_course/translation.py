@@ -26,8 +26,11 @@ import copy
 import io
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .cells import is_answer, is_graded, source_text
 
@@ -112,10 +115,10 @@ def translate_notebook(notebook: dict, translations: dict[tuple[str, str], str],
     """
     result = copy.deepcopy(notebook)
     result.setdefault("metadata", {})[METADATA_KEY] = language
-    for index, cell in enumerate(result["cells"]):
-        if cell.get("cell_type") not in ("markdown", "code"):
-            continue
-        cell_id = _cell_id(cell, index)
+    for cell in result["cells"]:
+        cell_id = cell.get("id")
+        if cell.get("cell_type") not in ("markdown", "code") or not isinstance(cell_id, str):
+            continue  # a cell without an id (a learner's, in an old format) has no entry
         source = source_text(cell.get("source", ""))
         if cell["cell_type"] == "markdown":
             new = translations.get((cell_id, source), source)
@@ -212,3 +215,54 @@ def update_catalogue(notebook: dict, catalogue):
         else:
             fresh.add(entry.text, "", context=entry.cell_id, auto_comments=[comment])
     return fresh
+
+
+@lru_cache(maxsize=64)
+def _cached_translations(path: str, stamp: float) -> dict[tuple[str, str], str]:
+    return translations_of(read_catalogue(path))
+
+
+def edition_translations(root: str | os.PathLike, language: str, assignment: str) -> dict[tuple[str, str], str]:
+    """Return the finished entries of an assignment's catalogue in ``language`` (none for the Chinese edition)."""
+    if language == "zh_CN":
+        return {}
+    path = catalogue_path(root, language, assignment)
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        return {}
+    return _cached_translations(str(path), stamp)
+
+
+def in_edition(notebook: dict, root: str | os.PathLike, assignment: str, language: str, *,
+               cells: Callable[[dict], bool] = lambda cell: True) -> dict:
+    """Return ``notebook`` (a release, a graded notebook) with the cells ``cells`` selects in ``language``.
+
+    A cell is translated entry by entry, as ``translate_notebook`` does: a cell that is already in
+    that edition, or that a learner wrote, has no entry and stays as it is.
+    """
+    if language == "zh_CN":
+        return notebook
+    translations = edition_translations(root, language, assignment)
+    chosen = {index for index, cell in enumerate(notebook.get("cells", [])) if cells(cell)}
+    result = translate_notebook(notebook, translations, language)
+    for index, cell in enumerate(notebook.get("cells", [])):
+        if index not in chosen:
+            result["cells"][index] = copy.deepcopy(cell)
+    return result
+
+
+def submitted_edition(notebook: Any) -> str:
+    """Return the edition of a submitted notebook: ``en`` if its metadata says so, else ``zh_CN``; never raises.
+
+    A learner can edit the metadata: that only changes the language of what they read (the
+    grade is the same in both editions), so anything unclear reads as the Chinese edition.
+
+    >>> submitted_edition({"metadata": {"ctx_edition": "en"}}), submitted_edition({"metadata": {"ctx_edition": 7}})
+    ('en', 'zh_CN')
+    """
+    try:
+        named = notebook.get("metadata", {}).get(METADATA_KEY)
+        return "en" if isinstance(named, str) and named.strip().lower() in ("en", "en_us", "en-us") else "zh_CN"
+    except AttributeError:
+        return "zh_CN"

@@ -122,7 +122,7 @@ def test_cli_prepares_the_workspace_and_hands_every_other_option_to_jupyterlab(t
 
     shutil.copytree(LESSONS, tmp_path / "lessons")
     calls = []
-    monkeypatch.setattr(cli, "exec_lab", lambda root, extra: calls.append((root, list(extra))))
+    monkeypatch.setattr(cli, "exec_lab", lambda root, extra, language="zh_CN": calls.append((root, list(extra))))
     assert cli.main(["lab", "--root", str(tmp_path), "--port", "8890", "--no-browser", "--ip", "127.0.0.1"]) == 0
     assert calls == [(str(tmp_path), ["--port", "8890", "--no-browser", "--ip", "127.0.0.1"])]
     assert len(notebooks(tmp_path / "workspace")) == len(notebooks(LESSONS))
@@ -187,7 +187,7 @@ def started(tmp_path, monkeypatch):
     from ctx_course import cli
 
     shutil.copytree(LESSONS, tmp_path / "lessons")
-    monkeypatch.setattr(cli, "exec_lab", lambda root, extra: None)
+    monkeypatch.setattr(cli, "exec_lab", lambda root, extra, language="zh_CN": None)
     monkeypatch.chdir(tmp_path)
     assert cli.main(["lab"]) == 0
     _correct(tmp_path / "workspace" / "02-remaining" / "remaining.ipynb", "remaining", "\n# 我的答案")

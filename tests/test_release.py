@@ -1,4 +1,4 @@
-"""The committed student release (lessons/) is exactly what nbgrader makes of solutions/."""
+"""The committed student releases (lessons/, lessons-en/) are exactly what nbgrader makes of solutions/."""
 from __future__ import annotations
 
 import json
@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from ctx_course.editions import english_notebook
 from ctx_course.release import generate_release
 
 from conftest import LESSONS, REPO, SOLUTIONS, notebooks
@@ -21,36 +22,45 @@ def normalised(path) -> dict:
     return nb
 
 
-@pytest.fixture(scope="module")
-def fresh_release(tmp_path_factory):
+EDITIONS = {"zh_CN": LESSONS, "en": REPO / "lessons-en"}
+
+
+@pytest.fixture(scope="module", params=sorted(EDITIONS))
+def fresh_release(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("release")
-    generate_release(REPO, release=tmp / "lessons", work=tmp / "work")
-    return tmp / "lessons"
+    generate_release(REPO, release=tmp / "lessons", work=tmp / "work", language=request.param)
+    return EDITIONS[request.param], tmp / "lessons"
 
 
-def test_every_source_notebook_is_released():
-    """lessons/ holds one notebook for each notebook of solutions/, under the same names."""
+@pytest.mark.parametrize("lessons", EDITIONS.values(), ids=EDITIONS.keys())
+def test_every_source_notebook_is_released(lessons):
+    """Each release holds one notebook for each notebook of solutions/, under the same names."""
     source = [p.relative_to(SOLUTIONS) for p in notebooks(SOLUTIONS)]
-    release = [p.relative_to(LESSONS) for p in notebooks(LESSONS)]
+    release = [p.relative_to(lessons) for p in notebooks(lessons)]
     assert source, "solutions/ holds no notebook"
     assert release == source
 
 
 def test_lessons_match_a_fresh_release(fresh_release):
-    """Regenerating the release from solutions/ reproduces the committed lessons/ (run `make lessons`)."""
+    """Regenerating a release from solutions/ (and i18n/) reproduces the committed one (run `make lessons`)."""
+    lessons, fresh = fresh_release
     stale = [
-        str(path.relative_to(LESSONS))
-        for path in notebooks(LESSONS)
-        if normalised(path) != normalised(fresh_release / path.relative_to(LESSONS))
+        str(path.relative_to(lessons))
+        for path in notebooks(lessons)
+        if normalised(path) != normalised(fresh / path.relative_to(lessons))
     ]
-    assert stale == [], f"lessons/ is out of date for {stale}: run `make lessons`"
+    assert stale == [], f"{lessons.name}/ is out of date for {stale}: run `make lessons`"
 
 
-def _cells_text(path) -> str:
-    return "\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"])
+def _cells_text(path, language: str = "zh_CN") -> str:
+    if language == "zh_CN":
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    else:
+        notebook = english_notebook(REPO, path.parent.name)
+    return "\n".join("".join(c["source"]) for c in notebook["cells"])
 
 
-def _secret_lines(begin: str, end: str) -> dict[str, set[str]]:
+def _secret_lines(begin: str, end: str, language: str) -> dict[str, set[str]]:
     """Per released notebook, the lines that only the marked blocks of its source hold.
 
     A line long enough to be telling counts; a line that the source also shows outside the
@@ -58,7 +68,7 @@ def _secret_lines(begin: str, end: str) -> dict[str, set[str]]:
     """
     secrets = {}
     for path in notebooks(SOLUTIONS):
-        text = _cells_text(path)
+        text = _cells_text(path, language)
         pattern = rf"{begin}\n(.*?){end}"
         public = re.sub(pattern, "", text, flags=re.S)
         hidden = {
@@ -71,21 +81,24 @@ def _secret_lines(begin: str, end: str) -> dict[str, set[str]]:
     return secrets
 
 
-def _assert_no_leak(begin: str, end: str, marker: str) -> None:
-    secrets = _secret_lines(begin, end)
+def _assert_no_leak(begin: str, end: str, marker: str, language: str) -> None:
+    secrets = _secret_lines(begin, end, language)
     assert any(secrets.values()), "the source notebooks hold no such block: the scan would prove nothing"
-    for path in notebooks(LESSONS):
+    lessons = EDITIONS[language]
+    for path in notebooks(lessons):
         text = _cells_text(path)
         assert marker not in text, path
-        leaked = [line for line in secrets.get(str(path.relative_to(LESSONS)), ()) if line in text]
+        leaked = [line for line in secrets.get(str(path.relative_to(lessons)), ()) if line in text]
         assert leaked == [], f"{path.relative_to(REPO)} leaks: {leaked[:3]}"
 
 
-def test_release_has_no_solutions():
+@pytest.mark.parametrize("language", sorted(EDITIONS))
+def test_release_has_no_solutions(language):
     """No solution marker and no line found only in a model solution appears in a released notebook."""
-    _assert_no_leak(r"### BEGIN SOLUTION", r"\s*### END SOLUTION", "SOLUTION")
+    _assert_no_leak(r"### BEGIN SOLUTION", r"\s*### END SOLUTION", "SOLUTION", language)
 
 
-def test_release_has_no_hidden_tests():
+@pytest.mark.parametrize("language", sorted(EDITIONS))
+def test_release_has_no_hidden_tests(language):
     """No hidden-test marker and no line found only in hidden tests appears in a released notebook."""
-    _assert_no_leak(r"### BEGIN HIDDEN TESTS", r"\s*### END HIDDEN TESTS", "HIDDEN TESTS")
+    _assert_no_leak(r"### BEGIN HIDDEN TESTS", r"\s*### END HIDDEN TESTS", "HIDDEN TESTS", language)

@@ -21,6 +21,7 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests
 
 from ..cells import source_text
+from ..translation import in_edition, submitted_edition
 from .metadata import release_cells, restore_metadata
 from .preprocessors import ANSI_ESCAPE
 
@@ -64,10 +65,21 @@ def diagnose(folder: Path, expected: Sequence[str], outcome: dict, *, timeout: i
     return last_error(outcome)
 
 
-def tamper_notes(gb: Gradebook, folder: Path, assignment: str) -> tuple[str, ...]:
+def _as_released(source: str, cell, edition: str, root: Path | None) -> set[str]:
+    """Return a read-only cell's source as each release of the submission's edition shows it (stripped)."""
+    shown = {source.rstrip()}
+    if edition != "zh_CN" and root is not None:
+        one = {"metadata": {}, "cells": [{"id": cell.name, "cell_type": cell.cell_type, "source": source}]}
+        shown.add(source_text(in_edition(one, root, cell.notebook.assignment.name, edition)["cells"][0]["source"]).rstrip())
+    return shown
+
+
+def tamper_notes(gb: Gradebook, folder: Path, assignment: str, root: Path | None = None) -> tuple[str, ...]:
     """Name the read-only cells a student edited or deleted (nbgrader restored them).
 
-    ``folder`` is the submission as handed in; the gradebook holds the cells as released.
+    ``folder`` is the submission as handed in; the gradebook holds the cells as released. A
+    submission of the English edition is compared with the English release (the catalogues under
+    ``root``).
     """
     notes = []
     hider = ClearHiddenTests(enforce_metadata=False)
@@ -77,7 +89,9 @@ def tamper_notes(gb: Gradebook, folder: Path, assignment: str) -> tuple[str, ...
             notes.append(f"{notebook.name}.ipynb missing: scored 0")
             continue
         cells = {}
-        submitted = [c for c in json.loads(path.read_text(encoding="utf-8")).get("cells", []) if isinstance(c, dict)]
+        handed_in = json.loads(path.read_text(encoding="utf-8"))
+        submitted = [c for c in handed_in.get("cells", []) if isinstance(c, dict)]
+        edition = submitted_edition(handed_in)
         # what was graded: every cell's metadata as released, the last copy of a duplicated one
         notes += restore_metadata(submitted, release_cells(gb, notebook.name, assignment))
         for cell in submitted:
@@ -95,7 +109,7 @@ def tamper_notes(gb: Gradebook, folder: Path, assignment: str) -> tuple[str, ...
             if source_cell.name not in cells:
                 if source_cell.name in check_cells:  # nbgrader puts deleted check cells back
                     deleted.append(source_cell.name)
-            elif cells[source_cell.name].rstrip() != released.source.rstrip():
+            elif cells[source_cell.name].rstrip() not in _as_released(released.source, source_cell, edition, root):
                 edited.append(source_cell.name)
         if edited:
             notes.append("edited read-only cells restored: " + ", ".join(sorted(edited)))

@@ -525,7 +525,7 @@ class Grader:
             pending = sum(
                 g.max_score for nb in sub.notebooks for g in nb.grades if g.needs_manual_grade and g.max_score
             )
-            notes = tamper_notes(gb, self.folder("submitted", student, assignment), assignment)
+            notes = tamper_notes(gb, self.folder("submitted", student, assignment), assignment, self.root)
             auto, max_auto = float(sub.code_score or 0), float(sub.max_code_score or 0)
         notes += timeout_notes(self.folder("autograded", student, assignment), self.config.Execute.timeout)
         return GradeResult(student, assignment, True, auto, max_auto, float(pending), notes=notes, log=log)
