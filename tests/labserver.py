@@ -152,14 +152,18 @@ def server_options(port: int, token: str) -> list[str]:
     return options
 
 
-def start_learner_lab(root: Path, log: Path, extra: list[str] = (), env: dict[str, str] | None = None) -> Server:
+def start_learner_lab(root: Path, log: Path, extra: list[str] = (), env: dict[str, str] | None = None,
+                      language: str | None = None) -> Server:
     """Start the learner's lab on the course at ``root`` the way `make lab` does (`python -m ctx_course lab`).
 
     ``extra`` options go to JupyterLab too, as `make lab LAB_ARGS=...` would pass them; ``env``
-    adds environment variables (a test's own JupyterLab settings folder, say).
+    adds environment variables (a test's own JupyterLab settings folder, say). ``language`` picks
+    the edition as `make lab LANG=en` does (``--lang en``: lessons-en/ in workspace-en/, which
+    ``root`` must then hold); without it the command gets no ``--lang`` (the Chinese edition).
     """
     port, token = free_port(), secrets.token_hex(16)
-    argv = [sys.executable, "-m", "ctx_course", "lab", *server_options(port, token), *extra]
+    edition = [] if language is None else ["--lang", language]
+    argv = [sys.executable, "-m", "ctx_course", "lab", *edition, *server_options(port, token), *extra]
     return _launch(argv, root, port, token, log, {**os.environ, **(env or {})})
 
 

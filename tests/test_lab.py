@@ -1,10 +1,14 @@
-"""The learner's JupyterLab (`make lab`) serves workspace/ and none of the instructor's course tools."""
+"""The learner's JupyterLab (`make lab`) serves workspace/ and none of the instructor's course tools.
+
+The English edition (`make lab LANG=en`) serves workspace-en/, a copy of lessons-en/, in English.
+"""
 from __future__ import annotations
 
 import json
 import os
 import re
 import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -249,3 +253,189 @@ def test_make_update_runs_the_update_command():
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     recipe = re.search(r"^update: .*\n\t(.*)$", makefile, flags=re.M).group(1)
     assert "python -m ctx_course update" in recipe
+
+
+# The English edition: `python -m ctx_course lab --lang en` (`make lab LANG=en`) copies lessons-en/
+# into workspace-en/ and starts JupyterLab there in English, its kernels with CTX_LANG=en.
+
+LESSONS_EN = REPO / "lessons-en"
+ENGLISH_CONFIG = LEARNER_CONFIG / "en"
+
+
+def _config_path(env: dict[str, str]) -> list[str]:
+    return env["JUPYTER_CONFIG_PATH"].split(os.pathsep)
+
+
+def test_lab_command_in_english_puts_the_english_config_first_and_sets_ctx_lang(tmp_path, monkeypatch):
+    """`language="en"`: learner_jupyter/en, then learner_jupyter, then the inherited path; CTX_LANG=en."""
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", "/somewhere/else")
+    monkeypatch.setenv("CTX_LANG", "zh_CN")
+    argv, env = lab_command(tmp_path, ["--no-browser"], language="en")
+    assert _config_path(env) == [str(ENGLISH_CONFIG), str(LEARNER_CONFIG), "/somewhere/else"]
+    assert env["CTX_LANG"] == "en"
+    assert argv[1:3] == ["-m", "jupyterlab"] and argv[-1] == "--no-browser"
+    assert (ENGLISH_CONFIG / "labconfig" / "default_setting_overrides.json").is_file()
+
+
+def test_lab_command_in_chinese_leaves_the_english_config_out(tmp_path, monkeypatch):
+    """The default edition (zh_CN) has no English config folder on the path, and its kernels get CTX_LANG=zh_CN
+    even when the environment says en."""
+    monkeypatch.setenv("CTX_LANG", "en")
+    monkeypatch.delenv("JUPYTER_CONFIG_PATH", raising=False)
+    _, env = lab_command(tmp_path)
+    assert _config_path(env) == [str(LEARNER_CONFIG)] and env["CTX_LANG"] == "zh_CN"
+    _, env = lab_command(tmp_path, language="en_US.UTF-8")  # a locale name stands for its edition
+    assert _config_path(env)[0] == str(ENGLISH_CONFIG) and env["CTX_LANG"] == "en"
+
+
+@pytest.mark.parametrize("language", ["fr", "", "english"])
+def test_lab_command_and_exec_lab_reject_an_unknown_language(tmp_path, monkeypatch, language):
+    """A language that is no edition raises ValueError naming `lang`, before anything is started."""
+    from ctx_course import lab
+
+    monkeypatch.setattr(lab.os, "execve", lambda *args: pytest.fail("exec_lab started a server"))
+    (tmp_path / "workspace").mkdir()
+    with pytest.raises(ValueError, match=r"^lang must be one of zh_CN, en \(got "):
+        lab_command(tmp_path, language=language)
+    with pytest.raises(ValueError, match=r"^lang must be one of zh_CN, en \(got "):
+        lab.exec_lab(tmp_path, language=language)
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_cli_lab_in_english_prepares_workspace_en_and_leaves_workspace_alone(tmp_path, monkeypatch, capsys):
+    """`python -m ctx_course lab --lang en` copies lessons-en/ into workspace-en/, starts the English lab
+    there with the other options, and changes nothing in the Chinese workspace/."""
+    from ctx_course import cli
+
+    shutil.copytree(LESSONS, tmp_path / "lessons")
+    shutil.copytree(LESSONS_EN, tmp_path / "lessons-en")
+    calls = []
+    monkeypatch.setattr(cli, "exec_lab",
+                        lambda root, extra, language="zh_CN": calls.append((root, list(extra), language)))
+    assert cli.main(["lab", "--root", str(tmp_path)]) == 0  # the learner already works in Chinese
+    _correct(tmp_path / "workspace" / "02-remaining" / "remaining.ipynb", "remaining", "\n# 我的答案")
+    chinese = _files(tmp_path / "workspace")
+    capsys.readouterr()
+    assert cli.main(["lab", "--root", str(tmp_path), "--lang", "en", "--no-browser", "--port", "8890"]) == 0
+    assert calls[-1] == (str(tmp_path), ["--no-browser", "--port", "8890"], "en")
+    english = notebooks(tmp_path / "workspace-en")
+    assert [p.relative_to(tmp_path / "workspace-en") for p in english] == [
+        p.relative_to(LESSONS_EN) for p in notebooks(LESSONS_EN)]
+    assert all(p.read_bytes() == (LESSONS_EN / p.relative_to(tmp_path / "workspace-en")).read_bytes() for p in english)
+    assert all(json.loads(p.read_text(encoding="utf-8"))["metadata"].get("ctx_edition") == "en" for p in english)
+    assert _files(tmp_path / "workspace") == chinese
+    out = capsys.readouterr().out
+    assert f"workspace-en/ holds your copies of the lessons ({len(english)} new)" in out
+    assert cli.main(["lab", "--root", str(tmp_path), "--lang", "en"]) == 0  # a second start copies nothing
+    assert "(0 new)" in capsys.readouterr().out and _files(tmp_path / "workspace") == chinese
+
+
+def test_cli_lab_with_a_bad_language_or_no_english_release_prints_one_error(tmp_path, monkeypatch, capsys):
+    """`--lang fr`, or `--lang en` on a course without lessons-en/: exit status 2, one `error:` line, no server."""
+    from ctx_course import cli
+
+    shutil.copytree(LESSONS, tmp_path / "lessons")
+    monkeypatch.setattr(cli, "exec_lab", lambda *args, **kwargs: pytest.fail("the lab was started"))
+    capsys.readouterr()
+    assert cli.main(["lab", "--root", str(tmp_path), "--lang", "fr"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --lang must be one of zh_CN, en (got 'fr')")
+    assert cli.main(["lab", "--root", str(tmp_path), "--lang", "en"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "lessons-en/" in err[0]
+    assert not (tmp_path / "workspace-en").exists() and not (tmp_path / "workspace").exists()
+
+
+def _make_dry_run(*arguments: str, lang: str | None = None) -> str:
+    """The recipe line of `make -n <arguments>` that runs ctx_course; ``lang`` is LANG in make's environment."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "LANG")}
+    if lang is not None:
+        env["LANG"] = lang
+    done = subprocess.run(["make", "-n", "-C", str(REPO), *arguments], env=env, capture_output=True,
+                          text=True, timeout=60, check=True)
+    (line,) = [line for line in done.stdout.splitlines() if "python -m ctx_course" in line]
+    return line
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize("target", ["lab", "update"])
+def test_make_lang_en_on_the_command_line_picks_the_english_edition(target):
+    """`make -n lab LANG=en` runs `python -m ctx_course lab --lang en` (and `update` the same)."""
+    assert f"python -m ctx_course {target} --lang en" in _make_dry_run(target, "LANG=en")
+    assert f"python -m ctx_course {target} --lang en" in _make_dry_run(target, "LANG=en", lang="zh_CN.UTF-8")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize("target", ["lab", "update"])
+@pytest.mark.parametrize("lang", ["en_US.UTF-8", "en", None])
+def test_plain_make_stays_chinese_whatever_the_locale(target, lang):
+    """Plain `make -n lab` runs `--lang zh_CN`, even with LANG=en_US.UTF-8 (a locale) in the environment."""
+    line = _make_dry_run(target, lang=lang)
+    assert f"python -m ctx_course {target} --lang zh_CN" in line and "--lang en" not in line
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_lab_lang_en_still_passes_lab_args():
+    """`make -n lab LANG=en LAB_ARGS="--port 8890"`: the edition option first, then the learner's options."""
+    line = _make_dry_run("lab", "LANG=en", "LAB_ARGS=--port 8890 --no-browser")
+    assert line.rstrip().endswith("python -m ctx_course lab --lang en --port 8890 --no-browser")
+
+
+def _environment_of(pid: int) -> dict[str, str]:
+    raw = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(item.decode(errors="replace").split("=", 1) for item in raw if b"=" in item)
+
+
+@pytest.fixture(scope="module")
+def english_course(tmp_path_factory):
+    """A copy of the course with both releases whose learner's lab runs in English (`make lab LANG=en`)."""
+    root = copy_course(tmp_path_factory.mktemp("course-en"), ("lessons", "lessons-en", "solutions"))
+    log = tmp_path_factory.mktemp("log-en")
+    env = {"JUPYTERLAB_SETTINGS_DIR": str(log / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(log / "workspaces")}
+    server = start_learner_lab(root, log / "lab.log", env=env, language="en")
+    yield root, server
+    server.stop()
+
+
+def test_english_lab_defaults_to_english(english_course):
+    """The English lab's default interface language (the translation extension's locale) is en, not zh_CN."""
+    _, server = english_course
+    schema = server.get_json(f"lab/api/settings/{TRANSLATION}")["schema"]
+    assert schema["properties"]["locale"]["default"] == "en"
+    assert server.get_json(f"lab/api/settings/{TRANSLATION}")["settings"].get("locale", "en") == "en"
+
+
+def test_english_lab_serves_workspace_en(english_course):
+    """The English lab's root is workspace-en/: its folders are those of lessons-en/, its notebooks the English
+    edition; it runs there, and workspace/ is not made."""
+    root, server = english_course
+    listing = server.get_json("api/contents")
+    lessons = sorted(p.name for p in LESSONS_EN.iterdir() if p.is_dir())
+    assert sorted(item["name"] for item in listing["content"]) == lessons
+    first = notebooks(LESSONS_EN)[0].relative_to(LESSONS_EN).as_posix()
+    model = server.get_json(f"api/contents/{first}")
+    assert model["type"] == "notebook" and model["content"]["metadata"]["ctx_edition"] == "en"
+    assert server.get("api/contents/nbgrader_config.py")[0] == 404
+    assert not (root / "workspace").exists()
+    if Path("/proc").is_dir():
+        assert Path(os.readlink(f"/proc/{server.process.pid}/cwd")) == (root / "workspace-en").resolve()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the server's environment in /proc")
+def test_each_lab_gives_its_kernels_the_language_of_its_edition(english_course, course):
+    """The English server (whose kernels inherit its environment) runs with CTX_LANG=en, the Chinese one zh_CN."""
+    assert _environment_of(english_course[1].process.pid)["CTX_LANG"] == "en"
+    assert _environment_of(course[1].process.pid)["CTX_LANG"] == "zh_CN"
+
+
+def test_english_lab_keeps_the_instructor_tools_off(english_course):
+    """The learner's config is still on the English lab's path: Formgrader 404, nbgrader's plugins disabled."""
+    _, server = english_course
+    assert server.get("formgrader")[0] == 404
+    status, page = server.get("lab")
+    assert status == 200
+    config = json.loads(re.search(rb'id="jupyter-config-data"[^>]*>(.*?)</script>', page, flags=re.S).group(1))
+    assert NBGRADER_PLUGINS_OFF <= set(config["disabledExtensions"])
