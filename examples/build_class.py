@@ -50,6 +50,7 @@ class Work:
     filename: str | None = None
     truncate: bool = False  # save the notebook's JSON cut halfway through its cells (a broken file)
     timestamp: str | None = None
+    edition: str = "zh_CN"  # the release the student worked in: zh_CN (lessons/) or en (lessons-en/)
 
 
 # The last column is the student's Canvas user id (fay's is missing: a Canvas export leaves her out).
@@ -61,6 +62,8 @@ ROSTER = (
     ("eve", "Eve", "Moreau", "eve@example.org", "7305"),
     ("fay", "Fay", "Lindqvist", "fay@example.org", ""),
     ("gus", "Gus", "Haddad", "gus@example.org", "7307"),
+    ("hana", "Hana", "Sato", "hana@example.org", "7308"),
+    ("ivan", "Ivan", "Petrov", "ivan@example.org", "7309"),
 )
 
 # Due dates of the example class (Beijing time), the late policy, and gus's extension for 04.
@@ -220,6 +223,19 @@ ANSWERS = {
     },
 }
 
+# hana works in the English edition and writes her answers in English.
+ANSWERS_EN = {
+    "02-remaining": {
+        "q_cache_fields": "Caching changes the price, not the room taken: the prefix read from the cache and the part "
+        "written to it both sit in the window. Counting input_tokens alone badly underestimates a long cached session.",
+        "q_why_early": "Compaction is itself a model call and needs room in the window; at zero left it is too late.",
+    },
+    "05-trim-lines": {
+        "q_why_not_head": "Errors and the summary usually come at the end of the output; the head alone drops them.",
+        "q_better": "Save the whole output to a file and keep only its path and a summary in the context.",
+    },
+}
+
 STUDENTS: dict[str, dict[str, Work]] = {
     # a perfect student: the model solutions, and an answer to every question
     "ada": {
@@ -261,6 +277,16 @@ STUDENTS: dict[str, dict[str, Work]] = {
     "gus": {
         "04-assembly": Work(code={"assemble": ASSEMBLE_RENAMED}, timestamp=GUS_EXTENDED),
     },
+    # hana: the English edition, the model solutions and an answer to every question (as ada's)
+    "hana": {
+        "02-remaining": Work(code={"remaining": MODEL}, answers=ANSWERS_EN["02-remaining"], edition="en"),
+        "05-trim-lines": Work(code={"trim_lines": MODEL}, answers=ANSWERS_EN["05-trim-lines"], edition="en"),
+    },
+    # ivan: the English release, untouched (as cai's)
+    "ivan": {
+        "02-remaining": Work(edition="en"),
+        "04-assembly": Work(edition="en"),
+    },
 }
 
 
@@ -288,7 +314,20 @@ def my_policy(view):
     return None
 '''
 
-CAPSTONE_STUDENTS: dict[str, dict[str, Work]] = {
+CAPSTONE_# hana works in the English edition and writes her answers in English.
+ANSWERS_EN = {
+    "02-remaining": {
+        "q_cache_fields": "Caching changes the price, not the room taken: the prefix read from the cache and the part "
+        "written to it both sit in the window. Counting input_tokens alone badly underestimates a long cached session.",
+        "q_why_early": "Compaction is itself a model call and needs room in the window; at zero left it is too late.",
+    },
+    "05-trim-lines": {
+        "q_why_not_head": "Errors and the summary usually come at the end of the output; the head alone drops them.",
+        "q_better": "Save the whole output to a file and keep only its path and a summary in the context.",
+    },
+}
+
+STUDENTS: dict[str, dict[str, Work]] = {
     "ada": {"11-capstone": Work(code={"my_policy": MODEL})},        # the model answer
     "ben": {"11-capstone": Work(code={"my_policy": NEVER_CLEAR})},  # overflows everywhere
     "cai": {"11-capstone": Work(code={"my_policy": BROKEN_POLICY})},  # raises in the simulation
@@ -362,13 +401,18 @@ def build(root: Path = ROOT, target: Path = CLASS, students: Mapping[str, Mappin
     """Write the roster, every submission and ``deadlines.toml`` under ``target``; return the files written."""
     written = []
     with tempfile.TemporaryDirectory() as tmp:
-        release = release_of(root, [aid for works in students.values() for aid in works], Path(tmp))
+        releases = {"zh_CN": release_of(root, [aid for works in students.values() for aid in works], Path(tmp))}
+        if any(work.edition == "en" for works in students.values() for work in works.values()):
+            from ctx_course.release import generate_release
+
+            releases["en"] = Path(tmp) / "lessons-en"
+            generate_release(root, release=releases["en"], work=Path(tmp) / "work-en", language="en")
         submitted = target / "submitted"
         if submitted.exists():
             shutil.rmtree(submitted)
         for student, works in students.items():
             for assignment, work in works.items():
-                notebooks = sorted((release / assignment).glob("*.ipynb"))
+                notebooks = sorted((releases[work.edition] / assignment).glob("*.ipynb"))
                 if len(notebooks) != 1:
                     raise ValueError(f"assignment {assignment!r} must have one released notebook "
                                      f"(got {len(notebooks)})")

@@ -14,7 +14,7 @@ from conftest import REPO
 DOCUMENTS = sorted({REPO / "README.md", REPO / "CONTRIBUTING.md", REPO / "benchmarks" / "README.md",
                     *REPO.glob("docs/*.md")})
 # Folders a run creates (git-ignored): a path under them names what a command will write.
-CREATED = ("grading/", "workspace/", ".venv/", ".hub/")
+CREATED = ("grading/", "workspace/", "workspace-en/", ".venv/", ".hub/")
 # Fenced blocks (but not ```text ones: sample output) and inline code spans.
 CODE = re.compile(r"```(?!text)[^\n]*\n(.*?)```|```text\n.*?```|`([^`\n]+)`", re.DOTALL)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -146,11 +146,11 @@ def test_the_install_line_names_every_extra_the_makefile_installs():
     assert installed and named == [installed]
 
 
-def test_the_chinese_quick_start_is_linked_from_the_first_screen():
-    """The README's first 12 lines link to its Chinese quick start, a section of its own."""
+def test_both_quick_starts_are_linked_from_the_first_screen():
+    """The README's first 12 lines link to its Chinese and its English quick start, each a section of its own."""
     lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
-    assert "](#快速开始)" in "\n".join(lines[:12])
-    assert "## 快速开始" in lines
+    assert "](#快速开始)" in "\n".join(lines[:12]) and "](#quick-start)" in "\n".join(lines[:12])
+    assert "## 快速开始" in lines and "## Quick start" in lines
 
 
 def test_the_checker_catches_a_missing_path_target_link_and_option():

@@ -71,7 +71,7 @@ def graded(tmp_path_factory):
 
 
 def test_every_submission_gets_one_result(graded):
-    """18 folders under examples/class/submitted give 18 results, in student then assignment order."""
+    """22 folders under examples/class/submitted give 22 results, in student then assignment order."""
     assert [(r.student, r.assignment) for r in graded["report"].results] == [
         ("ada", "02-remaining"), ("ada", "03-recall"), ("ada", "04-assembly"), ("ada", "05-trim-lines"),
         ("ben", "01-window-math"), ("ben", "02-remaining"), ("ben", "03-recall"), ("ben", "04-assembly"),
@@ -81,6 +81,8 @@ def test_every_submission_gets_one_result(graded):
         ("eve", "02-remaining"), ("eve", "03-recall"), ("eve", "04-assembly"),
         ("fay", "02-remaining"),
         ("gus", "04-assembly"),
+        ("hana", "02-remaining"), ("hana", "05-trim-lines"),
+        ("ivan", "02-remaining"), ("ivan", "04-assembly"),
     ]
 
 
@@ -104,6 +106,8 @@ def test_autograded_scores_of_the_example_class(graded):
     fay replaces check_exercise by a no-op and returns (1,000,000 − 20,000, False) =
     (980,000, False); the literal assert wants (66,000, True): 0/3.
     gus hands in ben's 04 under other names: 0/3 as ben.
+    hana hands in ada's 02 and 05 from the English edition, with English answers: as ada's.
+    ivan hands in the English release untouched: as cai's, 0/3 and 0/3.
     """
     scores = {
         key: (r.auto_score, r.max_auto_score, r.manual_pending)
@@ -127,6 +131,10 @@ def test_autograded_scores_of_the_example_class(graded):
         ("eve", "04-assembly"): (3, 3, 0),
         ("fay", "02-remaining"): (0, 3, 0),
         ("gus", "04-assembly"): (0, 3, 0),
+        ("hana", "02-remaining"): (3, 3, 3),
+        ("hana", "05-trim-lines"): (2, 2, 3),
+        ("ivan", "02-remaining"): (0, 3, 0),
+        ("ivan", "04-assembly"): (0, 3, 0),
     }
 
 
@@ -144,18 +152,20 @@ def test_restored_read_only_cells_are_named(graded):
     assert results["dana", "02-remaining"].notes == ("edited read-only cells restored: check_remaining",)
     assert results["dana", "05-trim-lines"].notes == ("deleted check cells restored: check_trim_lines",)
     assert results["ada", "02-remaining"].notes == ()
+    # the English edition's read-only cells are as its release has them: nothing was restored
+    assert results["hana", "02-remaining"].notes == results["ivan", "04-assembly"].notes == ()
 
 
 def test_progress_is_reported_before_and_after_each_submission(graded):
-    """36 callbacks for 18 submissions, in submission order although two are graded at once:
+    """44 callbacks for 22 submissions, in submission order although two are graded at once:
     (index, total, student, assignment) then (index, total, result) for the same submission."""
     progress = graded["progress"]
-    assert len(progress) == 36
-    assert [p[:2] for p in progress] == [(i, 18) for i in range(1, 19) for _ in range(2)]
+    assert len(progress) == 44
+    assert [p[:2] for p in progress] == [(i, 22) for i in range(1, 23) for _ in range(2)]
     assert all(start[2:] == (end[2].student, end[2].assignment) for start, end in zip(progress[::2], progress[1::2]))
-    assert progress[0] == (1, 18, "ada", "02-remaining")
-    assert progress[1][:2] == (1, 18) and progress[1][2].student == "ada"
-    assert progress[-2] == (18, 18, "gus", "04-assembly")
+    assert progress[0] == (1, 22, "ada", "02-remaining")
+    assert progress[1][:2] == (1, 22) and progress[1][2].student == "ada"
+    assert progress[-2] == (22, 22, "ivan", "04-assembly")
 
 
 def _rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
@@ -163,9 +173,9 @@ def _rows(text: str) -> dict[tuple[str, str], dict[str, str]]:
 
 
 def test_grades_csv_has_one_row_per_student_and_assignment(graded):
-    """7 roster students × 5 assignments in the gradebook (01–05) = 35 rows."""
+    """9 roster students × 5 assignments in the gradebook (01–05) = 45 rows."""
     rows = _rows(graded["csv_first"])
-    assert len(rows) == 35
+    assert len(rows) == 45
     assert {a for _, a in rows} == {"01-window-math", "02-remaining", "03-recall", "04-assembly", "05-trim-lines"}
 
 
@@ -189,12 +199,12 @@ def test_grades_csv_rows(graded):
 
 
 def test_feedback_for_every_graded_submission_and_none_for_failed(graded):
-    """16 graded submissions have one feedback HTML each; eve's 02 and 03 have none."""
+    """20 graded submissions have one feedback HTML each; eve's 02 and 03 have none."""
     grader = graded["grader"]
     with_feedback = {key for key in graded["results"] if grader.feedback_path(*key)}
     graded_keys = {key for key, r in graded["results"].items() if r.graded}
-    assert with_feedback == graded_keys and len(graded_keys) == 16
-    assert graded["report"].feedback == 16
+    assert with_feedback == graded_keys and len(graded_keys) == 20
+    assert graded["report"].feedback == 20
 
 
 def test_megabytes_of_output_are_capped(graded):
@@ -219,7 +229,7 @@ def test_second_run_changes_no_grade_and_duplicates_nothing(graded):
     assert second == first
     assert graded["csv_second"] == graded["csv_first"]
     assert graded["counts_second"] == graded["counts_first"]
-    assert graded["counts_first"]["student"] == 7
+    assert graded["counts_first"]["student"] == 9
 
 
 # ---- deadlines, the Canvas export and the similarity report of the example class
@@ -238,6 +248,22 @@ def test_late_submission_loses_a_share_and_the_extension_holds(graded):
     assert "Late: 1 submission(s):\n  ada 04-assembly: late 1 d 2 h, -0.6 points (20%)" in summary
     page = (graded["work"] / "feedback" / "ada" / "04-assembly" / "assembly.html").read_text(encoding="utf-8")
     assert "迟交" in page and "扣 0.6 分" in page
+
+
+def test_feedback_is_in_the_language_of_the_release(graded):
+    """ada's 02 page reads in Chinese, hana's (the same answers, English release) in English, check line included."""
+    from ctx_reference.i18n import gettext, using
+
+    work = graded["work"]
+    ada = _html_text(work / "feedback" / "ada" / "02-remaining" / "remaining.html")
+    hana = _html_text(work / "feedback" / "hana" / "02-remaining" / "remaining.html")
+    line = "全部 {count} 个检查通过。"
+    with using("en"):
+        english = gettext(line)
+    assert english != line
+    shown = lambda message: re.compile(re.escape(message).replace(re.escape("{count}"), r"\d+"))  # noqa: E731
+    assert shown(line).search(ada) and not shown(line).search(hana) and shown(english).search(hana)
+    assert "还剩多少窗口" in ada and "还剩多少窗口" not in hana
 
 
 def test_canvas_file_of_the_example_class(graded):
