@@ -26,8 +26,12 @@ def notebook_path(folder: str) -> Path:
 
 
 @cache
-def cells(folder: str) -> tuple[dict, ...]:
-    """Return the cells of the solution notebook in ``solutions/<folder>/``."""
+def cells(folder: str, edition: str = "zh_CN") -> tuple[dict, ...]:
+    """Return the cells of the solution notebook in ``solutions/<folder>/`` (``edition="en"``: its English edition)."""
+    if edition != "zh_CN":
+        from ctx_course.editions import english_notebook
+
+        return tuple(english_notebook(ROOT, folder)["cells"])
     return tuple(json.loads(notebook_path(folder).read_text(encoding="utf-8"))["cells"])
 
 
@@ -71,13 +75,15 @@ def _runnable(text: str) -> str:
 
 
 @cache
-def _prefix(folder: str, gid: str) -> dict:
+def _prefix(folder: str, gid: str, edition: str = "zh_CN") -> dict:
     import matplotlib
+
+    from ctx_reference.i18n import using
 
     matplotlib.use("Agg")
     namespace: dict = {"__name__": "__main__"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        for cell in cells(folder):
+    with contextlib.redirect_stdout(io.StringIO()), using(edition):
+        for cell in cells(folder, edition):
             if grade_id(cell) == gid:
                 return namespace
             if cell["cell_type"] == "code":
@@ -103,6 +109,6 @@ def namespace_before(folder: str, index: int) -> dict:
     return dict(_before(folder, index))
 
 
-def prefix_namespace(folder: str, gid: str) -> dict:
-    """Return a fresh copy of the namespace the check cell ``gid`` runs in (model answers bound)."""
-    return dict(_prefix(folder, gid))
+def prefix_namespace(folder: str, gid: str, edition: str = "zh_CN") -> dict:
+    """Return a fresh copy of the namespace the check cell ``gid`` runs in (model answers bound), in ``edition``."""
+    return dict(_prefix(folder, gid, edition))

@@ -31,6 +31,7 @@ import pytest
 from ctx_reference import Assembly, BudgetError, FakeTokenizer, LedgerEntry, Zone, omission_marker, zone
 from ctx_reference.checks import ADAPTERS, EXERCISES, RULES, CheckFailed, check_exercise
 from ctx_reference.checks.runner import run_cases
+from ctx_reference.i18n import using
 from ctx_reference.ledger import BUCKETS
 from ctx_reference.policy import Clear, Compact
 from ctx_reference.sessions import Record, record_tokens
@@ -1290,8 +1291,8 @@ def _cell(name):
 ALL = [(folder, name, func) for (folder, name), funcs in MUTANTS.items() for func in funcs]
 
 
-def _visible_fails(name, func) -> bool:
-    with contextlib.redirect_stdout(io.StringIO()):
+def _visible_fails(name, func, edition: str = "zh_CN") -> bool:
+    with contextlib.redirect_stdout(io.StringIO()), using(edition):
         try:
             check_exercise(name, func)
         except CheckFailed:
@@ -1299,11 +1300,11 @@ def _visible_fails(name, func) -> bool:
     return False
 
 
-def _hidden_fails(folder, name, func) -> bool:
+def _hidden_fails(folder, name, func, edition: str = "zh_CN") -> bool:
     gid, bound = _cell(name)
     visible, hidden = check_parts(check_cell(folder, gid))
-    namespace = prefix_namespace(folder, gid)
-    with contextlib.redirect_stdout(io.StringIO()):
+    namespace = prefix_namespace(folder, gid, edition)
+    with contextlib.redirect_stdout(io.StringIO()), using(edition):
         exec(visible, namespace)  # with the model answer: defines what the hidden tests use
         namespace[bound] = func
         try:
@@ -1323,6 +1324,20 @@ def test_mutant_fails_visible_check(folder, name, func):
 def test_mutant_fails_hidden_tests(folder, name, func):
     """The wrong implementation also fails the hidden tests of the notebook's check cell."""
     assert _hidden_fails(folder, name, func)
+
+
+@pytest.mark.parametrize("folder, name", sorted(MUTANTS))
+def test_every_mutant_gets_the_same_verdicts_in_english(folder, name):
+    """In the English edition (its cells before the check, messages in English) each hand-written mutant
+    fails exactly what it fails in the Chinese one, visible check and hidden tests, and the model passes both."""
+    verdicts = {}
+    for edition in ("zh_CN", "en"):
+        verdicts[edition] = [(f.__name__, _visible_fails(name, f, edition), _hidden_fails(folder, name, f, edition))
+                             for f in MUTANTS[folder, name]]
+    assert verdicts["en"] == verdicts["zh_CN"]
+    gid, bound = _cell(name)
+    model = prefix_namespace(folder, gid, "en")[bound]
+    assert not _visible_fails(name, model, "en") and not _hidden_fails(folder, name, model, "en")
 
 
 def test_every_exercise_has_mutants():

@@ -67,10 +67,14 @@ def ascii_windows(text: str) -> set[str]:
     return found
 
 
-def markdown_cells():
-    """Yield (notebook path relative to the repo, cell id, text) for every markdown cell of solutions/."""
+def markdown_cells(edition: str = "zh_CN"):
+    """Yield (notebook path relative to the repo, cell id, text) for every markdown cell of solutions/ (in ``edition``)."""
+    from ctx_course.editions import english_notebook
+
     for path in sorted((REPO / "solutions").glob("*/*.ipynb")):
         notebook = json.loads(path.read_text(encoding="utf-8"))
+        if edition == "en":
+            notebook = english_notebook(REPO, path.parent.name)
         for cell in notebook["cells"]:
             if cell["cell_type"] == "markdown":
                 yield path.relative_to(REPO), cell.get("id"), "".join(cell["source"])
@@ -105,16 +109,17 @@ def test_quoted_data_is_left_out_and_splits_runs():
     assert not any("省略" in w or ("辛" in w and "壬" in w) for w in mixed_windows(text))
 
 
-def test_no_markdown_cell_copies_a_source_lesson():
-    """No markdown cell of solutions/ shares a 15-character run holding Chinese, or 60 consecutive ASCII
-    characters, with a lesson (whitespace removed, punctuation kept)."""
+@pytest.mark.parametrize("edition", ["zh_CN", "en"])
+def test_no_markdown_cell_copies_a_source_lesson(edition):
+    """No markdown cell of solutions/, in either edition, shares a 15-character run holding Chinese, or 60
+    consecutive ASCII characters, with a lesson (whitespace removed, punctuation kept)."""
     folder = seeds_dir()
     if folder is None:
         pytest.skip("source lessons not found: set CTX_SEEDS_DIR to their folder")
     seed_text = SEPARATOR.join(p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.txt")))
     seed_mixed, seed_ascii = mixed_windows(seed_text), ascii_windows(seed_text)
     hits = []
-    for path, cell_id, text in markdown_cells():
+    for path, cell_id, text in markdown_cells(edition):
         text = without_quoted_data(text)
         shared = sorted(mixed_windows(text) & seed_mixed) + sorted(ascii_windows(text) & seed_ascii)
         if shared:
