@@ -46,7 +46,7 @@ def message_modules(root: Path) -> list[Path]:
 
 
 def module_name(root: Path, path: Path) -> str:
-    """Return the dotted name of a module file (``ctx_reference/checks/runner.py`` → ``ctx_reference.checks.runner``)."""
+    """Return the dotted name of a module file (``ctx_reference/checks/runner.py``: ``ctx_reference.checks.runner``)."""
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -54,7 +54,7 @@ def module_name(root: Path, path: Path) -> str:
 
 
 def extract_messages(path: Path) -> list[tuple[int, str]]:
-    """Return (line, message) for every message ``path`` marks with ``_``, ``N_`` or ``gettext``, in order, once each."""
+    """Return (line, message) for every message ``path`` marks with ``_``, ``N_`` or ``gettext``, once each."""
     from babel.messages.extract import extract_from_file
 
     seen, found = set(), []
@@ -70,7 +70,7 @@ NOTEBOOK_CALLS = {"expect_digest": 0, "requires_exercise": "needed_by"}
 
 
 def notebook_messages(notebook: dict) -> list[str]:
-    """Return the messages a notebook's code passes to ``ctx_reference`` to show (``NOTEBOOK_CALLS``), in order, once each.
+    """Return the messages a notebook's code passes to ``ctx_reference`` to show (``NOTEBOOK_CALLS``), once each.
 
     >>> notebook_messages({"cells": [{"cell_type": "code", "source": 'expect_digest("空请求", f(), "ab")'}]})
     ['空请求']

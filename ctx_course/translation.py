@@ -169,7 +169,7 @@ def write_catalogue(catalogue, path: str | os.PathLike) -> None:
 
 
 def translations_of(catalogue) -> dict[tuple[str, str], str]:
-    """Return the finished entries of ``catalogue``: (cell id, Chinese text) → translation (fuzzy and empty left out)."""
+    """Return the finished entries of ``catalogue``: (cell id, Chinese text) → translation (not fuzzy, not empty)."""
     return {(m.context, m.id): m.string for m in catalogue if m.id and m.string and not m.fuzzy}
 
 
@@ -197,7 +197,8 @@ def update_catalogue(notebook: dict, catalogue):
         key = (entry.cell_id, entry.text)
         comment = {"markdown": f"markdown cell {entry.cell_id}",
                    "code": f"code cell {entry.cell_id}: a line (comments, strings it only shows)",
-                   "locked": f"check or answer cell {entry.cell_id}: a line (comments, docstrings, assert messages only)",
+                   "locked": f"check or answer cell {entry.cell_id}: a line "
+                             "(comments, docstrings, assert messages only)",
                    }[entry.kind]
         if key in old:
             message = old[key]

@@ -24,7 +24,7 @@ import contextvars
 import gettext as _gettext
 import os
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 SOURCE = "zh_CN"
@@ -75,7 +75,7 @@ def using(name: str) -> Iterator[str]:
         _chosen.reset(token)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _catalogue(name: str) -> _gettext.NullTranslations:
     if name == SOURCE:
         return _gettext.NullTranslations()

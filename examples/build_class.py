@@ -314,20 +314,7 @@ def my_policy(view):
     return None
 '''
 
-CAPSTONE_# hana works in the English edition and writes her answers in English.
-ANSWERS_EN = {
-    "02-remaining": {
-        "q_cache_fields": "Caching changes the price, not the room taken: the prefix read from the cache and the part "
-        "written to it both sit in the window. Counting input_tokens alone badly underestimates a long cached session.",
-        "q_why_early": "Compaction is itself a model call and needs room in the window; at zero left it is too late.",
-    },
-    "05-trim-lines": {
-        "q_why_not_head": "Errors and the summary usually come at the end of the output; the head alone drops them.",
-        "q_better": "Save the whole output to a file and keep only its path and a summary in the context.",
-    },
-}
-
-STUDENTS: dict[str, dict[str, Work]] = {
+CAPSTONE_STUDENTS: dict[str, dict[str, Work]] = {
     "ada": {"11-capstone": Work(code={"my_policy": MODEL})},        # the model answer
     "ben": {"11-capstone": Work(code={"my_policy": NEVER_CLEAR})},  # overflows everywhere
     "cai": {"11-capstone": Work(code={"my_policy": BROKEN_POLICY})},  # raises in the simulation

@@ -36,7 +36,7 @@ def _placeholders(text: str) -> list[str]:
 
 @pytest.mark.parametrize("name, shown, messages", [s for s in SOURCES if s[2]], ids=[s[0] for s in SOURCES if s[2]])
 def test_every_message_has_english_with_the_same_placeholders(name, shown, messages):
-    """Each message of the module (or notebook) is in its catalogue, translated, not fuzzy, with the same {placeholders}."""
+    """Each message of the module (or notebook) is in its catalogue, translated, not fuzzy, same {placeholders}."""
     catalogue = {m.id: m for m in read_catalogue(messages_path("en", name)) if m.id}
     ids = [message for _, message in messages]
     assert sorted(catalogue) == sorted(ids), f"run `python -m ctx_course i18n update --only {name}`"
@@ -102,7 +102,7 @@ def bypassing(source: str) -> list[tuple[int, str]]:
 
 
 def test_no_chinese_message_bypasses_the_catalogue():
-    """Every Chinese string in ctx_reference and ctx_course is a marked message, a docstring, or data marked `# data`."""
+    """Every Chinese string in ctx_reference and ctx_course is a marked message, a docstring or data (`# data`)."""
     from ctx_course.catalogues import message_modules
 
     found = []

@@ -70,7 +70,8 @@ def _as_released(source: str, cell, edition: str, root: Path | None) -> set[str]
     shown = {source.rstrip()}
     if edition != "zh_CN" and root is not None:
         one = {"metadata": {}, "cells": [{"id": cell.name, "cell_type": cell.cell_type, "source": source}]}
-        shown.add(source_text(in_edition(one, root, cell.notebook.assignment.name, edition)["cells"][0]["source"]).rstrip())
+        translated = in_edition(one, root, cell.notebook.assignment.name, edition)["cells"][0]
+        shown.add(source_text(translated["source"]).rstrip())
     return shown
 
 
