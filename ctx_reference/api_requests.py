@@ -56,6 +56,8 @@ from typing import Any
 from ctx_reference._validate import require_int, require_str
 from ctx_reference.context_editing import DEFAULT_KEEP, DEFAULT_THINKING_KEEP, DEFAULT_TRIGGER, check_messages
 
+from .i18n import _
+
 __all__ = [
     "CONTEXT_EDITING_DOC",
     "HEADER_RULES",
@@ -484,7 +486,7 @@ def openai_compact_request(input_items: Sequence[dict], *, model: str) -> dict:
 
 def _shorten(value: object, limit: int) -> object:
     if isinstance(value, str) and len(value) > limit:
-        return f"{value[:limit // 2]}……（共 {len(value):,} 个字符）"
+        return value[:limit // 2] + _("……（共 {count:,} 个字符）").format(count=len(value))
     if isinstance(value, dict):
         return {k: _shorten(v, limit) for k, v in value.items()}
     if isinstance(value, list):

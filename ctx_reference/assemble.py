@@ -86,8 +86,9 @@ class BudgetError(ValueError):
         self.required_tokens = required_tokens
         self.budget = budget
         super().__init__(
-            f"预算不够：必需项共 {required_tokens} tokens，超过预算 {budget}；"
-            "请精简或拆分必需项，或者加大预算。"
+            # The Chinese part is data: notebook 04's check looks for "必需项共 5000 tokens" and "超过预算 4000".
+            f"预算不够：必需项共 {required_tokens} tokens，超过预算 {budget}；"  # data
+            "请精简或拆分必需项，或者加大预算。"  # data
             f"required items need {required_tokens} tokens but budget is {budget} "
             f"(got budget={budget!r}); shrink or split the required items, or raise the budget"
         )
@@ -154,15 +155,15 @@ def lesson_items() -> tuple[Item, ...]:
 
     Assemble them with ``LESSON_BUDGET`` (11,000). Used by notebook 04-assembly and the CLI.
     """
-    doc_a_text = "文档 A：缓存命中按基础输入价格的一成计费。"
+    doc_a_text = "文档 A：缓存命中按基础输入价格的一成计费。"  # data
     return (
-        Item("rules", 3_000, required=True, stable=True, text="系统规则"),
-        Item("tools", 2_000, required=True, stable=True, text="工具定义"),
-        Item("memory", 800, priority=3, stable=True, text="长期记忆"),
+        Item("rules", 3_000, required=True, stable=True, text="系统规则"),  # data
+        Item("tools", 2_000, required=True, stable=True, text="工具定义"),  # data
+        Item("memory", 800, priority=3, stable=True, text="长期记忆"),  # data
         Item("doc A", 2_500, priority=2, text=doc_a_text),
-        Item("doc B", 2_500, priority=2, text="文档 B：窗口包括输入和本轮输出。"),
+        Item("doc B", 2_500, priority=2, text="文档 B：窗口包括输入和本轮输出。"),  # data
         Item("doc A (copy)", 2_500, priority=2, text=doc_a_text),
-        Item("doc C", 1_500, priority=1, text="文档 C：工具结果可以清理成占位符。"),
-        Item("time", 20, required=True, text="当前时间"),
-        Item("question", 100, required=True, text="用户问题"),
+        Item("doc C", 1_500, priority=1, text="文档 C：工具结果可以清理成占位符。"),  # data
+        Item("time", 20, required=True, text="当前时间"),  # data
+        Item("question", 100, required=True, text="用户问题"),  # data
     )

@@ -63,7 +63,7 @@ __all__ = [
 #: The kinds of text, in the order tables show them.
 KINDS = ("zh_prose", "en_prose", "code", "json")
 #: How tables and plots name each kind (the lesson's buckets keep their own names).
-KIND_LABELS = {"zh_prose": "中文", "en_prose": "英文", "code": "代码", "json": "JSON 工具输出"}
+KIND_LABELS = {"zh_prose": "中文", "en_prose": "英文", "code": "代码", "json": "JSON 工具输出"}  # data
 
 _DIGITS = 6  # decimals the rates are rounded to before a count is rounded up (0.1 * 30 is 3.0000000000000004)
 
@@ -73,23 +73,24 @@ _DIGITS = 6  # decimals the rates are rounded to before a count is rounded up (0
 # ---------------------------------------------------------------------------------------------
 
 _ZH_FIT = (
-    "上下文窗口像一张有限的书桌：资料、指令和历史记录都要摆在上面。桌面摆满以后，新来的材料只能挤掉旧的，"
-    "或者干脆放不下。所以在把请求发出去之前，先估一估这一轮要占多大地方，比事后收到一条拒绝消息要体面得多。"
-    "估算不必精确到个位，但要知道它往哪个方向偏：偏少，警报就会响得太晚。",
-    "我们让助手读完三份会议纪要，再写一页周报。第一份纪要很长，记录了每个人的发言；第二份只有决定事项；"
-    "第三份夹杂着许多表格。助手最后写出的周报漏掉了第二份里的一个截止日期，原因不是它读不懂，"
-    "而是那一段被埋在两份长材料的中间。后来我们把决定事项单独放在提示词的末尾，这个问题就没有再出现。",
-    "缓存命中的前提是前缀一字不差。系统提示词里哪怕只多了一个空格、换了一个时间戳，后面所有内容都得重新计费。"
-    "因此，经常变化的部分要放在最后，稳定的部分放在最前面，并且保持排序固定。"
-    "这条规则听起来琐碎，但在每天调用上万次的服务里，它省下的钱相当可观。",
+    "上下文窗口像一张有限的书桌：资料、指令和历史记录都要摆在上面。桌面摆满以后，新来的材料只能挤掉旧的，"  # data
+    "或者干脆放不下。所以在把请求发出去之前，先估一估这一轮要占多大地方，比事后收到一条拒绝消息要体面得多。"  # data
+    "估算不必精确到个位，但要知道它往哪个方向偏：偏少，警报就会响得太晚。",  # data
+    "我们让助手读完三份会议纪要，再写一页周报。第一份纪要很长，记录了每个人的发言；第二份只有决定事项；"  # data
+    "第三份夹杂着许多表格。助手最后写出的周报漏掉了第二份里的一个截止日期，原因不是它读不懂，"  # data
+    "而是那一段被埋在两份长材料的中间。后来我们把决定事项单独放在提示词的末尾，这个问题就没有再出现。",  # data
+    "缓存命中的前提是前缀一字不差。系统提示词里哪怕只多了一个空格、换了一个时间戳，后面所有内容都得重新计费。"  # data
+    "因此，经常变化的部分要放在最后，稳定的部分放在最前面，并且保持排序固定。"  # data
+    "这条规则听起来琐碎，但在每天调用上万次的服务里，它省下的钱相当可观。",  # data
 )
 _ZH_HELD_OUT = (
-    "评测集不是越大越好。一百条精心挑选、覆盖各种边界情况的用例，往往比一万条随手收集的日志更能说明问题。"
-    "每次改动提示词之后，都要把修好的和改坏的分别列出来，而不是只看总的通过率：通过率不变，"
-    "可能是修好了五条、又改坏了五条。",
-    "长任务里最容易丢的是那些早就说过、后来再没提起的约束，比如“报告不要超过两页”或者“只引用公开资料”。"
-    "压缩摘要时，摘要模型往往觉得这些话不重要，就把它们删掉了。一个简单的办法是把这类约束写进一个单独的笔记文件，"
-    "每次压缩后原样放回上下文。",
+    "评测集不是越大越好。一百条精心挑选、覆盖各种边界情况的用例，往往比一万条随手收集的日志更能说明问题。"  # data
+    "每次改动提示词之后，都要把修好的和改坏的分别列出来，而不是只看总的通过率：通过率不变，"  # data
+    "可能是修好了五条、又改坏了五条。",  # data
+    "长任务里最容易丢的是那些早就说过、后来再没提起的约束，比如“报告不要超过两页”或者“只引用公开资料”。"  # data
+    "压缩摘要时，摘要模型往往觉得这些话不重要，就把它们删掉了。"  # data
+    "一个简单的办法是把这类约束写进一个单独的笔记文件，"  # data
+    "每次压缩后原样放回上下文。",  # data
 )
 _EN_FIT = (
     "Before a request leaves the process, the ledger splits the prompt into four buckets and counts each one. "
@@ -161,10 +162,11 @@ def _json(value: object, indent: int | None) -> str:
 
 
 _JSON_FIT = (
-    _json({"query": "长上下文 位置效应", "results": [
+    _json({"query": "长上下文 位置效应", "results": [  # data
         {"rank": 1, "title": "Positional bias in long-context QA",
          "url": "https://example.com/papers/position-bias", "score": 0.91},
-        {"rank": 2, "title": "长文档问答中的中间塌陷", "url": "https://example.com/blog/middle-dip", "score": 0.88},
+        {"rank": 2, "title": "长文档问答中的中间塌陷",  # data
+         "url": "https://example.com/blog/middle-dip", "score": 0.88},
     ], "took_ms": 184}, indent=2),
     _json({"path": "reports/2026-11", "entries": [
         {"name": "summary.md", "size": 4213, "modified": "2026-11-28T09:14:02Z"},
@@ -172,7 +174,7 @@ _JSON_FIT = (
         {"name": "figures", "type": "dir"},
     ], "truncated": False}, indent=None),
     _json({"events": [
-        {"id": "evt_0192", "title": "季度复盘", "start": "2026-12-03T14:00:00+08:00",
+        {"id": "evt_0192", "title": "季度复盘", "start": "2026-12-03T14:00:00+08:00",  # data
          "end": "2026-12-03T15:30:00+08:00", "attendees": ["lin@example.com", "zhou@example.com"]},
         {"id": "evt_0193", "title": "Design sync", "start": "2026-12-04T10:00:00+08:00",
          "end": "2026-12-04T10:45:00+08:00", "attendees": []},
@@ -180,7 +182,7 @@ _JSON_FIT = (
 )
 _JSON_HELD_OUT = (
     _json({"status": "ok", "rows": [
-        {"sku": "A-1042", "name": "机械键盘", "stock": 17, "price": 399.0},
+        {"sku": "A-1042", "name": "机械键盘", "stock": 17, "price": 399.0},  # data
         {"sku": "B-2210", "name": "USB-C hub", "stock": 0, "price": 129.5},
     ], "currency": "CNY"}, indent=2),
     _json({"error": {"code": "context_length_exceeded",

@@ -30,6 +30,8 @@ from ctx_reference.ledger import DEFAULT_WINDOW_LIMIT_TOKENS, WindowLedger, less
 from ctx_reference.recall import RecallModel, stuff_vs_retrieve
 from ctx_reference.sim import STRATEGIES, SimParams, simulate
 
+from .i18n import _
+
 PROG = "ctx-reference"
 EXIT_OK = 0
 EXIT_USAGE = 2  # bad input, as argparse itself uses
@@ -174,8 +176,8 @@ def _describe_params(params: SimParams) -> str:
         if getattr(params, f.name) != f.default
     ]
     if not changed:
-        return "参数：原课的默认值"
-    return "参数：原课的默认值，但 " + "，".join(changed)
+        return _("参数：原课的默认值")
+    return _("参数：原课的默认值，但 {changes}").format(changes=_("，").join(changed))
 
 
 def run_sim(args: argparse.Namespace) -> str:

@@ -70,7 +70,7 @@ DEFAULT_KEEP = 3
 #: Newest assistant turns whose thinking ``clear_thinking_20251015`` keeps by default (documented default).
 DEFAULT_THINKING_KEEP = 1
 #: What a cleared tool result holds instead of its content (this model's wording).
-PLACEHOLDER = "[工具结果已清除]"
+PLACEHOLDER = "[工具结果已清除]"  # data
 
 
 def _content_text(content: object) -> str:

@@ -213,17 +213,17 @@ def pass_rate(result: Result) -> float:
 # ---------------------------------------------------------------------------
 
 #: Instruction phrases the fake model recognises in a prompt.
-NUMBER_ONLY = "只回答数字，不要其他文字。"
-ADMIT_UNSURE = "不确定时，回答“我不知道”。"
-KEEP_UNIT = "数字后面写上单位。"
+NUMBER_ONLY = "只回答数字，不要其他文字。"  # data
+ADMIT_UNSURE = "不确定时，回答“我不知道”。"  # data
+KEEP_UNIT = "数字后面写上单位。"  # data
 
 #: What the model says when told to admit it is unsure and it does not know.
-I_DONT_KNOW = "我不知道"
+I_DONT_KNOW = "我不知道"  # data
 
 #: What the fake model says, confidently and wrongly, about a question it has no entry for.
-UNKNOWN_GUESS = "答案是 42。"
+UNKNOWN_GUESS = "答案是 42。"  # data
 
-_BASE_PROMPT = "你是一个问答助手，请回答用户的问题。"
+_BASE_PROMPT = "你是一个问答助手，请回答用户的问题。"  # data
 
 #: Prompt versions. v2 = v1 + number only + admit when unsure; v3 = v2 + keep the unit.
 PROMPTS: Mapping[str, str] = MappingProxyType(
@@ -254,13 +254,13 @@ class Knowledge:
 #: The fake model's table, keyed by question. Invented for the lesson.
 KNOWLEDGE: Mapping[str, Knowledge] = MappingProxyType(
     {
-        "从北京开车到上海大约多远？": Knowledge("约 1200 公里", "1200", "公里"),
-        "标准大气压下，水的沸点是多少？": Knowledge("100 摄氏度", "100", "摄氏度"),
-        "我昨天午饭吃了什么？": Knowledge("你昨天午饭吃的是牛肉面。", known=False),
-        "一周有几天？": Knowledge("一周有 7 天。", "7", "天"),
-        "中国的首都是哪座城市？": Knowledge("北京。"),
-        "珠穆朗玛峰有多高？": Knowledge("约 8848 米", "8848", "米"),
-        "3 加 4 等于几？": Knowledge("3 加 4 等于 7。", "7"),
+        "从北京开车到上海大约多远？": Knowledge("约 1200 公里", "1200", "公里"),  # data
+        "标准大气压下，水的沸点是多少？": Knowledge("100 摄氏度", "100", "摄氏度"),  # data
+        "我昨天午饭吃了什么？": Knowledge("你昨天午饭吃的是牛肉面。", known=False),  # data
+        "一周有几天？": Knowledge("一周有 7 天。", "7", "天"),  # data
+        "中国的首都是哪座城市？": Knowledge("北京。"),  # data
+        "珠穆朗玛峰有多高？": Knowledge("约 8848 米", "8848", "米"),  # data
+        "3 加 4 等于几？": Knowledge("3 加 4 等于 7。", "7"),  # data
     }
 )
 
@@ -322,13 +322,13 @@ def lesson_cases() -> list[Case]:
     Used by the eval-diff notebook.
     """
     return [
-        Case("distance", "从北京开车到上海大约多远？", "约 1200 公里"),
-        Case("boiling", "标准大气压下，水的沸点是多少？", "100 摄氏度"),
-        Case("unknown", "我昨天午饭吃了什么？", I_DONT_KNOW),
-        Case("week", "一周有几天？", "7"),
-        Case("capital", "中国的首都是哪座城市？", "北京"),
-        Case("everest", "珠穆朗玛峰有多高？", "8848.86 米"),
-        Case("sum", "3 加 4 等于几？", "7"),
+        Case("distance", "从北京开车到上海大约多远？", "约 1200 公里"),  # data
+        Case("boiling", "标准大气压下，水的沸点是多少？", "100 摄氏度"),  # data
+        Case("unknown", "我昨天午饭吃了什么？", I_DONT_KNOW),  # data
+        Case("week", "一周有几天？", "7"),  # data
+        Case("capital", "中国的首都是哪座城市？", "北京"),  # data
+        Case("everest", "珠穆朗玛峰有多高？", "8848.86 米"),  # data
+        Case("sum", "3 加 4 等于几？", "7"),  # data
     ]
 
 
@@ -355,7 +355,7 @@ def run_version(prompt_version: str, cases: Sequence[Case] | None = None) -> Res
 DEFAULT_P_SLIP = 0.2
 
 #: What the noisy model says when it slips: a vague non-answer that passes no case.
-SLIP_ANSWER = "嗯……这个问题不好说。"
+SLIP_ANSWER = "嗯……这个问题不好说。"  # data
 
 
 def noisy_model(prompt_version: str, seed: int, p_slip: float = DEFAULT_P_SLIP) -> Callable[[str], str]:

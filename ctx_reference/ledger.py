@@ -48,6 +48,8 @@ from types import MappingProxyType
 from ctx_reference._validate import require_int, require_str
 from ctx_reference.tokens import FakeTokenizer, Tokenizer
 
+from .i18n import _
+
 __all__ = [
     "Zone",
     "zone",
@@ -171,8 +173,9 @@ class ContextOverflowError(Exception):
         self.reserve_output = reserve_output
         reserved = f" (prompt {total - reserve_output} + reserved output {reserve_output})" if reserve_output else ""
         super().__init__(
-            f"上下文超出窗口：调用 {name!r} 需要 {total} tokens，超过窗口上限 {limit} tokens。"
-            f"call {name!r} needs {total} tokens{reserved}, over the window limit of {limit} tokens"
+            _("上下文超出窗口：调用 {name!r} 需要 {total} tokens，超过窗口上限 {limit} tokens。").format(
+                name=name, total=total, limit=limit)
+            + f"call {name!r} needs {total} tokens{reserved}, over the window limit of {limit} tokens"
         )
 
 
@@ -450,11 +453,15 @@ def measured_call(ledger: WindowLedger | None, name: str, buckets: Mapping[str, 
 # wrote, carried into a later call's history.
 
 _PLAN_TASK = (
-    "任务：为下面的研究问题制定检索计划，拆成三个子问题，每个子问题给两个搜索关键词，按 JSON 列表输出。\n"
-    "研究问题：长上下文里，放在中间的信息为什么更容易被模型忽略？"
+    "任务：为下面的研究问题制定检索计划，拆成三个子问题，每个子问题给两个搜索关键词，按 JSON 列表输出。\n"  # data
+    "研究问题：长上下文里，放在中间的信息为什么更容易被模型忽略？"  # data
 )
-_RESEARCH_1_TASK = "子问题 1：位置效应在公开实验里到底有多大？只依据下面的检索结果回答，每条结论后都注明来源编号。"
-_RESEARCH_2_TASK = "子问题 2：工程上有哪些缓解位置效应的做法？只依据下面的检索结果回答，每条结论后都注明来源编号。"
+_RESEARCH_1_TASK = (
+    "子问题 1：位置效应在公开实验里到底有多大？只依据下面的检索结果回答，每条结论后都注明来源编号。"  # data
+)
+_RESEARCH_2_TASK = (
+    "子问题 2：工程上有哪些缓解位置效应的做法？只依据下面的检索结果回答，每条结论后都注明来源编号。"  # data
+)
 
 _SOURCE_POSITION_BIAS = (
     "[S1] Positional bias in long-context question answering -- example.com/papers/position-bias\n"
@@ -466,14 +473,14 @@ _SOURCE_POSITION_BIAS = (
     "The effect was weaker for a model tuned on long documents, but it was still clearly there in all runs."
 )
 _SOURCE_MIDDLE_DIP = (
-    "[S2] 长文档问答中的“中间塌陷”现象 -- example.com/blog/middle-dip\n"
-    "retrieved for: 中间塌陷 长上下文; rank 2 of 8; score 0.88\n"
-    "作者用 50 篇文档做检索增强问答，把含答案的文档依次放在第 1、10、25、40、50 位。"
-    "答案在开头或结尾时正确率明显更高，放在中间时最低；文档总数减到 10 篇后，差距明显缩小。"
-    "作者的解释是：注意力更容易落在提示词的两端，中间的材料被“稀释”了。"
-    "作者也承认，实验只用了一个模型和一种提示词模板，结论能否推广到别的模型还要再验证；"
-    "他打算下个月补做多模型对比，并公开全部提示词和评分脚本，"
-    "方便别人复现这个实验，也欢迎读者提交自己的测试结果。"
+    "[S2] 长文档问答中的“中间塌陷”现象 -- example.com/blog/middle-dip\n"  # data
+    "retrieved for: 中间塌陷 长上下文; rank 2 of 8; score 0.88\n"  # data
+    "作者用 50 篇文档做检索增强问答，把含答案的文档依次放在第 1、10、25、40、50 位。"  # data
+    "答案在开头或结尾时正确率明显更高，放在中间时最低；文档总数减到 10 篇后，差距明显缩小。"  # data
+    "作者的解释是：注意力更容易落在提示词的两端，中间的材料被“稀释”了。"  # data
+    "作者也承认，实验只用了一个模型和一种提示词模板，结论能否推广到别的模型还要再验证；"  # data
+    "他打算下个月补做多模型对比，并公开全部提示词和评分脚本，"  # data
+    "方便别人复现这个实验，也欢迎读者提交自己的测试结果。"  # data
 )
 _SOURCE_NEEDLE_TESTS = (
     "[S3] Needle-in-a-haystack is not enough -- example.com/notes/needle-tests\n"
@@ -494,13 +501,13 @@ _SOURCE_DEPTH_REPLICATION = (
     "models, a mid-context answer scored below it, so the documents made things worse than none."
 )
 _SOURCE_LAYOUT_GUIDE = (
-    "[S4] 工程实践：关键信息放两端 -- example.com/guide/long-prompt-layout\n"
-    "retrieved for: 长提示词 布局; rank 1 of 8; score 0.90\n"
-    "指南建议把长资料放在提示词前部，把问题和最关键的指令放在最后；"
-    "对超过几万 token 的资料，先检索、再把最相关的几段放在问题旁边。"
-    "文中还提醒：把资料包在标签里并标明来源，模型更容易区分指令和材料，也便于引用。"
-    "指南给出的经验是：与其把二十篇资料全部塞进去，不如只放最相关的五篇，"
-    "并把每篇的出处写清楚（来自团队内部评测）。"
+    "[S4] 工程实践：关键信息放两端 -- example.com/guide/long-prompt-layout\n"  # data
+    "retrieved for: 长提示词 布局; rank 1 of 8; score 0.90\n"  # data
+    "指南建议把长资料放在提示词前部，把问题和最关键的指令放在最后；"  # data
+    "对超过几万 token 的资料，先检索、再把最相关的几段放在问题旁边。"  # data
+    "文中还提醒：把资料包在标签里并标明来源，模型更容易区分指令和材料，也便于引用。"  # data
+    "指南给出的经验是：与其把二十篇资料全部塞进去，不如只放最相关的五篇，"  # data
+    "并把每篇的出处写清楚（来自团队内部评测）。"  # data
 )
 _SOURCE_REORDER_CHUNKS = (
     "[S5] Reordering retrieved chunks -- example.com/papers/reorder-chunks\n"
@@ -513,12 +520,12 @@ _SOURCE_REORDER_CHUNKS = (
     "The code is about 20 lines."
 )
 _SOURCE_COMPRESS_THEN_ASK = (
-    "[S6] 压缩与摘要对位置效应的影响 -- example.com/blog/compress-then-ask\n"
-    "retrieved for: 压缩 摘要 位置效应; rank 3 of 8; score 0.81\n"
-    "先把长资料压缩成要点再提问，上下文变短，中间塌陷随之减轻；"
-    "但摘要会漏掉细节，漏掉的事实之后再也找不回来。作者建议保留原文路径，需要时按需读取。"
-    "作者还比较了两种摘要方式：一次性压缩整份资料，和按章节分段压缩。"
-    "分段压缩保留的细节更多，但调用次数也更多，总成本大约是前者的两倍。"
+    "[S6] 压缩与摘要对位置效应的影响 -- example.com/blog/compress-then-ask\n"  # data
+    "retrieved for: 压缩 摘要 位置效应; rank 3 of 8; score 0.81\n"  # data
+    "先把长资料压缩成要点再提问，上下文变短，中间塌陷随之减轻；"  # data
+    "但摘要会漏掉细节，漏掉的事实之后再也找不回来。作者建议保留原文路径，需要时按需读取。"  # data
+    "作者还比较了两种摘要方式：一次性压缩整份资料，和按章节分段压缩。"  # data
+    "分段压缩保留的细节更多，但调用次数也更多，总成本大约是前者的两倍。"  # data
 )
 _SOURCE_QUESTION_TWICE = (
     "[S8] Ask the question twice -- example.com/notes/question-at-both-ends\n"
@@ -537,49 +544,49 @@ _RESEARCH_1_RESULTS = "\n\n".join(
 _RESEARCH_2_RESULTS = "\n\n".join(
     [_SOURCE_LAYOUT_GUIDE, _SOURCE_REORDER_CHUNKS, _SOURCE_COMPRESS_THEN_ASK, _SOURCE_QUESTION_TWICE])
 _SUMMARIZE_TASK = (
-    "任务：把两位研究员的发现合并成一份摘要，去掉重复的结论，保留全部来源编号，"
-    "并标出两份发现互相矛盾或证据不足的地方。"
+    "任务：把两位研究员的发现合并成一份摘要，去掉重复的结论，保留全部来源编号，"  # data
+    "并标出两份发现互相矛盾或证据不足的地方。"  # data
 )
 _SUMMARIZE_RESULTS = _SOURCE_MIDDLE_DIP
 _PLAN_ANSWER = (
-    '计划：["位置效应有多大", "工程上怎么缓解", "缓解的代价"]，'
-    "关键词：lost in the middle、context reorder。"
+    '计划：["位置效应有多大", "工程上怎么缓解", "缓解的代价"]，'  # data
+    "关键词：lost in the middle、context reorder。"  # data
 )
 _RESEARCH_1_FINDINGS = (
-    "研究员 1 的发现：\n"
-    "1. 位置效应真实存在，正确率呈 U 形：答案在开头时最高，在结尾时次之，在中间时最低 [S1][S2][S7]。\n"
-    "2. 窗口变大并不能消除它，长文档微调只能减弱一部分 [S1]；文档越多，中间的落差越大 [S2][S7]。\n"
-    "3. 单个事实的“大海捞针”测试会掩盖问题，多跳或改写过的事实仍会随长度和深度明显退化 [S3]。\n"
-    "4. 有两个模型在答案居中时，甚至不如完全不给资料：资料放错位置，比完全不放还要糟 [S7]。\n"
-    "5. 未解决：[S2] 只测了一个模型，能否推广还不清楚；[S7] 没有给出各模型的具体名字，无法对照。"
+    "研究员 1 的发现：\n"  # data
+    "1. 位置效应真实存在，正确率呈 U 形：答案在开头时最高，在结尾时次之，在中间时最低 [S1][S2][S7]。\n"  # data
+    "2. 窗口变大并不能消除它，长文档微调只能减弱一部分 [S1]；文档越多，中间的落差越大 [S2][S7]。\n"  # data
+    "3. 单个事实的“大海捞针”测试会掩盖问题，多跳或改写过的事实仍会随长度和深度明显退化 [S3]。\n"  # data
+    "4. 有两个模型在答案居中时，甚至不如完全不给资料：资料放错位置，比完全不放还要糟 [S7]。\n"  # data
+    "5. 未解决：[S2] 只测了一个模型，能否推广还不清楚；[S7] 没有给出各模型的具体名字，无法对照。"  # data
 )
 _RESEARCH_2_FINDINGS = (
-    "研究员 2 的发现：\n"
-    "1. 关键信息放两端，问题和最重要的指令放在最后；资料宁少勿多，只放最相关的几篇 [S4]。\n"
-    "2. 检索结果按得分重排，把最强的片段放在两端；但检索没召回的，重排也救不回来 [S5]。\n"
-    "3. 先压缩再提问能减轻塌陷，但要保留原文路径，以便按需找回细节；分段压缩更细，但成本约翻倍 [S6]。\n"
-    "4. 问题在资料前后各写一遍，成本只有几十个 token；给资料编号并要求引用编号 [S8]。\n"
-    "5. 未解决：几种做法叠加时效果能否相加，没有来源测过；也没有来源系统地比较过它们的成本。"
+    "研究员 2 的发现：\n"  # data
+    "1. 关键信息放两端，问题和最重要的指令放在最后；资料宁少勿多，只放最相关的几篇 [S4]。\n"  # data
+    "2. 检索结果按得分重排，把最强的片段放在两端；但检索没召回的，重排也救不回来 [S5]。\n"  # data
+    "3. 先压缩再提问能减轻塌陷，但要保留原文路径，以便按需找回细节；分段压缩更细，但成本约翻倍 [S6]。\n"  # data
+    "4. 问题在资料前后各写一遍，成本只有几十个 token；给资料编号并要求引用编号 [S8]。\n"  # data
+    "5. 未解决：几种做法叠加时效果能否相加，没有来源测过；也没有来源系统地比较过它们的成本。"  # data
 )
 _SUMMARIZE_HISTORY = _PLAN_ANSWER + "\n\n" + _RESEARCH_1_FINDINGS + "\n\n" + _RESEARCH_2_FINDINGS
 _SUMMARY_ANSWER = (
-    "摘要：中间的信息最容易被忽略，正确率呈 U 形，窗口变大也不能消除，资料越多落差越大 [S1][S2][S7]。"
-    "缓解办法：关键信息放两端、资料宁少勿多 [S4]，检索结果重排 [S5]，"
-    "压缩时保留原文路径 [S6]，问题前后各写一遍 [S8]。"
-    "代价方面，分段压缩的调用成本约为一次性压缩的两倍 [S6]，其余做法几乎不增加 token。"
+    "摘要：中间的信息最容易被忽略，正确率呈 U 形，窗口变大也不能消除，资料越多落差越大 [S1][S2][S7]。"  # data
+    "缓解办法：关键信息放两端、资料宁少勿多 [S4]，检索结果重排 [S5]，"  # data
+    "压缩时保留原文路径 [S6]，问题前后各写一遍 [S8]。"  # data
+    "代价方面，分段压缩的调用成本约为一次性压缩的两倍 [S6]，其余做法几乎不增加 token。"  # data
 )
 _REVIEW_ANSWER = (
-    "审阅意见：[S2] 只有一篇博客实验，应注明“单一来源”；“不能消除”说得过满，建议改为“没有消除”；"
-    "计划里的第三个子问题（缓解的代价）在摘要中没有回答，请补上 [S6] 的成本数据，并注明出处来源。"
+    "审阅意见：[S2] 只有一篇博客实验，应注明“单一来源”；“不能消除”说得过满，建议改为“没有消除”；"  # data
+    "计划里的第三个子问题（缓解的代价）在摘要中没有回答，请补上 [S6] 的成本数据，并注明出处来源。"  # data
 )
 _REVIEW_TASK = (
-    "任务：审阅下面的摘要，对照研究计划，检查每个子问题是否都回答了、"
-    "每条结论是否都有来源支持，列出缺证据或说过头的地方。"
+    "任务：审阅下面的摘要，对照研究计划，检查每个子问题是否都回答了、"  # data
+    "每条结论是否都有来源支持，列出缺证据或说过头的地方。"  # data
 )
 _REVIEW_HISTORY = _PLAN_ANSWER + "\n" + _SUMMARY_ANSWER
 _REPORT_TASK = (
-    "任务：根据摘要和审阅意见写最终研究报告，先给出一句话结论，再列证据和局限，"
-    "每条证据后注明来源编号，全文不要超过 600 个汉字。"
+    "任务：根据摘要和审阅意见写最终研究报告，先给出一句话结论，再列证据和局限，"  # data
+    "每条证据后注明来源编号，全文不要超过 600 个汉字。"  # data
 )
 _REPORT_HISTORY = _SUMMARY_ANSWER + "\n" + _REVIEW_ANSWER
 

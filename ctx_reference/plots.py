@@ -50,7 +50,9 @@ from ctx_reference.ledger import (
     zones_for,
 )
 from ctx_reference.recall import DOC_TOKENS, LOST_IN_THE_MIDDLE, MeasuredCurve, RecallModel, answer_position
-from ctx_reference.tables import STRATEGY_LABELS
+from ctx_reference.tables import STRATEGY_LABELS, Labels
+
+from .i18n import N_, _
 
 if TYPE_CHECKING:
     from ctx_reference.ledger import LedgerEntry
@@ -68,8 +70,9 @@ CJK_FONT = "Workbook Sans SC"  # its family name
 STRATEGY_COLORS = {"none": "#7f7f7f", "clear": "#1f77b4", "clear_notes": "#2ca02c", "compact": "#ff7f0e"}
 BUCKET_COLORS = {"system": "#8c564b", "task_state": "#9467bd", "tool_results": "#1f77b4", "history": "#ff7f0e"}
 ZONE_COLORS = {Zone.SAFE: "#4c9f70", Zone.CAUTION: "#e0a030", Zone.DANGER: "#d1495b", Zone.OVER: "#7b1e3a"}
-ZONE_LABELS = {Zone.SAFE: "safe 安全", Zone.CAUTION: "caution 注意", Zone.DANGER: "danger 危险", Zone.OVER: "over 超出"}
-TOY_LABEL = "玩具模型，参数是编的"
+ZONE_LABELS = Labels({Zone.SAFE: N_("safe 安全"), Zone.CAUTION: N_("caution 注意"), Zone.DANGER: N_("danger 危险"),
+                      Zone.OVER: N_("over 超出")})
+TOY_LABEL = N_("玩具模型，参数是编的")  # shown as _(TOY_LABEL)
 DEFAULT_LENGTH_RANGE = (1_000, 2_000_000)  # tokens: x range of plot_recall_vs_length
 DEFAULT_LENGTH_POINTS = 121
 DEFAULT_POSITION_POINTS = 201
@@ -183,17 +186,17 @@ def plot_recall_vs_length(model: RecallModel = RecallModel(), lengths: Sequence[
     fig = Figure(figsize=FIGSIZE, layout="constrained")
     ax = fig.add_subplot()
     ax.plot(lengths, [model.base(n) for n in lengths], color="#1f77b4", gid="base",
-            label="基础召回率（答案在两端）")
+            label=_("基础召回率（答案在两端）"))
     ax.plot(lengths, [model.recall(n // 2, n) for n in lengths], color="#d1495b", linestyle="--",
-            gid="middle", label="答案在正中间")
+            gid="middle", label=_("答案在正中间"))
     ax.axvline(model.half_at, color="gray", linestyle=":", gid="half_at",
-               label=f"half_at = {model.half_at:,.0f} token：基础召回率 0.5")
+               label=_("half_at = {half_at:,.0f} token：基础召回率 0.5").format(half_at=model.half_at))
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
     ax.set_ylim(0, 1)
-    ax.set_xlabel("上下文长度（token，对数刻度）")
-    ax.set_ylabel("召回率")
-    ax.set_title(f"上下文越长，越难找到答案（{TOY_LABEL}）")
+    ax.set_xlabel(_("上下文长度（token，对数刻度）"))
+    ax.set_ylabel(_("召回率"))
+    ax.set_title(_("上下文越长，越难找到答案（{toy}）").format(toy=_(TOY_LABEL)))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="lower left")
     return _finish(fig)
@@ -233,21 +236,21 @@ def plot_recall_vs_position(
     fig = Figure(figsize=FIGSIZE, layout="constrained")
     ax = fig.add_subplot()
     ax.plot([PERCENT * p / n for p in positions], [model.recall(p, n) for p in positions],
-            color="#1f77b4", gid="recall", label="召回率")
+            color="#1f77b4", gid="recall", label=_("召回率"))
     ax.axhline(model.base(n), color="gray", linestyle="--", gid="flat",
-               label=f"不计中间劣势（middle=0）：{model.base(n):.3f}")
+               label=_("不计中间劣势（middle=0）：{recall:.3f}").format(recall=model.base(n)))
     for pos in marks:
         value = model.recall(pos, n)
         x = PERCENT * pos / n
         ax.plot([x], [value], marker="o", color="#d1495b", linestyle="none", gid="mark")
         align = "right" if x > 90 else "left" if x < 10 else "center"
-        ax.annotate(f"第 {pos // DOC_TOKENS + 1} 篇：{value:.3f}（推导）", (x, value), textcoords="offset points",
-                    xytext=(0, -16), ha=align)
+        ax.annotate(_("第 {document} 篇：{recall:.3f}（推导）").format(document=pos // DOC_TOKENS + 1, recall=value),
+                    (x, value), textcoords="offset points", xytext=(0, -16), ha=align)
     ax.set_xlim(0, PERCENT)
     ax.set_ylim(0, max(model.base(n) * RECALL_HEADROOM, MIN_RECALL_AXIS))
-    ax.set_xlabel("答案在上下文中的位置（%）")
-    ax.set_ylabel("召回率")
-    ax.set_title(f"{n:,} token 的上下文：中间最难找到（{TOY_LABEL}）")
+    ax.set_xlabel(_("答案在上下文中的位置（%）"))
+    ax.set_ylabel(_("召回率"))
+    ax.set_title(_("{n:,} token 的上下文：中间最难找到（{toy}）").format(n=n, toy=_(TOY_LABEL)))
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper center")
     return _finish(fig)
@@ -280,22 +283,24 @@ def plot_toy_vs_lost_in_the_middle(
     fig = Figure(figsize=WIDE_FIGSIZE, layout="constrained")
     toy_ax, real_ax = fig.subplots(1, 2, sharey=True)
     toy_ax.plot(docs, [PERCENT * model.recall(answer_position(d - 1, doc_tokens), n) for d in docs],
-                marker="o", markersize=4, color="#1f77b4", gid="toy", label=TOY_LABEL)
-    toy_ax.set_title(f"玩具模型（参数是编的）：{n_docs} 篇 × {doc_tokens:,} token")
-    toy_ax.set_xlabel("答案所在文档的位置")
-    toy_ax.set_ylabel("找到答案的比例（%）")
+                marker="o", markersize=4, color="#1f77b4", gid="toy", label=_(TOY_LABEL))
+    toy_ax.set_title(_("玩具模型（参数是编的）：{documents} 篇 × {doc_tokens:,} token").format(
+        documents=n_docs, doc_tokens=doc_tokens))
+    toy_ax.set_xlabel(_("答案所在文档的位置"))
+    toy_ax.set_ylabel(_("找到答案的比例（%）"))
     real_ax.plot(curve.positions, curve.accuracy_percent, marker="s", color="#d1495b", gid="measured",
-                 label=f"实测：{curve.model}")
+                 label=_("实测：{model}").format(model=curve.model))
     real_ax.axhline(curve.closed_book_percent, color="gray", linestyle="--", gid="closed_book",
-                    label=f"闭卷（不给文档）：{curve.closed_book_percent} %")
-    real_ax.set_title(f"实测：{curve.model}，{curve.n_documents} 篇文档（Liu et al. 2023）")
-    real_ax.set_xlabel("答案所在文档的位置")
+                    label=_("闭卷（不给文档）：{percent} %").format(percent=curve.closed_book_percent))
+    real_ax.set_title(_("实测：{model}，{documents} 篇文档（Liu et al. 2023）").format(
+        model=curve.model, documents=curve.n_documents))
+    real_ax.set_xlabel(_("答案所在文档的位置"))
     for ax in (toy_ax, real_ax):
         ax.set_xticks(sorted({1, *curve.positions, n_docs}))
         ax.set_ylim(0, PERCENT)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="lower center")
-    fig.suptitle("同样是 U 形：左边是编出来的玩具模型，右边是论文里的测量")
+    fig.suptitle(_("同样是 U 形：左边是编出来的玩具模型，右边是论文里的测量"))
     return _finish(fig)
 
 
@@ -322,7 +327,8 @@ def plot_context_per_turn(results: Mapping[str, SimResult], params: SimParams) -
         color = STRATEGY_COLORS.get(strategy)
         contexts = list(result.contexts)
         turns = list(range(1, len(contexts) + 1))
-        label = f"{strategy}（{STRATEGY_LABELS[strategy]}）" if strategy in STRATEGY_LABELS else strategy
+        label = (_("{strategy}（{label}）").format(strategy=strategy, label=STRATEGY_LABELS[strategy])
+                 if strategy in STRATEGY_LABELS else strategy)
         (line,) = ax.plot(turns, contexts, color=color, linewidth=1.5, gid=f"context:{strategy}", label=label)
         sent = [t for t in getattr(result, "rewrite_turns", ()) if t <= len(contexts)]
         ax.plot(sent, [contexts[t - 1] for t in sent], marker="o", markersize=4, linestyle="none",
@@ -334,21 +340,22 @@ def plot_context_per_turn(results: Mapping[str, SimResult], params: SimParams) -
             rejected = params.window if rewrote_last or not contexts else contexts[-1] + params.turn_tokens
             ax.plot([result.overflow_turn], [rejected], marker="X", markersize=10, linestyle="none",
                     color=line.get_color(), gid=f"overflow:{strategy}", label="_nolegend_")
-            ax.annotate(f"{strategy}：第 {result.overflow_turn} 轮溢出", (result.overflow_turn, rejected),
-                        textcoords="offset points", xytext=(6, -14))
+            ax.annotate(_("{strategy}：第 {turn} 轮溢出").format(strategy=strategy, turn=result.overflow_turn),
+                        (result.overflow_turn, rejected), textcoords="offset points", xytext=(6, -14))
     ax.axhline(params.threshold, color="#e0a030", linestyle="--", gid="threshold",
-               label=f"阈值 {params.threshold:,}")
-    ax.axhline(params.window, color="#d1495b", linestyle="-", gid="window", label=f"窗口 {params.window:,}")
+               label=_("阈值 {threshold:,}").format(threshold=params.threshold))
+    ax.axhline(params.window, color="#d1495b", linestyle="-", gid="window",
+               label=_("窗口 {window:,}").format(window=params.window))
     handles, labels = ax.get_legend_handles_labels()
     handles.append(Line2D([], [], marker="o", linestyle="none", color="black", markersize=4))
-    labels.append("改写（缓存失效）")
+    labels.append(_("改写（缓存失效）"))
     ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4, frameon=False)
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     ax.set_xlim(0, params.turns + 1)
     ax.set_ylim(0, params.window * HEADROOM)
-    ax.set_xlabel("轮次")
-    ax.set_ylabel("发送的上下文（token）")
-    ax.set_title("每轮发送的上下文：四种策略（重建的模拟）")
+    ax.set_xlabel(_("轮次"))
+    ax.set_ylabel(_("发送的上下文（token）"))
+    ax.set_title(_("每轮发送的上下文：四种策略（重建的模拟）"))
     ax.grid(True, alpha=0.3)
     return _finish(fig)
 
@@ -385,13 +392,12 @@ def plot_bucket_shares(entries: Sequence[LedgerEntry], share: bool = False, deri
         bottoms = [b + v for b, v in zip(bottoms, values)]
     if share:
         ax.set_ylim(0, PERCENT)
-        ax.set_ylabel("占本次调用的比例（%）")
+        ax.set_ylabel(_("占本次调用的比例（%）"))
     else:
         ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
         ax.set_ylabel("token")
-    ax.set_xlabel("调用")
-    title = "每次调用里四个桶各占多少"
-    ax.set_title(title + ("（每次调用的拆分是推导值）" if derived else ""))
+    ax.set_xlabel(_("调用"))
+    ax.set_title(_("每次调用里四个桶各占多少（每次调用的拆分是推导值）") if derived else _("每次调用里四个桶各占多少"))
     ax.legend(loc="upper right")
     ax.grid(True, axis="y", alpha=0.3)
     return _finish(fig)
@@ -424,19 +430,19 @@ def plot_zones(contexts: Sequence[int], limit: int, labels: Sequence[str] | None
                            (DANGER_ABOVE_PERCENT, ZONE_COLORS[Zone.DANGER]),
                            (OVER_ABOVE_PERCENT, ZONE_COLORS[Zone.OVER])):
         ax.axhline(limit * percent / PERCENT, color=color, linestyle="--", gid=f"zone:{percent}",
-                   label=f"{percent} %：{limit * percent // PERCENT:,}")
+                   label=_("{percent} %：{tokens:,}").format(percent=percent, tokens=limit * percent // PERCENT))
     step = max(1, len(counts) // MAX_ZONE_TICKS)
     ax.set_xticks(range(0, len(counts), step), labels[::step])
     handles, names = ax.get_legend_handles_labels()
     present = [z for z in Zone if z in zones]
     handles += [Patch(color=ZONE_COLORS[z]) for z in present]
-    names += [ZONE_LABELS[z] for z in present]
+    names += [ZONE_LABELS[z] for z in present]  # Labels: in the reader's language
     ax.legend(handles, names, loc="upper left", fontsize="small")
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     ax.set_ylim(0, max(max(counts), limit) * HEADROOM)
-    ax.set_xlabel("请求")
-    ax.set_ylabel("上下文（token）")
-    ax.set_title(f"每次请求占窗口多少：{limit:,} token 的窗口")
+    ax.set_xlabel(_("请求"))
+    ax.set_ylabel(_("上下文（token）"))
+    ax.set_title(_("每次请求占窗口多少：{limit:,} token 的窗口").format(limit=limit))
     return _finish(fig)
 
 
@@ -464,15 +470,15 @@ def plot_policy_scores(scores: Mapping[str, PolicyScore], highlight: str | None 
         marker = "*" if mine else ("X" if overflowed else "o")
         ax.plot([lost], [s.total_cost], marker=marker, markersize=18 if mine else 9,
                 linestyle="none", color=color, gid=f"policy:{name}")
-        suffix = "（溢出）" if overflowed else ""
-        ax.annotate(f"{name}{suffix}", (lost, s.total_cost), textcoords="offset points",
+        shown = _("{name}（溢出）").format(name=name) if overflowed else name
+        ax.annotate(shown, (lost, s.total_cost), textcoords="offset points",
                     xytext=(8, 6), color=color if mine else "black")  # the font has no bold face
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     ax.set_xlim(left=-1)
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("丢失的事实（所有任务合计）")
-    ax.set_ylabel("输入当量（所有任务合计）")
-    ax.set_title("各策略：花费与丢失的事实（越靠左下越好；溢出的任务提前结束，花费偏低）")
+    ax.set_xlabel(_("丢失的事实（所有任务合计）"))
+    ax.set_ylabel(_("输入当量（所有任务合计）"))
+    ax.set_title(_("各策略：花费与丢失的事实（越靠左下越好；溢出的任务提前结束，花费偏低）"))
     ax.grid(True, alpha=0.3)
     return _finish(fig)
 
@@ -493,14 +499,14 @@ def plot_leaderboard(names: Sequence[str], scores: Sequence[float | None]) -> Fi
         y = len(names) - 1 - i
         if score is None:
             ax.barh([y], [top], color="#dddddd", gid=f"score:{name}")
-            ax.text(top * 0.02, y, "出局", va="center")
+            ax.text(top * 0.02, y, _("出局"), va="center")
         else:
             ax.barh([y], [score], color="#2e86ab" if score < 1 else "#e0a030", gid=f"score:{name}")
             ax.text(score, y, f" {score:.3f}", va="center")
-    ax.axvline(1.0, color="#d1495b", linestyle="--", label="最便宜的安全内置策略 = 1")
+    ax.axvline(1.0, color="#d1495b", linestyle="--", label=_("最便宜的安全内置策略 = 1"))
     ax.set_yticks(range(len(names)), list(reversed(list(names))))
-    ax.set_xlabel("得分：花费 ÷ 最便宜的安全内置策略（几何平均，越低越好）")
-    ax.set_title("全班排行榜（隐藏任务）")
+    ax.set_xlabel(_("得分：花费 ÷ 最便宜的安全内置策略（几何平均，越低越好）"))
+    ax.set_title(_("全班排行榜（隐藏任务）"))
     ax.legend(loc="lower right")
     return _finish(fig)
 
@@ -524,16 +530,16 @@ def plot_item_analysis(checks: Sequence[tuple[str, float]], caught: Sequence[tup
     left.set_yticks(range(len(checks)), [name for name, _ in reversed(list(checks))])
     left.set_xlim(0, 1.15)
     left.xaxis.set_major_formatter(PercentFormatter(1.0))
-    left.set_title("检查格：全班通过的比例（越短越难）")
+    left.set_title(_("检查格：全班通过的比例（越短越难）"))
     for i, (name, count) in enumerate(caught):
         right.barh([len(caught) - 1 - i], [count], color="#e0a030", gid=f"hidden:{name}")
         right.text(count, len(caught) - 1 - i, f" {count}", va="center")
     right.set_yticks(range(len(caught)), [name for name, _ in reversed(list(caught))])
     right.xaxis.set_major_locator(MaxNLocator(integer=True))
-    right.set_xlabel("人数")
-    right.set_title("隐藏测试：没有通过的人数（只算第一个没有通过的）")
+    right.set_xlabel(_("人数"))
+    right.set_title(_("隐藏测试：没有通过的人数（只算第一个没有通过的）"))
     if not caught:
-        right.text(0.5, 0.5, "没有数据", ha="center", va="center", transform=right.transAxes)
+        right.text(0.5, 0.5, _("没有数据"), ha="center", va="center", transform=right.transAxes)
     return _finish(fig)
 
 
@@ -551,17 +557,18 @@ def plot_position_fit(base: float, middle: float, end_drop: float,
     fig = Figure(figsize=FIGSIZE, layout="constrained")
     ax = fig.add_subplot()
     ax.plot(curve.positions, curve.accuracy_percent, "o", color="#d1495b", markersize=8,
-            gid="measured", label=f"实测（{curve.model}，{n} 篇）")
+            gid="measured", label=_("实测（{model}，{documents} 篇）").format(model=curve.model, documents=n))
     grid = [1 + i * (n - 1) / 200 for i in range(201)]
     fitted = [100 * base * (1 - middle * 4 * x * (1 - x) - end_drop * x)
               for x in ((p - 0.5) / n for p in grid)]
     ax.plot(grid, fitted, color="#2e86ab", gid="fit",
-            label=f"拟合：base {base:.3f}，middle {middle:.3f}，end_drop {end_drop:.3f}")
+            label=_("拟合：base {base:.3f}，middle {middle:.3f}，end_drop {end_drop:.3f}").format(
+                base=base, middle=middle, end_drop=end_drop))
     ax.axhline(curve.closed_book_percent, color="#7f7f7f", linestyle=":",
-               label=f"闭卷 {curve.closed_book_percent} %")
-    ax.set_xlabel("答案所在文档的位置（第几篇）")
-    ax.set_ylabel("准确率（%）")
-    ax.set_title("玩具模型的位置曲线，用最小二乘拟合到实测")
+               label=_("闭卷 {percent} %").format(percent=curve.closed_book_percent))
+    ax.set_xlabel(_("答案所在文档的位置（第几篇）"))
+    ax.set_ylabel(_("准确率（%）"))
+    ax.set_title(_("玩具模型的位置曲线，用最小二乘拟合到实测"))
     ax.legend(loc="upper center")
     ax.grid(True, alpha=0.3)
     return _finish(fig)
@@ -612,10 +619,10 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
             ax.bar(offsets, [PERCENT * by_kind[kind] for kind in kinds], width,
                    color=colors[estimate], label=estimate, gid=f"error:{real}:{estimate}")
         ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_ylabel("相对误差（%）")
-        ax.set_title(f"以 {real} 的实际 token 数为准：低于 0 是少算")
+        ax.set_ylabel(_("相对误差（%）"))
+        ax.set_title(_("以 {real} 的实际 token 数为准：低于 0 是少算").format(real=real))
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(loc="upper right", fontsize="small")
     axes[-1].set_xticks(range(len(kinds)), labels)
-    axes[-1].set_xlabel("文本的种类")
+    axes[-1].set_xlabel(_("文本的种类"))
     return _finish(fig)

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 from ctx_reference._validate import require_int, require_real
 
+from .i18n import _
+
 DOC_TOKENS = 4_000  # tokens per document in the lesson's corpus
 SMALL_DOC_TOKENS = 2_000  # tokens per document in the lesson's small corpus
 MIDDLE_SHAPE = 4  # 4 * x * (1 - x) is 1 at x = 0.5 and 0 at both ends
@@ -224,22 +226,22 @@ def stuff_vs_retrieve(model: RecallModel = RecallModel()) -> list[ComparisonRow]
     small_docs = 25
     small_middle_doc = 12
     rows = [
-        ("base_400k", "基础召回率（40 万 token，不计位置）", 400_000,
+        ("base_400k", _("基础召回率（40 万 token，不计位置）"), 400_000,
          model.base(400_000), "seed"),
-        ("stuffed_middle", "全塞 200 篇（80 万 token），答案在第 101 篇", big_docs * DOC_TOKENS,
+        ("stuffed_middle", _("全塞 200 篇（80 万 token），答案在第 101 篇"), big_docs * DOC_TOKENS,
          stuffed_recall(model, big_docs, big_middle_doc), "derived"),
-        ("stuffed_last", "全塞 200 篇，答案在最后一篇（第 200 篇）", big_docs * DOC_TOKENS,
+        ("stuffed_last", _("全塞 200 篇，答案在最后一篇（第 200 篇）"), big_docs * DOC_TOKENS,
          stuffed_recall(model, big_docs, big_last_doc), "derived"),
-        ("stuffed_middle_flat", "全塞 200 篇，答案在第 101 篇，不计中间劣势（middle=0）", big_docs * DOC_TOKENS,
+        ("stuffed_middle_flat", _("全塞 200 篇，答案在第 101 篇，不计中间劣势（middle=0）"), big_docs * DOC_TOKENS,
          stuffed_recall(flat, big_docs, big_middle_doc), "seed"),
-        ("stuffed_last_flat", "全塞 200 篇，答案在第 200 篇，不计中间劣势（middle=0）", big_docs * DOC_TOKENS,
+        ("stuffed_last_flat", _("全塞 200 篇，答案在第 200 篇，不计中间劣势（middle=0）"), big_docs * DOC_TOKENS,
          stuffed_recall(flat, big_docs, big_last_doc), "seed"),
-        ("retrieved_8", "检索 8 篇（3.2 万 token），检索召回 0.9，答案排第一", retrieved_docs * DOC_TOKENS,
+        ("retrieved_8", _("检索 8 篇（3.2 万 token），检索召回 0.9，答案排第一"), retrieved_docs * DOC_TOKENS,
          retrieved_recall(model, retrieved_docs, 0.9), "seed"),
-        ("small_stuffed", "小语料全塞 25 篇 × 2,000（5 万 token），答案在第 13 篇",
+        ("small_stuffed", _("小语料全塞 25 篇 × 2,000（5 万 token），答案在第 13 篇"),
          small_docs * SMALL_DOC_TOKENS,
          stuffed_recall(model, small_docs, small_middle_doc, SMALL_DOC_TOKENS), "derived"),
-        ("small_retrieved", "小语料检索 8 篇 × 2,000，检索召回 0.6，答案排第一",
+        ("small_retrieved", _("小语料检索 8 篇 × 2,000，检索召回 0.6，答案排第一"),
          retrieved_docs * SMALL_DOC_TOKENS,
          retrieved_recall(model, retrieved_docs, 0.6, doc_tokens=SMALL_DOC_TOKENS), "derived"),
     ]

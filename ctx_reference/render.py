@@ -37,6 +37,8 @@ from types import MappingProxyType
 
 from ctx_reference._validate import require_str
 
+from .i18n import _
+
 __all__ = [
     "PromptSpec",
     "render",
@@ -59,10 +61,10 @@ __all__ = [
 TEMPLATE_VARIABLE = re.compile(r"\{\{\s*\w+(?:\.\w+)*\s*\}\}")
 
 #: A rule starting with this only says what not to do ...
-PROHIBITION_PREFIX = "不要"
+PROHIBITION_PREFIX = "不要"  # data
 
 #: ... unless it also contains one of these, which introduce what to do instead.
-REDIRECT_MARKERS = ("而是", "改为")
+REDIRECT_MARKERS = ("而是", "改为")  # data
 
 #: The fields of `PromptSpec` that form the stable part, in render order.
 STABLE_FIELDS = ("role", "task", "rules", "examples", "output")
@@ -160,10 +162,10 @@ def template_warnings(spec: PromptSpec) -> list[str]:
     for label, text in _stable_parts(spec):
         found = template_variables(text)
         if found:
-            names = "、".join(found)
+            names = _("、").join(found)
             warnings.append(
-                f"稳定区的 {label} 含模板变量 {names}：每次请求的前缀都会不同，"
-                "缓存因此失效；请把会变的内容移到 dynamic。"
+                _("稳定区的 {label} 含模板变量 {names}：每次请求的前缀都会不同，"
+                  "缓存因此失效；请把会变的内容移到 dynamic。").format(label=label, names=names)
             )
     return warnings
 
@@ -179,7 +181,7 @@ def output_warnings(spec: PromptSpec) -> list[str]:
     _check_spec(spec)
     if spec.output.strip():
         return []
-    return ["没有写输出格式（output 为空）：模型只能自己猜答案该长什么样。"]
+    return [_("没有写输出格式（output 为空）：模型只能自己猜答案该长什么样。")]
 
 
 def is_prohibition_only(rule: str) -> bool:
@@ -209,7 +211,8 @@ def rule_warnings(spec: PromptSpec) -> list[str]:
     """
     _check_spec(spec)
     return [
-        f"第 {i} 条规则「{rule}」只说了不能做什么：请接着写出该怎么做（用“而是……”或“改为……”）。"
+        _("第 {number} 条规则「{rule}」只说了不能做什么：请接着写出该怎么做（用“而是……”或“改为……”）。").format(
+            number=i, rule=rule)
         for i, rule in enumerate(spec.rules, start=1)
         if is_prohibition_only(rule)
     ]
@@ -285,9 +288,9 @@ def lesson_spec() -> PromptSpec:
     Used by the notebook on prompt structure.
     """
     return PromptSpec(
-        role="你是代码审查助手",
-        task="审查 {{diff}}",
-        rules=("不要输出客套话", "不要直接改代码，而是给出建议"),
+        role="你是代码审查助手",  # data
+        task="审查 {{diff}}",  # data
+        rules=("不要输出客套话", "不要直接改代码，而是给出建议"),  # data
         dynamic={"time": "2026-10-14", "user": "duang777"},
     )
 
@@ -306,7 +309,7 @@ def lesson_spec_fixed() -> PromptSpec:
     seed = lesson_spec()
     return replace(
         seed,
-        task="审查用户给出的 diff",
-        output="Markdown 列表",
-        rules=("不要输出客套话，改为直接给结论",) + seed.rules[1:],
+        task="审查用户给出的 diff",  # data
+        output="Markdown 列表",  # data
+        rules=("不要输出客套话，改为直接给结论",) + seed.rules[1:],  # data
     )

@@ -251,13 +251,13 @@ class SessionParams:
         return self.turns_per_session * self.turn_tokens
 
 
-_MODULES = ("登录", "订单", "导出", "搜索", "通知", "支付", "报表", "权限", "缓存", "日志")
-_DONE = ("接口写完并通过测试", "补上了边界用例", "重构成纯函数", "加了超时和重试", "修好了并发下的重复提交")
-_FAILED = ("直接加全局锁：压测时死锁", "用内存缓存：多实例之间不一致", "改成异步：测试不稳定",
-           "升级依赖库：和旧接口不兼容", "按时间排序分页：翻页时漏数据")
-_DECISION = ("用游标分页，因为数据会在翻页时变化", "错误码统一放进一个枚举，方便前端对照",
-             "时间一律存 UTC，显示时再转换", "先写失败的测试再修，防止回归", "配置从环境变量读，不进仓库")
-_NEXT = ("把{m}模块的剩余接口补完", "给{m}模块加集成测试", "排查{m}模块的慢查询", "清理{m}模块的旧代码")
+_MODULES = ("登录", "订单", "导出", "搜索", "通知", "支付", "报表", "权限", "缓存", "日志")  # data
+_DONE = ("接口写完并通过测试", "补上了边界用例", "重构成纯函数", "加了超时和重试", "修好了并发下的重复提交")  # data
+_FAILED = ("直接加全局锁：压测时死锁", "用内存缓存：多实例之间不一致", "改成异步：测试不稳定",  # data
+           "升级依赖库：和旧接口不兼容", "按时间排序分页：翻页时漏数据")  # data
+_DECISION = ("用游标分页，因为数据会在翻页时变化", "错误码统一放进一个枚举，方便前端对照",  # data
+             "时间一律存 UTC，显示时再转换", "先写失败的测试再修，防止回归", "配置从环境变量读，不进仓库")  # data
+_NEXT = ("把{m}模块的剩余接口补完", "给{m}模块加集成测试", "排查{m}模块的慢查询", "清理{m}模块的旧代码")  # data
 
 
 def session_records(params: SessionParams = SessionParams()) -> list[list[Record]]:
@@ -279,11 +279,11 @@ def session_records(params: SessionParams = SessionParams()) -> list[list[Record
             draw = rng.random()
             module = rng.choice(_MODULES)
             if draw < params.p_done:
-                records.append(Record("done", turn, f"{module}：{rng.choice(_DONE)}"))
+                records.append(Record("done", turn, f"{module}：{rng.choice(_DONE)}"))  # data
             elif draw < params.p_done + params.p_failed:
-                records.append(Record("failed", turn, f"{module}：{rng.choice(_FAILED)}"))
+                records.append(Record("failed", turn, f"{module}：{rng.choice(_FAILED)}"))  # data
             elif draw < params.p_done + params.p_failed + params.p_decision:
-                records.append(Record("decision", turn, f"{module}：{rng.choice(_DECISION)}"))
+                records.append(Record("decision", turn, f"{module}：{rng.choice(_DECISION)}"))  # data
         last = first + params.turns_per_session - 1
         records.append(Record("next", last, rng.choice(_NEXT).format(m=rng.choice(_MODULES))))
         out.append(records)

@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ctx_reference.window import Window
+
+from .i18n import N_, _
 
 if TYPE_CHECKING:
     from ctx_reference.assemble import Assembly, Item
@@ -45,28 +47,65 @@ if TYPE_CHECKING:
     from ctx_reference.sim import SimParams, SimResult
 
 DERIVED_MARK = "*"  # appended to a number that the lesson does not quote
-DERIVED_NOTE = f"{DERIVED_MARK} 推导值：原课没有给出这个数，它由本工作簿重建的模型算出。"
-OTHER_PARAMS_NOTE = "参数不是原课里的例子：表中的数都由重建的模型算出（推导值）。"
+# The footnotes, read in the reader's language: ``tables.DERIVED_NOTE`` (see ``__getattr__``).
+_NOTES = {
+    "DERIVED_NOTE": N_("* 推导值：原课没有给出这个数，它由本工作簿重建的模型算出。"),
+    "OTHER_PARAMS_NOTE": N_("参数不是原课里的例子：表中的数都由重建的模型算出（推导值）。"),
+    "LEDGER_SPLIT_NOTE": N_("* 每次调用的拆分是推导值：原课只给出了四个桶的合计和峰值。"),
+}
 COLUMN_GAP = "  "  # between two columns
 RULE_CHAR = "-"  # the line under a header
 RECALL_DECIMALS = 3
 SHARE_DECIMALS = 1
 PERCENT = 100  # a share of 1.0 is 100 %
 
-STRATEGY_LABELS = {
-    "none": "不管理",
-    "clear": "清除旧工具结果",
-    "clear_notes": "清除 + 笔记",
-    "compact": "压缩成摘要",
-}
-"""Chinese name of each simulated strategy, shown beside its code name."""
+_Key = TypeVar("_Key")
 
-OUTCOME_LABELS = {
-    "FITS": "放得下",
-    "MAY_TRUNCATE": "输入放得下，输出可能被截断",
-    "REJECTED": "输入超出窗口，请求被拒绝",
-}
-"""Chinese reading of each ``window.Outcome`` member, keyed by member name."""
+
+class Labels(Mapping[_Key, str]):
+    """A read-only mapping of labels marked with ``N_``; each label reads in the reader's language.
+
+    >>> Labels({"none": "不管理"})["none"]
+    '不管理'
+    """
+
+    def __init__(self, labels: Mapping[_Key, str]) -> None:
+        self._labels = dict(labels)
+
+    def __getitem__(self, key: _Key) -> str:
+        return _(self._labels[key])
+
+    def __iter__(self) -> Iterator[_Key]:
+        return iter(self._labels)
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def __repr__(self) -> str:
+        return f"Labels({dict(self)!r})"
+
+
+def __getattr__(name: str) -> str:
+    """Return a footnote (``DERIVED_NOTE``, ``OTHER_PARAMS_NOTE``, ``LEDGER_SPLIT_NOTE``) in the reader's language."""
+    if name in _NOTES:
+        return _(_NOTES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+STRATEGY_LABELS = Labels({
+    "none": N_("不管理"),
+    "clear": N_("清除旧工具结果"),
+    "clear_notes": N_("清除 + 笔记"),
+    "compact": N_("压缩成摘要"),
+})
+"""Name of each simulated strategy (in the reader's language), shown beside its code name."""
+
+OUTCOME_LABELS = Labels({
+    "FITS": N_("放得下"),
+    "MAY_TRUNCATE": N_("输入放得下，输出可能被截断"),
+    "REJECTED": N_("输入超出窗口，请求被拒绝"),
+})
+"""Reading of each ``window.Outcome`` member (in the reader's language), keyed by member name."""
 
 # Which numbers of which simulation run the lesson quotes (everything else is derived).
 # A run is keyed by its strategy and the SimParams fields that differ from the defaults.
@@ -185,7 +224,7 @@ def format_overflow(turn: int | None) -> str:
         return "—"
     if isinstance(turn, bool) or not isinstance(turn, int) or turn < 1:
         raise ValueError(f"turn must be an int >= 1 or None (got {turn!r})")
-    return f"第 {turn} 轮"
+    return _("第 {turn} 轮").format(turn=turn)
 
 
 # ---------------------------------------------------------------- layout
@@ -279,26 +318,26 @@ def format_window_check(size: int, input_tokens: int, max_tokens: int) -> str:
     outcome = window.check(input_tokens, max_tokens)
     total = input_tokens + max_tokens
     if total > size:
-        verdict = f"超过窗口 {format_int(total - size)}"
+        verdict = _("超过窗口 {excess}").format(excess=format_int(total - size))
     else:
-        verdict = f"窗口还剩 {format_int(size - total)}"
+        verdict = _("窗口还剩 {left}").format(left=format_int(size - total))
     rows = [
-        ("窗口", format_int(size)),
-        ("输入", format_int(input_tokens)),
+        (_("窗口"), format_int(size)),
+        (_("输入"), format_int(input_tokens)),
         ("max_tokens", format_int(max_tokens)),
     ]
     label_width = max(display_width(label) for label, _ in rows) + 2
     number_width = max(display_width(number) for _, number in rows)
     lines = [pad(label, label_width) + pad(number, number_width, ">") + " token" for label, number in rows]
-    lines.append(f"输入 + max_tokens = {format_int(total)} token，{verdict}")
-    lines.append(f"结果：{outcome.name}（{OUTCOME_LABELS[outcome.name]}）")
-    lines.append(f"最多还能生成 {format_int(window.max_output(input_tokens))} token")
+    lines.append(_("输入 + max_tokens = {total} token，{verdict}").format(total=format_int(total), verdict=verdict))
+    lines.append(_("结果：{outcome}（{reading}）").format(outcome=outcome.name, reading=OUTCOME_LABELS[outcome.name]))
+    lines.append(_("最多还能生成 {count} token").format(count=format_int(window.max_output(input_tokens))))
     return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- recall
 
-PROVENANCE_LABELS = {"seed": "原课", "derived": "推导"}
+PROVENANCE_LABELS = Labels({"seed": N_("原课"), "derived": N_("推导")})
 """How a provenance is shown: "原课" for a number the lesson quotes, "推导" for a derived one."""
 
 
@@ -321,23 +360,23 @@ def format_stuff_vs_retrieve(rows: Iterable[ComparisonRow]) -> str:
         body.append(
             [format_recall(row.recall), format_int(row.n_tokens), PROVENANCE_LABELS[row.provenance], row.label]
         )
-    return format_table(["召回率", "上下文 token", "来源", "情形"], body, ">><<")
+    return format_table([_("召回率"), _("上下文 token"), _("来源"), _("情形")], body, ">><<")
 
 
 # ---------------------------------------------------------------- assembly
 
-DROP_REASON_LABELS = {
-    "duplicate": "重复：和已保留的一项内容相同",
-    "no room": "放不下：加进来会超出预算",
-}
-"""Chinese reading of each ``assemble`` drop reason."""
+DROP_REASON_LABELS = Labels({
+    "duplicate": N_("重复：和已保留的一项内容相同"),
+    "no room": N_("放不下：加进来会超出预算"),
+})
+"""Reading of each ``assemble`` drop reason (in the reader's language)."""
 
 
 def _item_kind(item: Item) -> str:
     """Return how an item is treated: 必需 / 可选（优先级 p）, and 稳定 / 动态."""
-    need = "必需" if item.required else f"可选，优先级 {item.priority}"
-    place = "稳定" if item.stable else "动态"
-    return f"{place}，{need}"
+    need = _("必需") if item.required else _("可选，优先级 {priority}").format(priority=item.priority)
+    place = _("稳定") if item.stable else _("动态")
+    return _("{place}，{need}").format(place=place, need=need)
 
 
 def format_assembly(assembly: Assembly, budget: int | None = None) -> str:
@@ -356,23 +395,23 @@ def format_assembly(assembly: Assembly, budget: int | None = None) -> str:
         [str(number), item.name, format_int(item.tokens), _item_kind(item)]
         for number, item in enumerate(assembly.items, start=1)
     ]
-    lines = ["保留（按发送顺序：稳定的在前，动态的在后）"]
-    lines.append(format_table(["#", "名称", "token", "类型"], kept, "><><"))
+    lines = [_("保留（按发送顺序：稳定的在前，动态的在后）")]
+    lines.append(format_table(["#", _("名称"), "token", _("类型")], kept, "><><"))
     if budget is None:
-        lines.append(f"合计 {format_int(assembly.used)} token")
+        lines.append(_("合计 {used} token").format(used=format_int(assembly.used)))
     else:
-        lines.append(f"合计 {format_int(assembly.used)} / {format_int(budget)} token"
-                     f"（还剩 {format_int(budget - assembly.used)}）")
+        lines.append(_("合计 {used} / {budget} token（还剩 {left}）").format(
+            used=format_int(assembly.used), budget=format_int(budget), left=format_int(budget - assembly.used)))
     if assembly.dropped:
         dropped = [
             [item.name, format_int(item.tokens), DROP_REASON_LABELS.get(reason, reason)]
             for item, reason in assembly.dropped
         ]
         lines.append("")
-        lines.append("丢弃")
-        lines.append(format_table(["名称", "token", "原因"], dropped, "<><"))
+        lines.append(_("丢弃"))
+        lines.append(format_table([_("名称"), "token", _("原因")], dropped, "<><"))
     else:
-        lines.append("没有丢弃任何一项")
+        lines.append(_("没有丢弃任何一项"))
     return "\n".join(lines)
 
 
@@ -425,7 +464,7 @@ def format_strategy_table(results: Mapping[str, SimResult], params: SimParams) -
     """
     if not isinstance(results, Mapping):
         raise ValueError(f"results must be a mapping strategy -> SimResult (got {results!r})")
-    headers = ["策略", "做法", "峰值 token", "丢失/提问", "改写次数", "输入当量", "溢出"]
+    headers = [_("策略"), _("做法"), _("峰值 token"), _("丢失/提问"), _("改写次数"), _("输入当量"), _("溢出")]
     rows = []
     any_derived = False
     all_lesson_runs = True
@@ -450,23 +489,21 @@ def format_strategy_table(results: Mapping[str, SimResult], params: SimParams) -
     text = format_table(headers, rows, "<<>>>><")
     notes = []
     if any_derived:
-        notes.append(DERIVED_NOTE)
+        notes.append(_(_NOTES["DERIVED_NOTE"]))
     if not all_lesson_runs:
-        notes.append(OTHER_PARAMS_NOTE)
+        notes.append(_(_NOTES["OTHER_PARAMS_NOTE"]))
     return "\n".join([text, *notes])
 
 
 # ---------------------------------------------------------------- ledger
 
-ZONE_LABELS = {"safe": "安全", "caution": "注意", "danger": "危险", "over": "超出窗口"}
-"""Chinese reading of each ``ledger.Zone`` value."""
-
-LEDGER_SPLIT_NOTE = f"{DERIVED_MARK} 每次调用的拆分是推导值：原课只给出了四个桶的合计和峰值。"
+ZONE_LABELS = Labels({"safe": N_("安全"), "caution": N_("注意"), "danger": N_("危险"), "over": N_("超出窗口")})
+"""Reading of each ``ledger.Zone`` value (in the reader's language)."""
 
 
 def _zone_text(zone: Zone) -> str:
     """Return ``safe（安全）`` for a ``ledger.Zone``."""
-    return f"{zone.value}（{ZONE_LABELS.get(zone.value, zone.value)}）"
+    return _("{zone}（{reading}）").format(zone=zone.value, reading=ZONE_LABELS.get(zone.value, zone.value))
 
 
 def format_ledger_summary(summary: LedgerSummary) -> str:
@@ -478,18 +515,16 @@ def format_ledger_summary(summary: LedgerSummary) -> str:
 
     Used by the context-ledger notebook and ``ctx-reference ledger``.
     """
-    headline = (
-        f"窗口账本合计：{summary.calls} 次调用 · "
-        f"峰值 {format_int(summary.peak)} / {format_int(summary.limit)} token，{_zone_text(summary.peak_zone)} · "
-        f"超出窗口 {summary.calls_over} 次"
-    )
+    headline = _("窗口账本合计：{calls} 次调用 · 峰值 {peak} / {limit} token，{zone} · 超出窗口 {over} 次").format(
+        calls=summary.calls, peak=format_int(summary.peak), limit=format_int(summary.limit),
+        zone=_zone_text(summary.peak_zone), over=summary.calls_over)
     rows = [
         [bucket, format_int(tokens), format_percent(summary.bucket_shares[bucket])]
         for bucket, tokens in summary.bucket_tokens.items()
     ]
     total_share = format_percent(1.0 if summary.total_tokens else 0.0)
-    rows.append(["合计", format_int(summary.total_tokens), total_share])
-    return headline + "\n" + format_table(["桶", "token", "占比"], rows, "<>>")
+    rows.append([_("合计"), format_int(summary.total_tokens), total_share])
+    return headline + "\n" + format_table([_("桶"), "token", _("占比")], rows, "<>>")
 
 
 def format_ledger_entries(entries: Sequence[LedgerEntry], derived: bool = False) -> str:
@@ -504,7 +539,7 @@ def format_ledger_entries(entries: Sequence[LedgerEntry], derived: bool = False)
 
     Used by the context-ledger notebook and ``ctx-reference ledger``.
     """
-    headers = ["调用", "system", "task_state", "tool_results", "history", "合计", "占窗口", "水位"]
+    headers = [_("调用"), "system", "task_state", "tool_results", "history", _("合计"), _("占窗口"), _("水位")]
     rows = []
     for entry in entries:
         counts = [_mark(format_int(entry.tokens.get(bucket, 0)), derived) for bucket in headers[1:5]]
@@ -513,7 +548,7 @@ def format_ledger_entries(entries: Sequence[LedgerEntry], derived: bool = False)
              format_percent(entry.total / entry.limit), _zone_text(entry.zone)]
         )
     text = format_table(headers, rows, "<>>>>>><")
-    return text + "\n" + LEDGER_SPLIT_NOTE if derived else text
+    return text + "\n" + _(_NOTES["LEDGER_SPLIT_NOTE"]) if derived else text
 
 
 # ---------------------------------------------------------------- policy scores
@@ -525,7 +560,7 @@ def format_score(score: float | None) -> str:
     >>> format_score(0.8123), format_score(None)
     ('0.812', '出局')
     """
-    return "出局" if score is None else f"{score:.3f}"
+    return _("出局") if score is None else f"{score:.3f}"
 
 
 def format_policy_scores(scores: Mapping[str, PolicyScore]) -> str:
@@ -536,7 +571,7 @@ def format_policy_scores(scores: Mapping[str, PolicyScore]) -> str:
     """
     if not isinstance(scores, Mapping):
         raise ValueError(f"scores must be a mapping name -> PolicyScore (got {scores!r})")
-    headers = ["策略", "安全的任务", "丢失/提问", "溢出次数", "总输入当量", "得分（越低越好）"]
+    headers = [_("策略"), _("安全的任务"), _("丢失/提问"), _("溢出次数"), _("总输入当量"), _("得分（越低越好）")]
     rows = []
     for name, s in scores.items():
         ws = s.workloads
@@ -554,8 +589,8 @@ def format_workload_scores(score: PolicyScore) -> str:
 
     Used by the capstone notebook.
     """
-    headers = ["任务", "溢出", "丢失/提问", "峰值 token", "改写次数", "输入当量",
-               "最便宜的安全内置策略", "比值"]
+    headers = [_("任务"), _("溢出"), _("丢失/提问"), _("峰值 token"), _("改写次数"), _("输入当量"),
+               _("最便宜的安全内置策略"), _("比值")]
     rows = []
     for w in score.workloads:
         rows.append([

@@ -45,7 +45,8 @@ OVERLAP_THRESHOLD = 0.5
 VAGUE_NAME_WORDS = ("tool", "helper", "util", "utils", "do", "stuff", "process", "handle", "misc", "thing", "data",
                     "run")
 #: Words that tell the model when (not) to use a tool; a description needs at least one.
-WHEN_MARKERS = ("用于", "当", "适合", "不要用", "不适合", "需要", "时使用", "时调用", "when", "use ", "only for")
+WHEN_MARKERS = ("用于", "当", "适合", "不要用", "不适合", "需要", "时使用", "时调用",  # data
+                "when", "use ", "only for")
 
 
 def _description(tool: Mapping) -> str:
@@ -100,23 +101,23 @@ def lint_tool(tool: Mapping) -> list[str]:
     parts = [p for p in re.split(r"[_\-\s]+", name.lower()) if p]
     vague = [p for p in parts if p in VAGUE_NAME_WORDS]
     if parts and len(vague) == len(parts):          # every part of the name is a filler word
-        warnings.append(f"工具 {name!r}：名字说不清它做什么（{'、'.join(vague)}）")
+        warnings.append(f"工具 {name!r}：名字说不清它做什么（{'、'.join(vague)}）")  # data
     description = _description(tool)
     length = len(re.sub(r"\s+", "", description))
     if length < MIN_DESCRIPTION_CHARS:
-        warnings.append(f"工具 {name!r}：描述只有 {length} 个字，说不清做什么、什么时候用")
+        warnings.append(f"工具 {name!r}：描述只有 {length} 个字，说不清做什么、什么时候用")  # data
     lowered = description.lower()
     if not any(marker in lowered for marker in WHEN_MARKERS):
-        warnings.append(f"工具 {name!r}：描述没有说什么时候该用（或不该用）")
+        warnings.append(f"工具 {name!r}：描述没有说什么时候该用（或不该用）")  # data
     schema = tool.get("input_schema", {})
     properties = schema.get("properties", {})
     for param, spec in properties.items():
         text = spec.get("description", "") if isinstance(spec, Mapping) else ""
         if not isinstance(text, str) or len(text.strip()) < MIN_PARAMETER_CHARS:
-            warnings.append(f"工具 {name!r}：参数 {param!r} 没有说明（格式、单位或例子）")
+            warnings.append(f"工具 {name!r}：参数 {param!r} 没有说明（格式、单位或例子）")  # data
     for param in schema.get("required", []):
         if param not in properties:
-            warnings.append(f"工具 {name!r}：必填参数 {param!r} 没有定义")
+            warnings.append(f"工具 {name!r}：必填参数 {param!r} 没有定义")  # data
     return warnings
 
 
@@ -139,13 +140,13 @@ def lint_tools(tools: Sequence[Mapping]) -> list[str]:
     seen = set()
     for t in checked:
         if t["name"] in seen:
-            warnings.append(f"工具名 {t['name']!r} 重复了")
+            warnings.append(f"工具名 {t['name']!r} 重复了")  # data
         seen.add(t["name"])
     for i, a in enumerate(checked):
         for b in checked[i + 1:]:
             overlap = description_overlap(_description(a), _description(b))
             if overlap >= OVERLAP_THRESHOLD:
                 warnings.append(
-                    f"工具 {a['name']!r} 和 {b['name']!r} 的描述太像（重合 {overlap:.2f}），模型分不清该用哪个"
+                    f"工具 {a['name']!r} 和 {b['name']!r} 的描述太像（重合 {overlap:.2f}），模型分不清该用哪个"  # data
                 )
     return warnings

@@ -32,8 +32,8 @@ from typing import Union
 
 from ctx_reference._validate import require_int
 
-MARKER_TEMPLATE = "……省略 {n} 行（完整输出已保存，可按需读取）……"
-MARKER_WITH_PATH_TEMPLATE = "……省略 {n} 行（完整输出已保存在 {path}，可按需读取）……"
+MARKER_TEMPLATE = "……省略 {n} 行（完整输出已保存，可按需读取）……"  # data
+MARKER_WITH_PATH_TEMPLATE = "……省略 {n} 行（完整输出已保存在 {path}，可按需读取）……"  # data
 FILE_ENCODING = "utf-8"
 
 PathLike = Union[str, "os.PathLike[str]"]

@@ -22,6 +22,8 @@ from ctx_reference._validate import require_int, require_real
 from ctx_reference.recall import DOC_TOKENS, RecallModel, answer_position
 from ctx_reference.sim import STRATEGIES, SimParams, simulate
 
+from .i18n import _
+
 # Slider ranges (inclusive) and steps.
 DOCUMENTS_RANGE = (2, 250)
 MIDDLE_RANGE = (0.0, 1.0, 0.05)
@@ -57,9 +59,9 @@ def recall_view(documents: int, position: int, middle: float):
     model = RecallModel(middle=require_real(middle, "middle"))
     n = documents * DOC_TOKENS
     pos = answer_position(position - 1)
-    row = [f"{documents:,}", f"{n:,}", f"第 {position} 篇", f"{model.base(n):.3f}",
+    row = [f"{documents:,}", f"{n:,}", _("第 {position} 篇").format(position=position), f"{model.base(n):.3f}",
            f"{model.position_factor(pos, n):.3f}", f"{model.recall(pos, n):.3f}"]
-    text = format_table(["文档数", "上下文 token", "答案位置", "基础召回", "位置系数", "召回率"],
+    text = format_table([_("文档数"), _("上下文 token"), _("答案位置"), _("基础召回"), _("位置系数"), _("召回率")],
                         [row], ">>>>>>")
     return text, plot_recall_vs_position(model, n, marks=[pos])
 
@@ -102,10 +104,10 @@ def explore_recall(documents: int = 200, position: int = 101, middle: float = 0.
     from IPython.display import display
 
     docs = w.IntSlider(value=documents, min=DOCUMENTS_RANGE[0], max=DOCUMENTS_RANGE[1],
-                       description="文档数")
-    pos = w.IntSlider(value=position, min=1, max=documents, description="答案在第几篇")
+                       description=_("文档数"))
+    pos = w.IntSlider(value=position, min=1, max=documents, description=_("答案在第几篇"))
     mid = w.FloatSlider(value=middle, min=MIDDLE_RANGE[0], max=MIDDLE_RANGE[1],
-                        step=MIDDLE_RANGE[2], description="中间劣势")
+                        step=MIDDLE_RANGE[2], description=_("中间劣势"))
 
     def follow(change) -> None:
         pos.max = change["new"]
@@ -135,13 +137,13 @@ def explore_strategies(params: SimParams = SimParams(), *, live: bool | None = N
 
     keep = w.IntSlider(value=params.keep, min=KEEP_RANGE[0], max=KEEP_RANGE[1], description="keep")
     threshold = w.IntSlider(value=params.threshold, min=THRESHOLD_RANGE[0], max=THRESHOLD_RANGE[1],
-                            step=THRESHOLD_RANGE[2], description="阈值")
+                            step=THRESHOLD_RANGE[2], description=_("阈值"))
     at_least = w.IntSlider(value=params.clear_at_least, min=CLEAR_AT_LEAST_RANGE[0],
                            max=CLEAR_AT_LEAST_RANGE[1], step=CLEAR_AT_LEAST_RANGE[2],
                            description="clear_at_least")
-    unlimited = w.Checkbox(value=params.summary_capacity is None, description="摘要不限容量")
+    unlimited = w.Checkbox(value=params.summary_capacity is None, description=_("摘要不限容量"))
     capacity = w.IntSlider(value=params.summary_capacity or 2, min=SUMMARY_CAPACITY_RANGE[0],
-                           max=SUMMARY_CAPACITY_RANGE[1], description="摘要容量")
+                           max=SUMMARY_CAPACITY_RANGE[1], description=_("摘要容量"))
 
     def draw(keep, threshold, clear_at_least, unlimited, capacity) -> None:
         _show(*strategy_view(keep, threshold, clear_at_least, None if unlimited else capacity))

@@ -187,4 +187,4 @@ def with_wrong_hints(workload: Workload, wrong: int, seed: int = 0) -> Workload:
     flipped = set(random.Random(seed).sample(asked, wrong))
     steps = tuple(replace(step, needed=False) if turn in flipped else step
                   for turn, step in enumerate(workload.steps, start=1))
-    return replace(workload, name=f"{workload.name}（{wrong} 个提示错了）", steps=steps)
+    return replace(workload, name=f"{workload.name}（{wrong} 个提示错了）", steps=steps)  # data
