@@ -28,9 +28,12 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, WORK, "gradebook.db
 # the class).
 c.Execute.timeout = 60
 
-# What the student sees in place of a removed solution.
-c.ClearSolutions.code_stub = {"python": "# 在这里写你的代码\nraise NotImplementedError()"}
-c.ClearSolutions.text_stub = "在这里写下你的回答。"
+# What an answer cell holds until the learner writes it (the English release gets their English, from
+# the catalogue: ctx_course/translation.py).
+from ctx_course.translation import CODE_STUB, TEXT_STUB  # noqa: E402
+
+c.ClearSolutions.code_stub = {"python": CODE_STUB}
+c.ClearSolutions.text_stub = TEXT_STUB
 
 # Every cell's nbgrader metadata is first put back as released (a duplicated cell: the last copy
 # carries the metadata; every copy of an answer runs where it stands). Read-only check cells a

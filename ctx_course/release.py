@@ -20,7 +20,7 @@ from ctx_reference.i18n import SOURCE, normalize
 
 from .catalogues import source_notebook
 from .config import assignments, load_course_config
-from .translation import EDITIONS
+from .translation import EDITIONS, stubs
 
 
 class ReleaseError(RuntimeError):
@@ -54,6 +54,9 @@ def generate_release(
     config = load_course_config(root, work=work, release=release)
     if language != SOURCE:
         config.CourseDirectory.source_directory = str(_edition_sources(root, Path(work), language))
+        shown = stubs(language)
+        config.ClearSolutions.code_stub = {"python": shown["code"]}
+        config.ClearSolutions.text_stub = shown["markdown"]
     api = NbGraderAPI(config=config)
     done = []
     for assignment_id in assignments(root):

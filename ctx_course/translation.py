@@ -32,6 +32,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ctx_reference.i18n import N_, gettext, using
+
 from .cells import is_answer, is_graded, source_text
 
 CATALOGUES = "i18n"
@@ -40,6 +42,10 @@ EDITIONS = {"zh_CN": "lessons", "en": "lessons-en"}
 """The release folder of each edition."""
 METADATA_KEY = "ctx_edition"
 """Notebook metadata naming a notebook's edition (the grader reads it)."""
+
+# What an answer cell of the release holds until the learner writes it (nbgrader's stubs, nbgrader_config.py).
+CODE_STUB = N_("# 在这里写你的代码\nraise NotImplementedError()")
+TEXT_STUB = N_("在这里写下你的回答。")
 
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 
@@ -267,3 +273,26 @@ def submitted_edition(notebook: Any) -> str:
         return "en" if isinstance(named, str) and named.strip().lower() in ("en", "en_us", "en-us") else "zh_CN"
     except AttributeError:
         return "zh_CN"
+
+
+def stubs(language: str) -> dict[str, str]:
+    """Return the stubs of the release of ``language`` by cell type: ``code`` and ``markdown`` (nbgrader's text stub)."""
+    with using(language):
+        return {"code": gettext(CODE_STUB), "markdown": gettext(TEXT_STUB)}
+
+
+def as_source_stub(cell: Any, language: str) -> bool:
+    """Give an answer cell that holds the stub of ``language``'s release the source edition's stub; return whether it did.
+
+    nbgrader scores an answer left as released 0 without asking for a hand grade, by comparing it
+    with the gradebook's, which holds the Chinese stub: an English stub left untouched is the same
+    answer. Anything else the learner wrote is left as it is.
+    """
+    if language == "zh_CN" or not is_answer(cell):
+        return False
+    kind = "code" if cell.get("cell_type") == "code" else "markdown"
+    shown, source = stubs(language)[kind], stubs("zh_CN")[kind]
+    if source_text(cell.get("source", "")).strip() != shown.strip() or shown == source:
+        return False
+    cell["source"] = source
+    return True
