@@ -22,6 +22,7 @@ Leaves out: messages shown by ``ctx_reference`` and the grader (``ctx_reference/
 """
 from __future__ import annotations
 
+import ast
 import copy
 import io
 import os
@@ -161,17 +162,35 @@ def read_catalogue(path: str | os.PathLike):
     if not path.exists():
         return Catalog(locale="en")
     with path.open("rb") as handle:
-        return read_po(handle)
+        catalogue = read_po(handle)
+    for message in catalogue:
+        # Babel reads a previous msgid of several lines ("#| ..." lines) as comments: take it back.
+        pieces = [c[1:].strip() for c in message.user_comments if c.startswith("|")]
+        if pieces and pieces[0].startswith("msgid "):
+            pieces[0] = pieces[0][len("msgid "):]
+            message.previous_id = ["".join(ast.literal_eval(piece) for piece in pieces)]
+            message.user_comments = [c for c in message.user_comments if not c.startswith("|")]
+    return catalogue
 
 
 def write_catalogue(catalogue, path: str | os.PathLike) -> None:
     """Write ``catalogue`` to ``path`` as a .po file (no line wrapping, no dates: it diffs well)."""
     from babel.messages.pofile import write_po
 
+    from babel.messages.pofile import normalize
+
     buffer = io.BytesIO()
-    write_po(buffer, catalogue, width=0, omit_header=True, include_previous=True, sort_output=False)
+    # Babel wraps a previous msgid of several lines into a comment it cannot read back: write it here.
+    write_po(buffer, catalogue, width=0, omit_header=True, include_previous=False, sort_output=False)
+    text = buffer.getvalue().decode("utf-8")
+    for message in catalogue:
+        if not (message.id and message.previous_id and message.context):
+            continue
+        previous = "".join(f"#| {line}\n" for line in f"msgid {normalize(message.previous_id[0], width=0)}".split("\n"))
+        anchor = f'msgctxt {normalize(message.context, width=0)}\nmsgid {normalize(message.id, width=0)}\n'
+        text = text.replace(anchor, previous + anchor, 1)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_bytes(buffer.getvalue())
+    Path(path).write_bytes(text.encode("utf-8"))
 
 
 def translations_of(catalogue) -> dict[tuple[str, str], str]:

@@ -75,15 +75,19 @@ def test_a_changed_sentence_loses_its_translation_until_it_is_translated_again()
     assert [e.cell_id for e in left] == [first["id"]]
 
 
-def test_update_keeps_the_old_english_of_a_changed_cell_as_fuzzy():
-    """`i18n update` after a change: the entry keeps its old English, marked fuzzy, the old Chinese beside it."""
-    from ctx_course.translation import catalogue_path, read_catalogue, update_catalogue
+def test_update_keeps_the_old_english_of_a_changed_cell_as_fuzzy(tmp_path):
+    """`i18n update` after a change: the entry keeps its old English, marked fuzzy, the old Chinese beside it,
+    and the file written reads back the same."""
+    from ctx_course.translation import catalogue_path, read_catalogue, update_catalogue, write_catalogue
 
     source = _load(REPO / "solutions" / "02-remaining" / "remaining.ipynb")
     old_text = "".join(source["cells"][0]["source"])
     source["cells"][0]["source"] = old_text + "\n\n新加的一句话。"
     fresh = update_catalogue(source, read_catalogue(catalogue_path(REPO, "en", "02-remaining")))
-    entry = fresh.get(source["cells"][0]["source"], context=source["cells"][0]["id"])
+    written = tmp_path / "02-remaining.po"
+    write_catalogue(fresh, written)
+    assert "#| msgid" in written.read_text(encoding="utf-8")  # where gettext's tools show it
+    entry = read_catalogue(written).get(source["cells"][0]["source"], context=source["cells"][0]["id"])
     assert entry.fuzzy and entry.previous_id == [old_text] and entry.string
 
 
