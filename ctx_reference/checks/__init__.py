@@ -1,7 +1,7 @@
 """Friendly checks for the workbook's exercises.
 
 ``check_exercise("remaining", remaining)`` runs the visible cases of one exercise against the
-learner's function, prints one line per case in Chinese and raises ``CheckFailed`` (an
+learner's function, prints one line per case in the reader's language and raises ``CheckFailed`` (an
 ``AssertionError`` that IPython shows as one line) if any case failed, so that nbgrader scores the
 cell. Every expectation is a literal from docs/models.md, written in the case module of its notebook; none
 is computed with the reference implementation. A function that is, wraps or calls the reference
@@ -13,13 +13,14 @@ visible cases and hidden tests that decide each; see ``rules.py`` and docs/rules
 tests in the notebooks call ``expect_digest`` (see ``hidden.py``); ``requires_exercise`` names
 another exercise when a check also runs it.
 ``uses_exercise("trim_lines")`` wraps a demo cell that calls the learner's function, so that a
-misbehaving function is reported in one Chinese line naming the exercise to revisit.
+misbehaving function is reported in one line naming the exercise to revisit.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from ..i18n import _
 from . import (
     assembly,
     calibrate,
@@ -46,6 +47,7 @@ from .runner import (
     reference_codes,
     run_cases,
     show,
+    translated,
 )
 
 _MODULES = (
@@ -72,7 +74,7 @@ ADAPTERS = {**capstone.ADAPTERS}
 
 
 def _reference_names(name: str) -> str:
-    return "、".join(f"{obj.__module__}.{obj.__qualname__}" for obj in REFERENCES[name])
+    return _("、").join(f"{obj.__module__}.{obj.__qualname__}" for obj in REFERENCES[name])
 
 
 def _is_reference_object(name: str, func: Callable) -> bool:
@@ -83,11 +85,14 @@ def _is_reference_object(name: str, func: Callable) -> bool:
     return getattr(inner, "__code__", None) in _CODES[name]
 
 
-def _reference_message(name: str, what: str, which: str | None = None) -> str:
-    return (
-        f"这个练习要自己实现：检查发现你{what}参考实现 {which or _reference_names(name)}，"
-        f"用参考实现作答，练习 {name} 得 0 分。"
-    )
+def _used_reference(name: str) -> str:
+    return _("这个练习要自己实现：检查发现你直接用了参考实现 {reference}，"
+             "用参考实现作答，练习 {name} 得 0 分。").format(reference=_reference_names(name), name=name)
+
+
+def _called_reference(name: str, which: str) -> str:
+    return _("这个练习要自己实现：检查发现你调用了参考实现 {reference}，"
+             "用参考实现作答，练习 {name} 得 0 分。").format(reference=which, name=name)
 
 
 def check_exercise(name: str, func, *, quiet: bool = False) -> None:
@@ -100,20 +105,20 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
         known = ", ".join(sorted(EXERCISES))
         raise ValueError(f"name must be one of: {known} (got {name!r})")
     if callable(func) and _is_reference_object(name, func):
-        raise CheckFailed(_reference_message(name, "直接用了"))
+        raise CheckFailed(_used_reference(name))
     if name in ADAPTERS and callable(func):
         func = ADAPTERS[name](func)
     try:
         outcomes = run_cases(func, EXERCISES[name], _CODES[name])
     except UsedReference as exc:
-        raise CheckFailed(_reference_message(name, "调用了", str(exc))) from None
+        raise CheckFailed(_called_reference(name, str(exc))) from None
     if not quiet:
         print(format_report(outcomes))
     if outcomes and outcomes[-1].pending:
-        raise CheckFailed(f"练习 {name} 还没有完成。")
+        raise CheckFailed(_("练习 {name} 还没有完成。").format(name=name))
     failed = sum(not o.passed for o in outcomes)
     if failed:
-        raise CheckFailed(f"练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。")
+        raise CheckFailed(_("练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。").format(name=name, failed=failed))
 
 
 def requires_exercise(name: str, func, *, needed_by: str) -> None:
@@ -126,30 +131,33 @@ def requires_exercise(name: str, func, *, needed_by: str) -> None:
         check_exercise(name, func, quiet=True)
     except CheckFailed as exc:
         raise CheckFailed(
-            f"{needed_by} 下面这一步还要用到练习 {name} 的函数，而它还没通过自己的检查（{exc}）："
-            f"请先回到练习 {name}。"
+            _("{needed_by} 下面这一步还要用到练习 {name} 的函数，而它还没通过自己的检查（{reason}）："
+              "请先回到练习 {name}。").format(needed_by=translated(needed_by), name=name, reason=exc)
         ) from None
 
 
 @contextmanager
 def uses_exercise(*names: str) -> Iterator[None]:
-    """Turn any error inside the block into one Chinese line naming the exercise(s) to revisit.
+    """Turn any error inside the block into one line naming the exercise(s) to revisit.
 
     A demo cell that calls the learner's function wraps its code in ``with uses_exercise("trim_lines"):``;
     when the function is unfinished, raises, or returns something the cell's asserts reject, the
     cell ends with one line instead of a traceback.
     """
-    which = "、".join(names)
+    which = _("、").join(names)
     try:
         yield
     except NotImplementedError:
-        raise CheckFailed(f"这一格要用到你写的 {which}，它还没有完成：请先完成练习 {which}。") from None
+        raise CheckFailed(
+            _("这一格要用到你写的 {which}，它还没有完成：请先完成练习 {which}。").format(which=which)
+        ) from None
     except Exception as exc:
         detail = f"{type(exc).__name__}: {show(str(exc))[1:-1][:120]}" if str(exc) else type(exc).__name__
         if isinstance(exc, AssertionError) and not str(exc):
-            detail = "结果和演示里写的不一致"
+            detail = _("结果和演示里写的不一致")
         raise CheckFailed(
-            f"这一格用到了你写的 {which}，运行出了问题（{detail}）：请回到练习 {which} 再检查一遍。"
+            _("这一格用到了你写的 {which}，运行出了问题（{detail}）：请回到练习 {which} 再检查一遍。").format(
+                which=which, detail=detail)
         ) from None
 
 

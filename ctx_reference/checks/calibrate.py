@@ -15,6 +15,7 @@ no receipts at all raise ValueError naming ``receipts``. Results are compared
 rounded to 4 decimals (the order of the arithmetic may differ); both must be ``float`` exactly.
 """
 from ..calibrate import Receipt, fit_rates
+from ..i18n import N_
 from .rules import Rule
 from .runner import CheckCase
 
@@ -31,11 +32,11 @@ def rounded(value):
 REFERENCES = {"fit_rates": (fit_rates,)}
 
 # Two case labels the rule table below names again.
-ONE_SCRIPT_EACH = (
+ONE_SCRIPT_EACH = N_(
     "每张回执只有一种文字：ASCII 8 个字符 → 2 和 → 4，最小二乘是 (8×2 + 8×4) / (8² + 8²) = 0.375；"
     "10 个非 ASCII 字符（含 é）→ 7，是 0.7"
 )
-MIXED_RECEIPTS = (
+MIXED_RECEIPTS = N_(
     "混合的回执也要算进去：40 个 ASCII → 10、10 个汉字 → 10、两段合起来 → 30，三张回执没法同时对上；"
     "正规方程 3200a + 400b = 1600、400a + 200b = 400，解出 (1/3, 4/3)"
 )
@@ -43,9 +44,9 @@ MIXED_RECEIPTS = (
 CASES = {
     "fit_rates": (
         CheckCase(
-            "由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，"
-            "拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple",
-            args=([Receipt("a" * 40, 10), Receipt("账" * 10, 15), Receipt("a" * 40 + "账" * 10, 25)],),
+            N_("由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，"
+            "拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple"),
+            args=([Receipt("a" * 40, 10), Receipt("账" * 10, 15), Receipt("a" * 40 + "账" * 10, 25)],),  # data
             expect=(0.25, 1.5),
             project=rounded,
             tol=EXACT_TOL,
@@ -53,7 +54,7 @@ CASES = {
         ),
         CheckCase(
             ONE_SCRIPT_EACH,
-            args=([Receipt("abcdefgh", 2), Receipt('{"k": 1}', 4), Receipt("上下文的账本é要对齐", 7)],),
+            args=([Receipt("abcdefgh", 2), Receipt('{"k": 1}', 4), Receipt("上下文的账本é要对齐", 7)],),  # data
             expect=(0.375, 0.7),
             project=rounded,
             tol=EXACT_TOL,
@@ -61,26 +62,26 @@ CASES = {
         ),
         CheckCase(
             MIXED_RECEIPTS,
-            args=([Receipt("a" * 40, 10), Receipt("账" * 10, 10), Receipt("a" * 40 + "账" * 10, 30)],),
+            args=([Receipt("a" * 40, 10), Receipt("账" * 10, 10), Receipt("a" * 40 + "账" * 10, 30)],),  # data
             expect=(0.3333, 1.3333),
             project=rounded,
             tol=EXACT_TOL,
             returns=tuple,
         ),
         CheckCase(
-            "只有英文回执，分不出汉字的比率：报 ValueError，消息里写出 receipts",
+            N_("只有英文回执，分不出汉字的比率：报 ValueError，消息里写出 receipts"),
             args=([Receipt("hello world", 2), Receipt("token budget", 3)],),
             raises=ValueError,
             message_has=("receipts",),
         ),
         CheckCase(
-            "两张回执的文字比例一样（ab账 和 abab账账），两个比率分不开：报 ValueError，消息里写出 receipts",
-            args=([Receipt("ab账", 2), Receipt("abab账账", 4)],),
+            N_("两张回执的文字比例一样（ab账 和 abab账账），两个比率分不开：报 ValueError，消息里写出 receipts"),
+            args=([Receipt("ab账", 2), Receipt("abab账账", 4)],),  # data
             raises=ValueError,
             message_has=("receipts",),
         ),
         CheckCase(
-            "没有回执：报 ValueError，消息里写出 receipts",
+            N_("没有回执：报 ValueError，消息里写出 receipts"),
             args=([],),
             raises=ValueError,
             message_has=("receipts",),
@@ -97,61 +98,62 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'fit_rates': (
         Rule(
             'least-squares',
-            '之和最小的 a 和 b',
+            '之和最小的 a 和 b',  # data
             visible=(
                 ONE_SCRIPT_EACH,
                 MIXED_RECEIPTS,
             ),
             hidden=(
-                '0.3 / 0.8 的三张回执',
-                '同样三张回执、倒过来给',
-                '每张回执只有一种文字',
+                '0.3 / 0.8 的三张回执',  # data
+                '同样三张回执、倒过来给',  # data
+                '每张回执只有一种文字',  # data
             ),
         ),
         Rule(
             'no-intercept',
-            '不要常数项',
+            '不要常数项',  # data
             visible=(
                 ONE_SCRIPT_EACH,
                 MIXED_RECEIPTS,
             ),
             hidden=(
-                '两张回执正好定出两个系数',
+                '两张回执正好定出两个系数',  # data
             ),
         ),
         Rule(
             'ascii-below-128',
-            'ASCII 指码位小于 `128` 的字符，空格和换行也算',
+            'ASCII 指码位小于 `128` 的字符，空格和换行也算',  # data
             visible=(
                 ONE_SCRIPT_EACH,
             ),
             hidden=(
-                '换行和 emoji',
+                '换行和 emoji',  # data
             ),
         ),
         Rule(
             'a-pair-of-floats',
-            'ASCII 在前、非 ASCII 在后',
+            'ASCII 在前、非 ASCII 在后',  # data
             visible=(
-                '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，'
-                '拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',
+                '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，'  # data
+                '拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',  # data
             ),
         ),
         Rule(
             'underdetermined-raises',
-            '回执定不出两个系数时',
+            '回执定不出两个系数时',  # data
             visible=(
-                '只有英文回执，分不出汉字的比率：报 ValueError，消息里写出 receipts',
-                '两张回执的文字比例一样（ab账 和 abab账账），两个比率分不开：报 ValueError，消息里写出 receipts',
-                '没有回执：报 ValueError，消息里写出 receipts',
+                '只有英文回执，分不出汉字的比率：报 ValueError，消息里写出 receipts',  # data
+                '两张回执的文字比例一样（ab账 和 abab账账），两个比率分不开：'  # data
+                '报 ValueError，消息里写出 receipts',  # data
+                '没有回执：报 ValueError，消息里写出 receipts',  # data
             ),
         ),
         Rule(
             'receipts-unchanged',
-            '不要改动传进来的列表',
+            '不要改动传进来的列表',  # data
             visible=(
-                '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，'
-                '拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',
+                '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，'  # data
+                '拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',  # data
             ),
         ),
     ),

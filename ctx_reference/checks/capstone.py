@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..i18n import N_, _
 from ..policy import ClearOldest, CompactOld, keep_everything
 from ..policy_score import builtin_results
 from ..sim import simulate_policy
@@ -31,7 +32,7 @@ from ..workloads import visible_workloads
 from .rules import Rule
 from .runner import CheckCase
 
-CHEAPER = "更便宜"
+CHEAPER = N_("更便宜")  # a message: the bonus cases compare with it in the reader's language
 
 _WORKLOADS = {w.name: w for w in visible_workloads()}
 
@@ -53,16 +54,16 @@ def _against(builtin: str) -> Callable[[Callable], Callable]:
         def run(name: str) -> str:
             mine = simulate_policy(policy, _WORKLOADS[name])
             if mine.overflow_turn is not None:
-                return f"第 {mine.overflow_turn} 轮溢出"
+                return _("第 {turn} 轮溢出").format(turn=mine.overflow_turn)
             if mine.facts_lost:
-                return f"丢了 {mine.facts_lost}/{mine.facts_asked} 条事实"
+                return _("丢了 {lost}/{asked} 条事实").format(lost=mine.facts_lost, asked=mine.facts_asked)
             other = others[name]
             if other.overflow_turn is not None or other.facts_lost:
-                return CHEAPER          # the built-in is not safe here: being safe is enough
+                return _(CHEAPER)       # the built-in is not safe here: being safe is enough
             if mine.input_equivalent < other.input_equivalent:
-                return CHEAPER
-            return (f"输入当量 {mine.input_equivalent:,.0f}，"
-                    f"不低于 {builtin} 的 {other.input_equivalent:,.0f}")
+                return _(CHEAPER)
+            return _("输入当量 {mine:,.0f}，不低于 {builtin} 的 {other:,.0f}").format(
+                mine=mine.input_equivalent, builtin=builtin, other=other.input_equivalent)
         return run
     return adapt
 
@@ -70,22 +71,28 @@ def _against(builtin: str) -> Callable[[Callable], Callable]:
 def _overflow_and_lost(value: tuple) -> dict:
     """Return (overflow turn, facts lost) as the dict shown in a feedback line."""
     overflow, lost = value
-    return {"溢出轮次": overflow, "丢失的事实": lost}
+    return {"溢出轮次": overflow, "丢失的事实": lost}  # data
 
 
-_SAFE = {"溢出轮次": None, "丢失的事实": 0}
+_SAFE = {"溢出轮次": None, "丢失的事实": 0}  # data
+
+
+def _case(template: str, name: str, **kwargs) -> CheckCase:
+    """Return the case of workload ``name``, labelled ``template`` (a message) formatted with its facts."""
+    values = {"name": name, "turns": _WORKLOADS[name].turns, "window": _WORKLOADS[name].window}
+    return CheckCase(template.format(**values), args=(name,), label_template=template, label_values=values, **kwargs)
+
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "context_policy": tuple(
-        CheckCase(f"任务 {name}：{_WORKLOADS[name].turns} 轮、窗口 {_WORKLOADS[name].window:,}，"
-                  f"不溢出、不丢被问到的事实", args=(name,), expect=_SAFE,
-                  project=_overflow_and_lost)
+        _case(N_("任务 {name}：{turns} 轮、窗口 {window:,}，不溢出、不丢被问到的事实"), name, expect=_SAFE,
+              project=_overflow_and_lost)
         for name in _WORKLOADS),
     "beat_clear_notes": tuple(
-        CheckCase(f"任务 {name}：安全，而且比 clear_notes 便宜", args=(name,), expect=CHEAPER)
+        _case(N_("任务 {name}：安全，而且比 clear_notes 便宜"), name, expect=CHEAPER, message=True)
         for name in _WORKLOADS),
     "beat_compact": tuple(
-        CheckCase(f"任务 {name}：安全，而且比 compact 便宜", args=(name,), expect=CHEAPER)
+        _case(N_("任务 {name}：安全，而且比 compact 便宜"), name, expect=CHEAPER, message=True)
         for name in _WORKLOADS),
 }
 
@@ -105,18 +112,18 @@ NOTEBOOK = '11-capstone'
 
 # Every task case decides both rules at once (a task passes only if it never overflows and loses no asked fact).
 _TASK_CASES = (
-    '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',
-    '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',
-    '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',
-    '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',
-    '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',
+    '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
+    '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
+    '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',  # data
+    '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
+    '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
 )
 _HIDDEN_TASK_CASES = (
-    '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',
-    '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',
-    '隐藏任务 3（很多段测试日志）：不溢出、不丢事实',
-    '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',
-    '隐藏任务 5（问得又多又急）：不溢出、不丢事实',
+    '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',  # data
+    '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',  # data
+    '隐藏任务 3（很多段测试日志）：不溢出、不丢事实',  # data
+    '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',  # data
+    '隐藏任务 5（问得又多又急）：不溢出、不丢事实',  # data
 )
 
 #: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
@@ -124,57 +131,57 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'context_policy': (
         Rule(
             'never-overflows',
-            '永远不溢出',
+            '永远不溢出',  # data
             visible=_TASK_CASES,
             hidden=_HIDDEN_TASK_CASES,
         ),
         Rule(
             'no-asked-fact-lost',
-            '不丢任何被问到的事实',
+            '不丢任何被问到的事实',  # data
             visible=_TASK_CASES,
             hidden=_HIDDEN_TASK_CASES,
         ),
         Rule(
             'actions-it-can-take',
-            '只返回 `None`、一个动作或动作列表，而且动作做得到',
+            '只返回 `None`、一个动作或动作列表，而且动作做得到',  # data
             visible=(
-                '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',
-                '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',
-                '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',
-                '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',
-                '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',
+                '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
+                '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
+                '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',  # data
+                '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
+                '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
             ),
         ),
     ),
     'beat_clear_notes': (
         Rule(
             'safe-and-cheaper-than-clear-notes',
-            '你的策略都安全，而且比 `clear_notes` 便宜',
+            '你的策略都安全，而且比 `clear_notes` 便宜',  # data
             visible=(
-                '任务 lesson：安全，而且比 clear_notes 便宜',
-                '任务 repo-survey：安全，而且比 clear_notes 便宜',
-                '任务 log-bursts：安全，而且比 clear_notes 便宜',
-                '任务 quick-questions：安全，而且比 clear_notes 便宜',
-                '任务 long-memory：安全，而且比 clear_notes 便宜',
+                '任务 lesson：安全，而且比 clear_notes 便宜',  # data
+                '任务 repo-survey：安全，而且比 clear_notes 便宜',  # data
+                '任务 log-bursts：安全，而且比 clear_notes 便宜',  # data
+                '任务 quick-questions：安全，而且比 clear_notes 便宜',  # data
+                '任务 long-memory：安全，而且比 clear_notes 便宜',  # data
             ),
             hidden=(
-                '隐藏任务：都安全，而且每个都比 clear_notes 便宜',
+                '隐藏任务：都安全，而且每个都比 clear_notes 便宜',  # data
             ),
         ),
     ),
     'beat_compact': (
         Rule(
             'safe-and-cheaper-than-compact',
-            '比 `compact` 便宜',
+            '比 `compact` 便宜',  # data
             visible=(
-                '任务 lesson：安全，而且比 compact 便宜',
-                '任务 repo-survey：安全，而且比 compact 便宜',
-                '任务 log-bursts：安全，而且比 compact 便宜',
-                '任务 quick-questions：安全，而且比 compact 便宜',
-                '任务 long-memory：安全，而且比 compact 便宜',
+                '任务 lesson：安全，而且比 compact 便宜',  # data
+                '任务 repo-survey：安全，而且比 compact 便宜',  # data
+                '任务 log-bursts：安全，而且比 compact 便宜',  # data
+                '任务 quick-questions：安全，而且比 compact 便宜',  # data
+                '任务 long-memory：安全，而且比 compact 便宜',  # data
             ),
             hidden=(
-                '隐藏任务：都安全，而且每个都比 compact 便宜',
+                '隐藏任务：都安全，而且每个都比 compact 便宜',  # data
             ),
         ),
     ),

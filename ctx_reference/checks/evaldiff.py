@@ -7,19 +7,20 @@ unit back, which repairs `boiling` but not `distance` (its expected answer start
 """
 from ..evaldiff import Case, Result
 from ..evaldiff import diff as reference_diff
+from ..i18n import N_, _
 from .rules import Rule
 from .runner import CheckCase
 
 REFERENCES = {"diff": (reference_diff,)}
 
 CASES_SEVEN = [
-    Case("distance", "从北京开车到上海大约多远？", "约 1200 公里"),
-    Case("boiling", "标准大气压下，水的沸点是多少？", "100 摄氏度"),
-    Case("unknown", "我昨天午饭吃了什么？", "我不知道"),
-    Case("week", "一周有几天？", "7"),
-    Case("capital", "中国的首都是哪座城市？", "北京"),
-    Case("everest", "珠穆朗玛峰有多高？", "8848.86 米"),
-    Case("sum", "3 加 4 等于几？", "7"),
+    Case("distance", "从北京开车到上海大约多远？", "约 1200 公里"),  # data
+    Case("boiling", "标准大气压下，水的沸点是多少？", "100 摄氏度"),  # data
+    Case("unknown", "我昨天午饭吃了什么？", "我不知道"),  # data
+    Case("week", "一周有几天？", "7"),  # data
+    Case("capital", "中国的首都是哪座城市？", "北京"),  # data
+    Case("everest", "珠穆朗玛峰有多高？", "8848.86 米"),  # data
+    Case("sum", "3 加 4 等于几？", "7"),  # data
 ]
 
 V1 = Result({"distance": True, "boiling": True, "unknown": False, "week": True,
@@ -30,7 +31,7 @@ V3 = Result({"distance": False, "boiling": True, "unknown": True, "week": True,
              "capital": True, "everest": False, "sum": True})
 
 # Three cases listed c, a, b while both results list them a, b, c: the answer follows the cases.
-ORDER_CASES = [Case("c", "问题 c", "C"), Case("a", "问题 a", "A"), Case("b", "问题 b", "B")]
+ORDER_CASES = [Case("c", "问题 c", "C"), Case("a", "问题 a", "A"), Case("b", "问题 b", "B")]  # data
 ORDER_BASE = Result({"a": False, "b": True, "c": False})
 ORDER_NEXT = Result({"a": True, "b": False, "c": True})
 
@@ -38,54 +39,54 @@ ORDER_NEXT = Result({"a": True, "b": False, "c": True})
 def as_lists(result):
     """Project a diff result to (fixed, broke) as two lists (or a description of the problem)."""
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        return f"返回值应该是 (fixed, broke) 两个列表，实际是 {result!r}"
+        return _("返回值应该是 (fixed, broke) 两个列表，实际是 {result!r}").format(result=result)
     fixed, broke = result
     if type(fixed) is not list or type(broke) is not list:
-        return f"fixed 和 broke 都应该是用例 id 的列表（list），实际是 {result!r}"
+        return _("fixed 和 broke 都应该是用例 id 的列表（list），实际是 {result!r}").format(result=result)
     return (fixed, broke)
 
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "diff": (
         CheckCase(
-            "原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）",
+            N_("原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）"),
             args=(CASES_SEVEN, V1, V2),
             expect=(["unknown"], ["distance", "boiling"]),
             project=as_lists,
         ),
         CheckCase(
-            "通过率相同的两版：v1 → v3（都是 5/7）",
+            N_("通过率相同的两版：v1 → v3（都是 5/7）"),
             args=(CASES_SEVEN, V1, V3),
             expect=(["unknown"], ["distance"]),
             project=as_lists,
         ),
         CheckCase(
-            "反过来比：v2 → v1，fixed 和 broke 对调",
+            N_("反过来比：v2 → v1，fixed 和 broke 对调"),
             args=(CASES_SEVEN, V2, V1),
             expect=(["distance", "boiling"], ["unknown"]),
             project=as_lists,
         ),
         CheckCase(
-            "只修好、没弄坏：v2 → v3",
+            N_("只修好、没弄坏：v2 → v3"),
             args=(CASES_SEVEN, V2, V3),
             expect=(["boiling"], []),
             project=as_lists,
         ),
         CheckCase(
-            "用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出",
+            N_("用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出"),
             args=(ORDER_CASES, ORDER_BASE, ORDER_NEXT),
             expect=(["c", "a"], ["b"]),
             project=as_lists,
         ),
         CheckCase(
-            "Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它",
+            N_("Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它"),
             args=(ORDER_CASES, Result({**ORDER_BASE.passed, "extra": False}),
                   Result({**ORDER_NEXT.passed, "extra": True})),
             expect=(["c", "a"], ["b"]),
             project=as_lists,
         ),
         CheckCase(
-            "两版一样：v1 → v1，fixed 和 broke 都是空列表",
+            N_("两版一样：v1 → v1，fixed 和 broke 都是空列表"),
             args=(CASES_SEVEN, V1, V1),
             expect=([], []),
             project=as_lists,
@@ -102,50 +103,50 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'diff': (
         Rule(
             'fixed-and-broke',
-            '在 `base` 下失败、在 `next` 下通过的，是**修好**的',
+            '在 `base` 下失败、在 `next` 下通过的，是**修好**的',  # data
             visible=(
-                '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',
-                '反过来比：v2 → v1，fixed 和 broke 对调',
+                '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',  # data
+                '反过来比：v2 → v1，fixed 和 broke 对调',  # data
             ),
             hidden=(
-                '六个用例、各种翻转',
-                '只看前两个用例',
+                '六个用例、各种翻转',  # data
+                '只看前两个用例',  # data
             ),
         ),
         Rule(
             'unchanged-in-neither',
-            '前后一样的两边都不放',
+            '前后一样的两边都不放',  # data
             visible=(
-                '两版一样：v1 → v1，fixed 和 broke 都是空列表',
+                '两版一样：v1 → v1，fixed 和 broke 都是空列表',  # data
             ),
             hidden=(
-                '同一版比自己',
-                '新版比自己',
-                '没有用例',
+                '同一版比自己',  # data
+                '新版比自己',  # data
+                '没有用例',  # data
             ),
         ),
         Rule(
             'in-the-order-of-cases',
-            '顺序和 `cases` 一致（不是 `Result` 里的顺序）',
+            '顺序和 `cases` 一致（不是 `Result` 里的顺序）',  # data
             visible=(
-                '用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出',
+                '用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出',  # data
             ),
             hidden=(
-                '用例倒过来：按用例的顺序',
+                '用例倒过来：按用例的顺序',  # data
             ),
         ),
         Rule(
             'ids-outside-cases-ignored',
-            '不在 `cases` 中的 id 不用管',
+            '不在 `cases` 中的 id 不用管',  # data
             visible=(
-                'Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它',
+                'Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它',  # data
             ),
         ),
         Rule(
             'two-lists',
-            '返回 `(fixed, broke)` 两个**列表**',
+            '返回 `(fixed, broke)` 两个**列表**',  # data
             visible=(
-                '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',
+                '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',  # data
             ),
         ),
     ),

@@ -23,7 +23,8 @@ import json
 from enum import Enum
 from typing import Any
 
-from .runner import CheckFailed, NotPlain, plain
+from ..i18n import _
+from .runner import CheckFailed, NotPlain, plain, translated
 
 DIGEST_HEX = 16  # hex digits kept of the SHA-256 digest
 
@@ -53,7 +54,7 @@ def canonical_text(value: Any, places: int | None = None) -> str:
         return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
     if isinstance(value, Enum):
         return f"e:{kind.__name__}.{value.name}"
-    raise NotPlain(f"不能比较 {kind.__name__} 类型的值")
+    raise NotPlain(_("不能比较 {kind} 类型的值").format(kind=kind.__name__))
 
 
 def digest(value: Any, places: int | None = None) -> str:
@@ -63,10 +64,12 @@ def digest(value: Any, places: int | None = None) -> str:
 
 
 def expect_digest(label: str, value: Any, expected: str, places: int | None = None) -> None:
-    """Raise CheckFailed naming ``label`` unless ``value``'s digest equals ``expected``."""
+    """Raise CheckFailed naming ``label`` (in the reader's language) unless ``value``'s digest equals ``expected``."""
     try:
         got = digest(value, places)
     except NotPlain as exc:
-        raise CheckFailed(f"隐藏测试没有通过：{label}（{exc}）") from None
+        raise CheckFailed(
+            _("隐藏测试没有通过：{label}（{reason}）").format(label=translated(label), reason=exc)
+        ) from None
     if got != expected:
-        raise CheckFailed(f"隐藏测试没有通过：{label}") from None
+        raise CheckFailed(_("隐藏测试没有通过：{label}").format(label=translated(label))) from None

@@ -14,6 +14,7 @@ Two exercises:
   characters: 1 + 1 + 0 = 2, where counting the joined text would give 15 // 4 = 3), an injected
   tokenizer that counts characters (6 + 6 = 12 of 20 = 60 %: caution), and a call over the window.
 """
+from ..i18n import N_, _
 from ..ledger import LedgerEntry, Zone, lesson_calls, measure, zone
 from ..tokens import FakeTokenizer
 from .rules import Rule
@@ -35,7 +36,7 @@ def as_zone(value):
     """Return ``value`` if it is a ``Zone`` member, else a sentence saying what came back instead."""
     if isinstance(value, Zone):
         return value
-    return f"应该返回 Zone 的成员（例如 Zone.SAFE），实际返回了 {value!r}"
+    return _("应该返回 Zone 的成员（例如 Zone.SAFE），实际返回了 {value!r}").format(value=value)
 
 
 def entry_counts(entry):
@@ -46,7 +47,8 @@ def entry_counts(entry):
     """
     missing = [name for name in ("tokens", "total", "zone") if not hasattr(entry, name)]
     if missing:
-        return f"应该返回 LedgerEntry(tokens=..., total=..., zone=..., limit=...)，实际返回了 {entry!r}"
+        return _("应该返回 LedgerEntry(tokens=..., total=..., zone=..., limit=...)，实际返回了 {entry!r}").format(
+            entry=entry)
     return (dict(entry.tokens), entry.total, entry.zone, entry.limit)
 
 
@@ -56,35 +58,38 @@ _RESEARCH_1 = dict(lesson_calls())["research_1"]
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "zone": (
-        CheckCase("原课的峰值：552 / 8,000（6.9 %）", args=(552, 8_000), expect=Zone.SAFE, project=as_zone),
-        CheckCase("还没用任何 token：0 / 8,000（0 %）", args=(0, 8_000), expect=Zone.SAFE, project=as_zone),
-        CheckCase("窗口 10,000，用了 5,999（59.99 %）", args=(5_999, 10_000), expect=Zone.SAFE, project=as_zone),
-        CheckCase("窗口 10,000，用了 6,000（正好 60 %）", args=(6_000, 10_000), expect=Zone.CAUTION, project=as_zone),
-        CheckCase("窗口 10,000，用了 8,500（正好 85 %）", args=(8_500, 10_000), expect=Zone.CAUTION, project=as_zone),
-        CheckCase("窗口 10,000，用了 8,501（85.01 %）", args=(8_501, 10_000), expect=Zone.DANGER, project=as_zone),
-        CheckCase("窗口 10,000，用了 10,000（正好 100 %）", args=(10_000, 10_000), expect=Zone.DANGER, project=as_zone),
-        CheckCase("窗口 10,000，用了 10,001（100.01 %）", args=(10_001, 10_000), expect=Zone.OVER, project=as_zone),
-        CheckCase("窗口只有 1 个 token，用了 1（正好 100 %）", args=(1, 1), expect=Zone.DANGER, project=as_zone),
+        CheckCase(N_("原课的峰值：552 / 8,000（6.9 %）"), args=(552, 8_000), expect=Zone.SAFE, project=as_zone),
+        CheckCase(N_("还没用任何 token：0 / 8,000（0 %）"), args=(0, 8_000), expect=Zone.SAFE, project=as_zone),
+        CheckCase(N_("窗口 10,000，用了 5,999（59.99 %）"), args=(5_999, 10_000), expect=Zone.SAFE, project=as_zone),
+        CheckCase(N_("窗口 10,000，用了 6,000（正好 60 %）"), args=(6_000, 10_000), expect=Zone.CAUTION,
+                  project=as_zone),
+        CheckCase(N_("窗口 10,000，用了 8,500（正好 85 %）"), args=(8_500, 10_000), expect=Zone.CAUTION,
+                  project=as_zone),
+        CheckCase(N_("窗口 10,000，用了 8,501（85.01 %）"), args=(8_501, 10_000), expect=Zone.DANGER, project=as_zone),
+        CheckCase(N_("窗口 10,000，用了 10,000（正好 100 %）"), args=(10_000, 10_000), expect=Zone.DANGER,
+                  project=as_zone),
+        CheckCase(N_("窗口 10,000，用了 10,001（100.01 %）"), args=(10_001, 10_000), expect=Zone.OVER, project=as_zone),
+        CheckCase(N_("窗口只有 1 个 token，用了 1（正好 100 %）"), args=(1, 1), expect=Zone.DANGER, project=as_zone),
         CheckCase(
-            "很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）",
+            N_("很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）"),
             args=(10**17 + 1, 10**17),
             expect=Zone.OVER,
             project=as_zone,
         ),
         CheckCase(
-            "窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0",
+            N_("窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0"),
             args=(100, 0),
             raises=ValueError,
             message_has=("limit", "0"),
         ),
         CheckCase(
-            "窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100",
+            N_("窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100"),
             args=(10, -100),
             raises=ValueError,
             message_has=("limit", "-100"),
         ),
         CheckCase(
-            "用量是负数 -1：报 ValueError，消息里写出 used 和 -1",
+            N_("用量是负数 -1：报 ValueError，消息里写出 used 和 -1"),
             args=(-1, 100),
             raises=ValueError,
             message_has=("used", "-1"),
@@ -92,41 +97,41 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
     ),
     "measure": (
         CheckCase(
-            "原课的峰值调用 research_1：任务 48 个字符、检索结果 2,162 个字符，FakeTokenizer，窗口 8,000",
+            N_("原课的峰值调用 research_1：任务 48 个字符、检索结果 2,162 个字符，FakeTokenizer，窗口 8,000"),
             args=(_RESEARCH_1, FakeTokenizer(), 8_000),
             expect=({"system": 0, "task_state": 12, "tool_results": 540, "history": 0}, 552, Zone.SAFE, 8_000),
             project=entry_counts,
             returns=LedgerEntry,
         ),
         CheckCase(
-            "每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）",
+            N_("每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）"),
             args=({"system": "abcde", "task_state": "1234567", "history": "xyz"}, FakeTokenizer(), 100),
             expect=({"system": 1, "task_state": 1, "tool_results": 0, "history": 0}, 2, Zone.SAFE, 100),
             project=entry_counts,
             returns=LedgerEntry,
         ),
         CheckCase(
-            "换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）",
-            args=({"system": "你是研究助理", "task_state": "合并两份发现"}, CharTokenizer(), 20),
+            N_("换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）"),
+            args=({"system": "你是研究助理", "task_state": "合并两份发现"}, CharTokenizer(), 20),  # data
             expect=({"system": 6, "task_state": 6, "tool_results": 0, "history": 0}, 12, Zone.CAUTION, 20),
             project=entry_counts,
             returns=LedgerEntry,
         ),
         CheckCase(
-            "超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000",
+            N_("超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000"),
             args=({"tool_results": "r" * 40_004}, FakeTokenizer(), 10_000),
             expect=({"system": 0, "task_state": 0, "tool_results": 10_001, "history": 0}, 10_001, Zone.OVER, 10_000),
             project=entry_counts,
             returns=LedgerEntry,
         ),
         CheckCase(
-            "不认识的桶名 memory：报 ValueError，消息里写出 memory",
-            args=({"memory": "上周的笔记", "system": "你是研究助理"}, FakeTokenizer(), 8_000),
+            N_("不认识的桶名 memory：报 ValueError，消息里写出 memory"),
+            args=({"memory": "上周的笔记", "system": "你是研究助理"}, FakeTokenizer(), 8_000),  # data
             raises=ValueError,
             message_has=("memory",),
         ),
         CheckCase(
-            "桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动",
+            N_("桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动"),
             args=({"history": "abcd" * 10, "task_state": "abcd"}, FakeTokenizer(), 8_000),
             expect=({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
             project=entry_counts,
@@ -144,148 +149,151 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'zone': (
         Rule(
             'safe-below-60',
-            '低于 60 %',
+            '低于 60 %',  # data
             visible=(
-                '原课的峰值：552 / 8,000（6.9 %）',
-                '还没用任何 token：0 / 8,000（0 %）',
-                '窗口 10,000，用了 5,999（59.99 %）',
+                '原课的峰值：552 / 8,000（6.9 %）',  # data
+                '还没用任何 token：0 / 8,000（0 %）',  # data
+                '窗口 10,000，用了 5,999（59.99 %）',  # data
             ),
             hidden=(
                 '0 / 1',
                 '59.999 %',
-                '10**17 的窗口、差 1 到 60 %',
+                '10**17 的窗口、差 1 到 60 %',  # data
             ),
         ),
         Rule(
             'caution-60-to-85',
-            '60 % 到 85 %，两端都算',
+            '60 % 到 85 %，两端都算',  # data
             visible=(
-                '窗口 10,000，用了 6,000（正好 60 %）',
-                '窗口 10,000，用了 8,500（正好 85 %）',
+                '窗口 10,000，用了 6,000（正好 60 %）',  # data
+                '窗口 10,000，用了 8,500（正好 85 %）',  # data
             ),
             hidden=(
-                '3 / 5（60 %）',
-                '17 / 20（85 %）',
+                '3 / 5（60 %）',  # data
+                '17 / 20（85 %）',  # data
             ),
         ),
         Rule(
             'danger-up-to-100',
-            '到 100 % 为止（含 100 %）',
+            '到 100 % 为止（含 100 %）',  # data
             visible=(
-                '窗口 10,000，用了 8,501（85.01 %）',
-                '窗口 10,000，用了 10,000（正好 100 %）',
-                '窗口只有 1 个 token，用了 1（正好 100 %）',
+                '窗口 10,000，用了 8,501（85.01 %）',  # data
+                '窗口 10,000，用了 10,000（正好 100 %）',  # data
+                '窗口只有 1 个 token，用了 1（正好 100 %）',  # data
             ),
             hidden=(
-                '1 / 1（100 %）',
+                '1 / 1（100 %）',  # data
                 '85.001 %',
-                '10**17 的窗口、比 85 % 多 1',
+                '10**17 的窗口、比 85 % 多 1',  # data
             ),
         ),
         Rule(
             'over-above-100',
-            'over：高于 100 %',
+            'over：高于 100 %',  # data
             visible=(
-                '窗口 10,000，用了 10,001（100.01 %）',
-                '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',
+                '窗口 10,000，用了 10,001（100.01 %）',  # data
+                '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',  # data
             ),
             hidden=(
-                '2 / 1（200 %）',
-                '10**17 的窗口、比 100 % 多 1',
+                '2 / 1（200 %）',  # data
+                '10**17 的窗口、比 100 % 多 1',  # data
             ),
         ),
         Rule(
             'integers-only',
-            '**只用整数运算**',
+            '**只用整数运算**',  # data
             visible=(
-                '窗口 10,000，用了 5,999（59.99 %）',
-                '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',
+                '窗口 10,000，用了 5,999（59.99 %）',  # data
+                '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',  # data
             ),
         ),
         Rule(
             'bad-arguments-raise',
-            '`limit` 不是正数、或 `used` 是负数时，报 `ValueError`，消息里写出参数名和它的值',
+            '`limit` 不是正数、或 `used` 是负数时，报 `ValueError`，消息里写出参数名和它的值',  # data
             visible=(
-                '窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0',
-                '窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100',
-                '用量是负数 -1：报 ValueError，消息里写出 used 和 -1',
+                '窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0',  # data
+                '窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100',  # data
+                '用量是负数 -1：报 ValueError，消息里写出 used 和 -1',  # data
             ),
         ),
         Rule(
             'a-zone-member',
-            '要返回它的成员，不要返回字符串',
+            '要返回它的成员，不要返回字符串',  # data
             visible=(
-                '原课的峰值：552 / 8,000（6.9 %）',
+                '原课的峰值：552 / 8,000（6.9 %）',  # data
             ),
         ),
     ),
     'measure': (
         Rule(
             'missing-bucket-is-zero',
-            '**没出现的桶算 0 个 token**',
+            '**没出现的桶算 0 个 token**',  # data
             visible=(
-                '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',
-                '桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',
+                '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',  # data
+                '桶给的顺序是 history 在前、task_state 在后：'  # data
+                'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data
             ),
             hidden=(
-                '没有桶',
+                '没有桶',  # data
             ),
         ),
         Rule(
             'each-bucket-counted',
-            '**每个桶分别数**',
+            '**每个桶分别数**',  # data
             visible=(
-                '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',
+                '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',  # data
             ),
             hidden=(
-                '每个桶分别数',
-                '四个空桶',
+                '每个桶分别数',  # data
+                '四个空桶',  # data
             ),
         ),
         Rule(
             'the-given-tokenizer',
-            '用传进来的 `tokenizer.count(text)`',
+            '用传进来的 `tokenizer.count(text)`',  # data
             visible=(
-                '换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）',
+                '换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）',  # data
             ),
             hidden=(
-                '换一把尺子：每个字符 2 个 token',
+                '换一把尺子：每个字符 2 个 token',  # data
             ),
         ),
         Rule(
             'four-buckets-in-order',
-            '**四个桶都在**的字典（按 `BUCKETS` 的顺序）',
+            '**四个桶都在**的字典（按 `BUCKETS` 的顺序）',  # data
             visible=(
-                '桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',
+                '桶给的顺序是 history 在前、task_state 在后：'  # data
+                'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data
             ),
             hidden=(
-                '两个桶、倒着给出',
-                '两个桶、倒着给出：桶的顺序',
+                '两个桶、倒着给出',  # data
+                '两个桶、倒着给出：桶的顺序',  # data
             ),
         ),
         Rule(
             'zone-of-the-total',
-            '`zone` 是 `total` 的水位区',
+            '`zone` 是 `total` 的水位区',  # data
             visible=(
-                '超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000',
+                '超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000',  # data
             ),
             hidden=(
-                '正好 85 %',
-                '比 85 % 多 1',
+                '正好 85 %',  # data
+                '比 85 % 多 1',  # data
             ),
         ),
         Rule(
             'unknown-bucket-raises',
-            '出现不认识的桶名',
+            '出现不认识的桶名',  # data
             visible=(
-                '不认识的桶名 memory：报 ValueError，消息里写出 memory',
+                '不认识的桶名 memory：报 ValueError，消息里写出 memory',  # data
             ),
         ),
         Rule(
             'buckets-unchanged',
-            '传进来的 `buckets`',
+            '传进来的 `buckets`',  # data
             visible=(
-                '桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',
+                '桶给的顺序是 history 在前、task_state 在后：'  # data
+                'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data
             ),
         ),
     ),

@@ -3,6 +3,7 @@
 Three-decimal literals are compared with ``tol=5e-4``: the value rounds to the literal. The cases
 with ``middle=0`` at ``n == half_at`` are exact: ``1 / (1 + 1.0 ** 1.5) == 0.5`` in floating point.
 """
+from ..i18n import N_
 from ..recall import RecallModel, retrieved_recall, stuffed_recall
 from .rules import Rule
 from .runner import CheckCase
@@ -15,71 +16,71 @@ EXACT_TOL = 1e-12  # for values that are exact up to floating-point noise
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "recall": (
         CheckCase(
-            "n = 40 万（正好 half_at），middle=0，答案在开头（pos=0）",
+            N_("n = 40 万（正好 half_at），middle=0，答案在开头（pos=0）"),
             args=(0, 400_000),
             kwargs={"middle": 0},
             expect=0.5,
         ),
         CheckCase(
-            "n = 40 万，middle=0，答案在最后一个 token（pos=399,999）",
+            N_("n = 40 万，middle=0，答案在最后一个 token（pos=399,999）"),
             args=(399_999, 400_000),
             kwargs={"middle": 0},
             expect=0.5,
         ),
         CheckCase(
-            "n = 40 万，默认参数，答案在开头（两端几乎不受位置影响：约 0.500）",
+            N_("n = 40 万，默认参数，答案在开头（两端几乎不受位置影响：约 0.500）"),
             args=(0, 400_000),
             expect=0.5,
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "全塞 200 篇（n = 800,000），答案在第 101 篇中间（pos = 402,000）：约 0.183",
+            N_("全塞 200 篇（n = 800,000），答案在第 101 篇中间（pos = 402,000）：约 0.183"),
             args=(402_000, 800_000),
             expect=0.183,
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "全塞 200 篇，答案在最后一篇中间（pos = 798,000）：约 0.260",
+            N_("全塞 200 篇，答案在最后一篇中间（pos = 798,000）：约 0.260"),
             args=(798_000, 800_000),
             expect=0.260,
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "全塞 200 篇，答案在第 101 篇，但 middle=0：约 0.261",
+            N_("全塞 200 篇，答案在第 101 篇，但 middle=0：约 0.261"),
             args=(402_000, 800_000),
             kwargs={"middle": 0},
             expect=0.261,
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "检索 8 篇（n = 32,000），答案在第一篇中间（pos = 2,000）：约 0.909（乘 0.9 得 0.818）",
+            N_("检索 8 篇（n = 32,000），答案在第一篇中间（pos = 2,000）：约 0.909（乘 0.9 得 0.818）"),
             args=(2_000, 32_000),
             expect=0.909,
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 13 篇中间（pos = 25,000）：约 0.670",
+            N_("小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 13 篇中间（pos = 25,000）：约 0.670"),
             args=(25_000, 50_000),
             expect=0.670,
             tol=LITERAL_TOL,
         ),
         CheckCase(
-            "全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）",
+            N_("全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）"),
             args=(402_000, 800_000),
             kwargs={"middle": 0},
             expect=0.261203875,
             tol=1e-9,
         ),
         CheckCase(
-            "换参数：half_at=100,000，steep=2，middle=0，n = 200,000：1 / (1 + 2²) = 0.2",
+            N_("换参数：half_at=100,000，steep=2，middle=0，n = 200,000：1 / (1 + 2²) = 0.2"),
             args=(0, 200_000),
             kwargs={"half_at": 100_000, "steep": 2, "middle": 0},
             expect=0.2,
             tol=EXACT_TOL,
         ),
         CheckCase(
-            "只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1"
-            "（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）",
+            N_("只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1"
+            "（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）"),
             args=(0, 1),
             kwargs={"half_at": 1, "middle": 1},
             expect=0.0,
@@ -99,47 +100,47 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'length-decay',
             '(n / \\text{half\\_at})^{\\text{steep}}',
             visible=(
-                'n = 40 万（正好 half_at），middle=0，答案在开头（pos=0）',
-                'n = 40 万，middle=0，答案在最后一个 token（pos=399,999）',
-                '换参数：half_at=100,000，steep=2，middle=0，n = 200,000：1 / (1 + 2²) = 0.2',
+                'n = 40 万（正好 half_at），middle=0，答案在开头（pos=0）',  # data
+                'n = 40 万，middle=0，答案在最后一个 token（pos=399,999）',  # data
+                '换参数：half_at=100,000，steep=2，middle=0，n = 200,000：1 / (1 + 2²) = 0.2',  # data
             ),
             hidden=(
-                'middle=0、n 是 half_at 的两倍',
-                'half_at 处、steep=3',
-                'half_at=800,000 处',
-                '极长的上下文',
+                'middle=0、n 是 half_at 的两倍',  # data
+                'half_at 处、steep=3',  # data
+                'half_at=800,000 处',  # data
+                '极长的上下文',  # data
             ),
         ),
         Rule(
             'middle-dip',
             '1 - \\text{middle} \\cdot 4x(1-x)',
             visible=(
-                '全塞 200 篇（n = 800,000），答案在第 101 篇中间（pos = 402,000）：约 0.183',
-                '全塞 200 篇，答案在最后一篇中间（pos = 798,000）：约 0.260',
-                '检索 8 篇（n = 32,000），答案在第一篇中间（pos = 2,000）：约 0.909（乘 0.9 得 0.818）',
-                '小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 13 篇中间（pos = 25,000）：约 0.670',
+                '全塞 200 篇（n = 800,000），答案在第 101 篇中间（pos = 402,000）：约 0.183',  # data
+                '全塞 200 篇，答案在最后一篇中间（pos = 798,000）：约 0.260',  # data
+                '检索 8 篇（n = 32,000），答案在第一篇中间（pos = 2,000）：约 0.909（乘 0.9 得 0.818）',  # data
+                '小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 13 篇中间（pos = 25,000）：约 0.670',  # data
             ),
             hidden=(
-                '小语料全塞 25 篇',
-                '小语料检索 8 篇',
+                '小语料全塞 25 篇',  # data
+                '小语料检索 8 篇',  # data
             ),
         ),
         Rule(
             'x-at-the-token-middle',
             'x = \\frac{pos + 0.5}{n}',
             visible=(
-                '只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1'
-                '（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）',
+                '只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1'  # data
+                '（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）',  # data
             ),
             hidden=(
-                '答案正在中间',
+                '答案正在中间',  # data
             ),
         ),
         Rule(
             'an-unrounded-float',
-            '返回一个浮点数',
+            '返回一个浮点数',  # data
             visible=(
-                '全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）',
+                '全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）',  # data
             ),
         ),
     ),

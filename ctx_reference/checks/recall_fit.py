@@ -13,6 +13,7 @@ is checked to three decimals; tests/test_recall.py confirms that value is the mi
 perturbing it. Every case requires a ``tuple`` of exact ``float`` values (``float(...)`` of a
 numpy number), in the order base, middle, end_drop.
 """
+from ..i18n import N_
 from ..recall import fit_position_curve
 from .rules import Rule
 from .runner import CheckCase
@@ -39,8 +40,8 @@ REFERENCES = {"fit_position": (fit_position_curve,)}
 CASES = {
     "fit_position": (
         CheckCase(
-            "由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）："
-            "0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple",
+            N_("由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）："
+            "0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple"),
             args=(POSITIONS, (0.7746, 0.6146, 0.5226, 0.5506, 0.6986), 20),
             expect=(0.8, 0.3, 0.1),
             project=rounded,
@@ -48,8 +49,8 @@ CASES = {
             returns=tuple,
         ),
         CheckCase(
-            "对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、"
-            "end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145",
+            N_("对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、"
+            "end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145"),
             args=([1, 4, 7, 10], [0.8145, 0.4905, 0.4905, 0.8145], 10),
             expect=(0.9, 0.5, 0.0),
             project=rounded,
@@ -57,8 +58,8 @@ CASES = {
             returns=tuple,
         ),
         CheckCase(
-            "Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）："
-            "75.8/57.2/53.8/55.4/63.2 %，以小数传入",
+            N_("Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）："
+            "75.8/57.2/53.8/55.4/63.2 %，以小数传入"),
             args=(POSITIONS, (0.758, 0.572, 0.538, 0.554, 0.632), 20),
             expect=(0.760, 0.244, 0.136),
             project=rounded,
@@ -79,60 +80,60 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'x-from-the-position',
             'x = \\frac{p - 0.5}{N}',
             visible=(
-                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'
-                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
+                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
+                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
             ),
             hidden=(
-                '4 篇、3 个点：end_drop 为负',
+                '4 篇、3 个点：end_drop 为负',  # data
             ),
         ),
         Rule(
             'three-columns',
-            '每个测量点一行 $[1,\\ -4x(1-x),\\ -x]$',
+            '每个测量点一行 $[1,\\ -4x(1-x),\\ -x]$',  # data
             visible=(
-                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'
-                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
+                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
+                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
             ),
             hidden=(
-                '15 篇、6 个点：还原 0.7/0.4/0.2',
+                '15 篇、6 个点：还原 0.7/0.4/0.2',  # data
             ),
         ),
         Rule(
             'ratios-of-coefficients',
-            '再换回 $\\text{middle} = c_1 / c_0$',
+            '再换回 $\\text{middle} = c_1 / c_0$',  # data
             visible=(
-                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'
-                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
+                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
+                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
             ),
         ),
         Rule(
             'accuracy-as-a-fraction',
-            '`accuracy` 是小数',
+            '`accuracy` 是小数',  # data
             visible=(
-                'Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）：'
-                '75.8/57.2/53.8/55.4/63.2 %，以小数传入',
+                'Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）：'  # data
+                '75.8/57.2/53.8/55.4/63.2 %，以小数传入',  # data
             ),
             hidden=(
-                '实测曲线，两位小数',
+                '实测曲线，两位小数',  # data
             ),
         ),
         Rule(
             'a-tuple-of-floats',
-            '返回一个 tuple `(base, middle, end_drop)`，三个都是 Python 的 `float`',
+            '返回一个 tuple `(base, middle, end_drop)`，三个都是 Python 的 `float`',  # data
             visible=(
-                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'
-                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',
+                '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
+                '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
             ),
             hidden=(
-                '平的曲线',
+                '平的曲线',  # data
             ),
         ),
         Rule(
             'inputs-unchanged',
-            '不要改动传进来的它们',
+            '不要改动传进来的它们',  # data
             visible=(
-                '对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、'
-                'end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145',
+                '对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、'  # data
+                'end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145',  # data
             ),
         ),
     ),

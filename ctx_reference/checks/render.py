@@ -7,6 +7,7 @@ warning only has to be a non-empty string.
 """
 import importlib
 
+from ..i18n import N_, _
 from ..render import PromptSpec
 from .rules import Rule
 from .runner import CheckCase
@@ -26,22 +27,23 @@ REFERENCES = {
     ),
 }
 
-#: What a projection returns when the two results agree line by line.
-SAME_TEXT = "与期望文本逐行一致"
+#: What a projection returns when the two results agree line by line (in the reader's language: the
+#: cases comparing with it are marked ``message``).
+SAME_TEXT = N_("与期望文本逐行一致")
 
 
 def _split(result):
     """Return (text, warnings) from a render result, or a string saying what is wrong with it."""
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        return None, f"返回值应该是 (文本, 警告列表) 两个值，实际是 {result!r}"
+        return None, _("返回值应该是 (文本, 警告列表) 两个值，实际是 {result!r}").format(result=result)
     text, warnings = result
     if type(text) is not str:
-        return None, f"第一个返回值应该是字符串，实际是 {text!r}"
+        return None, _("第一个返回值应该是字符串，实际是 {text!r}").format(text=text)
     if type(warnings) is not list:
-        return None, f"第二个返回值应该是警告列表（list），实际是 {warnings!r}"
+        return None, _("第二个返回值应该是警告列表（list），实际是 {warnings!r}").format(warnings=warnings)
     for w in warnings:
         if type(w) is not str or not w.strip():
-            return None, f"每条警告都应该是非空字符串，实际有一条是 {w!r}"
+            return None, _("每条警告都应该是非空字符串，实际有一条是 {warning!r}").format(warning=w)
     return (text, list(warnings)), None
 
 
@@ -72,52 +74,53 @@ def same_text_as(expected):
         got = parts[0].split("\n")
         for number, (w, g) in enumerate(zip(want, got), start=1):
             if w != g:
-                return f"第 {number} 行不同：应为 {w!r}，实际是 {g!r}"
+                return _("第 {number} 行不同：应为 {want!r}，实际是 {got!r}").format(number=number, want=w, got=g)
         if len(got) > len(want):
-            return f"多出了 {len(got) - len(want)} 行，从 {got[len(want)]!r} 开始（最后一行 </context> 后面不要换行）"
+            return _("多出了 {count} 行，从 {first!r} 开始（最后一行 </context> 后面不要换行）").format(
+                count=len(got) - len(want), first=got[len(want)])
         if len(got) < len(want):
-            return f"少了 {len(want) - len(got)} 行，缺的第一行是 {want[len(got)]!r}"
-        return SAME_TEXT
+            return _("少了 {count} 行，缺的第一行是 {first!r}").format(count=len(want) - len(got), first=want[len(got)])
+        return _(SAME_TEXT)
 
     return project
 
 
 # The lesson's seed spec (docs/models.md §7): one finding of each kind, so 3 warnings.
 SEED = PromptSpec(
-    role="你是代码审查助手",
-    task="审查 {{diff}}",
-    rules=("不要输出客套话", "不要直接改代码，而是给出建议"),
+    role="你是代码审查助手",  # data
+    task="审查 {{diff}}",  # data
+    rules=("不要输出客套话", "不要直接改代码，而是给出建议"),  # data
     dynamic={"time": "2026-10-14", "user": "duang777"},
 )
 
 # The same spec after the lesson's three fixes: 0 warnings.
 SEED_FIXED = PromptSpec(
-    role="你是代码审查助手",
-    task="审查用户给出的 diff",
-    rules=("不要输出客套话，改为直接给结论", "不要直接改代码，而是给出建议"),
-    output="Markdown 列表",
+    role="你是代码审查助手",  # data
+    task="审查用户给出的 diff",  # data
+    rules=("不要输出客套话，改为直接给结论", "不要直接改代码，而是给出建议"),  # data
+    output="Markdown 列表",  # data
     dynamic={"time": "2026-10-14", "user": "duang777"},
 )
 
 # A small clean spec whose full text is written out below; dynamic keys are given out of order.
 SMALL = PromptSpec(
-    role="你是翻译助手",
-    task="把用户给出的中文句子译成英文",
-    rules=("人名和产品名保留原文", "不要意译成长句，而是逐句对应"),
-    examples=("输入：你好 → 输出：Hello",),
-    output="只输出译文",
+    role="你是翻译助手",  # data
+    task="把用户给出的中文句子译成英文",  # data
+    rules=("人名和产品名保留原文", "不要意译成长句，而是逐句对应"),  # data
+    examples=("输入：你好 → 输出：Hello",),  # data
+    output="只输出译文",  # data
     dynamic={"user": "amy", "date": "2026-10-14"},
 )
 
 SMALL_TEXT = (
-    "<role>你是翻译助手</role>\n"
-    "<task>把用户给出的中文句子译成英文</task>\n"
+    "<role>你是翻译助手</role>\n"  # data
+    "<task>把用户给出的中文句子译成英文</task>\n"  # data
     "<rules>\n"
-    "- 人名和产品名保留原文\n"
-    "- 不要意译成长句，而是逐句对应\n"
+    "- 人名和产品名保留原文\n"  # data
+    "- 不要意译成长句，而是逐句对应\n"  # data
     "</rules>\n"
-    '<example index="1">输入：你好 → 输出：Hello</example>\n'
-    "<output_format>只输出译文</output_format>\n"
+    '<example index="1">输入：你好 → 输出：Hello</example>\n'  # data
+    "<output_format>只输出译文</output_format>\n"  # data
     "<context>\n"
     "date: 2026-10-14\n"
     "user: amy\n"
@@ -129,105 +132,111 @@ BARE = PromptSpec(role="R", task="T")
 BARE_TEXT = "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n<output_format></output_format>\n<context>\n</context>"
 
 # Two examples, numbered from 1.
-TWO_EXAMPLES = PromptSpec(role="R", task="T", examples=("甲", "乙"), output="O")
+TWO_EXAMPLES = PromptSpec(role="R", task="T", examples=("甲", "乙"), output="O")  # data
 TWO_EXAMPLES_TEXT = (
     "<role>R</role>\n<task>T</task>\n<rules>\n</rules>\n"
-    '<example index="1">甲</example>\n<example index="2">乙</example>\n'
+    '<example index="1">甲</example>\n<example index="2">乙</example>\n'  # data
     "<output_format>O</output_format>\n<context>\n</context>"
 )
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "render": (
         CheckCase(
-            "原课的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数",
+            N_("原课的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数"),
             args=(SEED,),
             expect=3,
             project=warning_count,
         ),
         CheckCase(
-            "原课的 spec：文本最后 4 行是排好序的 <context> 块",
+            N_("原课的 spec：文本最后 4 行是排好序的 <context> 块"),
             args=(SEED,),
             expect=["<context>", "time: 2026-10-14", "user: duang777", "</context>"],
             project=last_lines(4),
         ),
         CheckCase(
-            "原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数",
+            N_("原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数"),
             args=(SEED_FIXED,),
             expect=0,
             project=warning_count,
         ),
         CheckCase(
-            "翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本",
+            N_("翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本"),
             args=(SMALL,),
             expect=SAME_TEXT,
+            message=True,
             project=same_text_as(SMALL_TEXT),
         ),
         CheckCase(
-            "翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）",
+            N_("翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）"),
             args=(SMALL,),
             expect=0,
             project=warning_count,
         ),
         CheckCase(
-            "只有一个问题：一条规则里写了 {{ lang }}",
-            args=(PromptSpec("你是翻译助手", "把句子译成目标语言", rules=("译成 {{ lang }}",), output="只输出译文"),),
+            N_("只有一个问题：一条规则里写了 {{ lang }}"),
+            args=(PromptSpec("你是翻译助手", "把句子译成目标语言", rules=("译成 {{ lang }}",),  # data
+                             output="只输出译文"),),  # data
             expect=1,
             project=warning_count,
         ),
         CheckCase(
-            "只有一个问题：output 只有空格",
-            args=(PromptSpec("你是翻译助手", "把句子译成英文", output="   "),),
+            N_("只有一个问题：output 只有空格"),
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", output="   "),),  # data
             expect=1,
             project=warning_count,
         ),
         CheckCase(
             # one field, two variables: the rule counts fields, not variables
-            "一个字段里有两个模板变量：task 是“把 {{src}} 译成 {{lang}}”，只算一条警告",
-            args=(PromptSpec("你是翻译助手", "把 {{src}} 译成 {{lang}}", output="只输出译文"),),
+            N_("一个字段里有两个模板变量：task 是“把 {{src}} 译成 {{lang}}”，只算一条警告"),
+            args=(PromptSpec("你是翻译助手", "把 {{src}} 译成 {{lang}}", output="只输出译文"),),  # data
             expect=1,
             project=warning_count,
         ),
         CheckCase(
-            "两条规则都只说“不要”：每条一条警告",
-            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("不要加解释", "不要改人名"),
-                             output="只输出译文"),),
+            N_("两条规则都只说“不要”：每条一条警告"),
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("不要加解释", "不要改人名"),  # data
+                             output="只输出译文"),),  # data
             expect=2,
             project=warning_count,
         ),
         CheckCase(
             # the rule does not start with 不要: no warning, though 不要 is in it
-            "规则“回答要简短，不要啰嗦”不是以“不要”开头：不算问题",
-            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("回答要简短，不要啰嗦",), output="只输出译文"),),
+            N_("规则“回答要简短，不要啰嗦”不是以“不要”开头：不算问题"),
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", rules=("回答要简短，不要啰嗦",),  # data
+                             output="只输出译文"),),  # data
             expect=0,
             project=warning_count,
         ),
         CheckCase(
-            "{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题",
-            args=(PromptSpec("你是翻译助手", "把句子译成英文", output="只输出译文", dynamic={"note": "{{draft}}"}),),
+            N_("{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题"),
+            args=(PromptSpec("你是翻译助手", "把句子译成英文", output="只输出译文",  # data
+                             dynamic={"note": "{{draft}}"}),),
             expect=0,
             project=warning_count,
         ),
         CheckCase(
-            "最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本",
+            N_("最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本"),
             args=(BARE,),
             expect=SAME_TEXT,
+            message=True,
             project=same_text_as(BARE_TEXT),
         ),
         CheckCase(
-            "最小的 spec：警告条数（只有 output 为空这一处）",
+            N_("最小的 spec：警告条数（只有 output 为空这一处）"),
             args=(BARE,),
             expect=1,
             project=warning_count,
         ),
         CheckCase(
-            "两个示例：从 1 开始编号，完整文本",
+            N_("两个示例：从 1 开始编号，完整文本"),
             args=(TWO_EXAMPLES,),
             expect=SAME_TEXT,
+            message=True,
             project=same_text_as(TWO_EXAMPLES_TEXT),
         ),
         CheckCase(
-            "每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}",
-            args=(PromptSpec("你是 {{name}}", "T", examples=("输入 {{x}}",), output="{{fmt}}"),),
+            N_("每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}"),
+            args=(PromptSpec("你是 {{name}}", "T", examples=("输入 {{x}}",), output="{{fmt}}"),),  # data
             expect=3,
             project=warning_count,
         ),
@@ -243,129 +252,129 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'render': (
         Rule(
             'no-trailing-newline',
-            '最后的 `</context>` 后面**没有**换行',
+            '最后的 `</context>` 后面**没有**换行',  # data
             visible=(
-                '原课的 spec：文本最后 4 行是排好序的 <context> 块',
-                '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',
-                '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',
+                '原课的 spec：文本最后 4 行是排好序的 <context> 块',  # data
+                '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',  # data
+                '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',  # data
             ),
         ),
         Rule(
             'empty-sections',
-            '没有规则时 `<rules>` 和 `</rules>` 两行紧挨着',
+            '没有规则时 `<rules>` 和 `</rules>` 两行紧挨着',  # data
             visible=(
-                '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',
+                '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',  # data
             ),
             hidden=(
-                '没有规则、示例和动态内容：完整文本',
-                'output 为空：完整文本',
+                '没有规则、示例和动态内容：完整文本',  # data
+                'output 为空：完整文本',  # data
             ),
         ),
         Rule(
             'examples-from-one',
-            '示例从 1 开始编号',
+            '示例从 1 开始编号',  # data
             visible=(
-                '两个示例：从 1 开始编号，完整文本',
+                '两个示例：从 1 开始编号，完整文本',  # data
             ),
             hidden=(
-                '三个示例：完整文本',
+                '三个示例：完整文本',  # data
             ),
         ),
         Rule(
             'dynamic-sorted',
-            '`dynamic` 按键排序，与字典的插入顺序无关',
+            '`dynamic` 按键排序，与字典的插入顺序无关',  # data
             visible=(
-                '原课的 spec：文本最后 4 行是排好序的 <context> 块',
-                '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',
+                '原课的 spec：文本最后 4 行是排好序的 <context> 块',  # data
+                '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',  # data
             ),
             hidden=(
-                'dynamic 倒序给出：最后 5 行',
+                'dynamic 倒序给出：最后 5 行',  # data
             ),
         ),
         Rule(
             'a-list-of-warnings',
-            '**警告**是一个字符串列表',
+            '**警告**是一个字符串列表',  # data
             visible=(
-                '原课的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数',
+                '原课的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数',  # data
             ),
             hidden=(
-                '没有规则、示例和动态内容：警告',
+                '没有规则、示例和动态内容：警告',  # data
             ),
         ),
         Rule(
             'one-warning-per-field',
-            '**每个**含模板变量的字段一条',
+            '**每个**含模板变量的字段一条',  # data
             visible=(
-                '一个字段里有两个模板变量：task 是“把 {{src}} 译成 {{lang}}”，只算一条警告',
-                '每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}',
+                '一个字段里有两个模板变量：task 是“把 {{src}} 译成 {{lang}}”，只算一条警告',  # data
+                '每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}',  # data
             ),
             hidden=(
-                '示例里有模板变量：警告条数',
-                'role 和 output 都有模板变量：警告条数',
-                '一个字段里两个模板变量：警告条数',
+                '示例里有模板变量：警告条数',  # data
+                'role 和 output 都有模板变量：警告条数',  # data
+                '一个字段里两个模板变量：警告条数',  # data
             ),
         ),
         Rule(
             'spaces-inside-braces',
-            '名字两边可以有空格',
+            '名字两边可以有空格',  # data
             visible=(
-                '只有一个问题：一条规则里写了 {{ lang }}',
+                '只有一个问题：一条规则里写了 {{ lang }}',  # data
             ),
             hidden=(
-                '变量两边有多个空格：警告条数',
+                '变量两边有多个空格：警告条数',  # data
             ),
         ),
         Rule(
             'dynamic-not-checked',
-            '`dynamic` 不检查',
+            '`dynamic` 不检查',  # data
             visible=(
-                '{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题',
+                '{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题',  # data
             ),
             hidden=(
-                'dynamic 里的模板变量：警告条数',
+                'dynamic 里的模板变量：警告条数',  # data
             ),
         ),
         Rule(
             'blank-output',
-            '`output` 为空或只有空白：一条',
+            '`output` 为空或只有空白：一条',  # data
             visible=(
-                '只有一个问题：output 只有空格',
-                '最小的 spec：警告条数（只有 output 为空这一处）',
+                '只有一个问题：output 只有空格',  # data
+                '最小的 spec：警告条数（只有 output 为空这一处）',  # data
             ),
             hidden=(
-                'output 为空：警告条数',
-                'output 只有换行和空格：警告条数',
+                'output 为空：警告条数',  # data
+                'output 只有换行和空格：警告条数',  # data
             ),
         ),
         Rule(
             'one-warning-per-rule',
-            '**每条**以"不要"开头',
+            '**每条**以"不要"开头',  # data
             visible=(
-                '两条规则都只说“不要”：每条一条警告',
+                '两条规则都只说“不要”：每条一条警告',  # data
             ),
             hidden=(
-                '三条只说不要的规则：警告条数',
+                '三条只说不要的规则：警告条数',  # data
             ),
         ),
         Rule(
             'starts-with-buyao',
-            '以"不要"开头',
+            '以"不要"开头',  # data
             visible=(
-                '规则“回答要简短，不要啰嗦”不是以“不要”开头：不算问题',
+                '规则“回答要简短，不要啰嗦”不是以“不要”开头：不算问题',  # data
             ),
             hidden=(
-                '“不要”在规则中间：警告条数',
+                '“不要”在规则中间：警告条数',  # data
             ),
         ),
         Rule(
             'an-alternative-excuses',
-            '既不含"而是"也不含"改为"',
+            '既不含"而是"也不含"改为"',  # data
             visible=(
-                '原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数',
-                '翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）',
+                '原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数',  # data
+                '翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）',  # data
             ),
             hidden=(
-                '“不要……改为……”和普通规则：警告条数',
+                '“不要……改为……”和普通规则：警告条数',  # data
             ),
         ),
     ),

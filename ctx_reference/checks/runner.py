@@ -1,4 +1,4 @@
-"""Run an exercise's visible cases against a learner's function and report each one in Chinese.
+"""Run an exercise's visible cases against a learner's function and report each one in the reader's language.
 
 Covers: calling the learner's function on each case, turning the returned value into plain data
 of exact types (``int``, ``str``, ``list``, an ``Enum`` member of the package …) and comparing it
@@ -31,6 +31,8 @@ from types import CodeType
 from typing import Any
 
 from ctx_reference._validate import require_callable
+
+from ..i18n import _
 
 PASS_MARK = "✓"
 FAIL_MARK = "×"  # U+00D7: in DejaVu Sans and Noto Sans CJK SC alike (✗ is missing from the CJK fonts)
@@ -77,7 +79,7 @@ def _cell_line(tb) -> int | None:
 
 
 class NotPlain(Exception):
-    """A returned value that is not plain data of exact types; the message says why in Chinese."""
+    """A returned value that is not plain data of exact types; the message says why in the reader's language."""
 
 
 def python_scalar(value: Any) -> Any:
@@ -112,8 +114,8 @@ def plain(value: Any) -> Any:
         return {plain(key): plain(item) for key, item in value.items()}
     if isinstance(value, Enum) and kind.__module__.startswith("ctx_reference."):
         return value
-    raise NotPlain(f"返回值里有一个 {kind.__name__} 类型的值，"
-                   "这里只接受普通的 int、float、str、bool、list、tuple、dict")
+    raise NotPlain(_("返回值里有一个 {kind} 类型的值，"
+                     "这里只接受普通的 int、float、str、bool、list、tuple、dict").format(kind=kind.__name__))
 
 
 def show(value: Any) -> str:
@@ -169,6 +171,14 @@ class CheckCase:
     instead of returning, and ``message_has`` strings its message must contain; ``fresh``
     requires a returned object that is none of the arguments. Every case also requires that the
     call leaves its list and dict arguments unchanged.
+
+    ``label`` is also the case's identity (the ``RULES`` tables and the tests name a case by it),
+    so it stays in Chinese; the feedback line shows its translation (``shown_label``). A label
+    built from values has ``label_template``, the message it was formatted from with
+    ``label_values``, so that the translated template is formatted with the same values.
+    ``message`` marks an ``expect`` that is a sentence of the catalogue, one the projection returns
+    in the reader's language when the value is right (render's ``SAME_TEXT``): it is compared and
+    shown translated, so both editions grade alike.
     """
 
     label: str
@@ -181,6 +191,26 @@ class CheckCase:
     message_has: tuple[str, ...] = ()
     returns: type | None = None
     fresh: bool = False
+    label_template: str | None = None
+    label_values: Mapping[str, Any] = field(default_factory=dict)
+    message: bool = False
+
+
+def translated(message: str) -> str:
+    """Return ``message`` in the reader's language (``_``), an empty message as it is (not the catalogue's header)."""
+    return _(message) if message else message
+
+
+def expected(case: CheckCase) -> Any:
+    """Return the value ``case`` expects, a ``message`` in the reader's language."""
+    return translated(case.expect) if case.message else case.expect
+
+
+def shown_label(case: CheckCase) -> str:
+    """Return the label of ``case`` as its feedback line shows it, in the reader's language."""
+    if case.label_template is not None:
+        return _(case.label_template).format(**case.label_values)
+    return translated(case.label)
 
 
 @dataclass(frozen=True)
@@ -238,8 +268,8 @@ def _watched_call(func: Callable, args: tuple, kwargs: Mapping[str, Any], codes:
 
 def _snapshots(args: tuple, kwargs: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     """Return (which argument, the argument, a deep copy) for each list or dict argument."""
-    named = [(f"第 {i} 个参数", value) for i, value in enumerate(args, start=1)]
-    named += [(f"参数 {key}", value) for key, value in kwargs.items()]
+    named = [(_("第 {number} 个参数").format(number=i), value) for i, value in enumerate(args, start=1)]
+    named += [(_("参数 {name}").format(name=key), value) for key, value in kwargs.items()]
     return [(where, value, copy.deepcopy(value)) for where, value in named if type(value) in (list, dict)]
 
 
@@ -270,41 +300,40 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
     try:
         got, entered = _watched_call(func, args, kwargs, codes)
     except NotImplementedError:
-        return Outcome(False, f"… {case.label}：还没有实现", pending=True)
+        return Outcome(False, _("… {label}：还没有实现").format(label=shown_label(case)), pending=True)
     except Exception as exc:  # the learner's code may raise anything; report it, don't crash
         return _raised(case, exc)
     if entered:
         raise UsedReference(entered[0])
     for where, value, snapshot in before:
         if value != snapshot:
-            return _fail(case, f"你的函数改动了传进去的{where}（应该保持原样）")
+            return _fail(case, _("你的函数改动了传进去的{where}（应该保持原样）").format(where=where))
     if case.raises is not None:
-        return _fail(case, f"期望报错 {case.raises.__name__}，你的函数返回 {show(got)}")
+        return _fail(case, _("期望报错 {error}，你的函数返回 {got}").format(error=case.raises.__name__, got=show(got)))
     if case.fresh and any(got is arg for arg in args):
-        return _fail(case, "你的函数把传进去的对象原样返回了，应该返回一个新的列表")
+        return _fail(case, _("你的函数把传进去的对象原样返回了，应该返回一个新的列表"))
     got = python_scalar(got)
     if case.returns is not None and type(got) is not case.returns:
-        return _fail(case, f"返回值应该是 {case.returns.__name__}，你的函数返回了 {type(got).__name__}：{show(got)}")
+        return _fail(case, _("返回值应该是 {kind}，你的函数返回了 {got_kind}：{got}").format(
+            kind=case.returns.__name__, got_kind=type(got).__name__, got=show(got)))
     shown = got
     if case.project is not None:
         try:
             got = case.project(got)
         except Exception as exc:  # a return value of the wrong shape
-            return _fail(
-                case,
-                f"期望 {show(case.expect)}，你的函数返回的 {show(shown)} 格式不对"
-                f"（{type(exc).__name__}: {show(str(exc))}）",
-            )
+            return _fail(case, _("期望 {expect}，你的函数返回的 {got} 格式不对（{error}: {detail}）").format(
+                expect=show(expected(case)), got=show(shown), error=type(exc).__name__, detail=show(str(exc))))
     try:
         got = plain(got)
     except NotPlain as exc:
-        return _fail(case, f"期望 {show(case.expect)}，{exc}")
-    if same(got, case.expect, case.tol):
-        return Outcome(True, f"{PASS_MARK} {case.label} → {show(got)}")
-    if _plain_equal_but_type(got, case.expect):
-        return _fail(case, f"期望 {show(case.expect)}（{_type_names(case.expect)}），"
-                           f"你的函数返回 {show(got)}（{_type_names(got)}）")
-    return _fail(case, f"期望 {show(case.expect)}，你的函数返回 {show(got)}")
+        return _fail(case, _("期望 {expect}，{reason}").format(expect=show(expected(case)), reason=exc))
+    expect = expected(case)
+    if same(got, expect, case.tol):
+        return Outcome(True, f"{PASS_MARK} {shown_label(case)} → {show(got)}")
+    if _plain_equal_but_type(got, expect):
+        return _fail(case, _("期望 {expect}（{expect_types}），你的函数返回 {got}（{got_types}）").format(
+            expect=show(expect), expect_types=_type_names(expect), got=show(got), got_types=_type_names(got)))
+    return _fail(case, _("期望 {expect}，你的函数返回 {got}").format(expect=show(expect), got=show(got)))
 
 
 def _plain_equal_but_type(got: Any, expect: Any) -> bool:
@@ -320,7 +349,8 @@ def _type_names(value: Any) -> str:
     if kind in (list, tuple):
         if not value:
             return kind.__name__
-        return kind.__name__ + "，元素是 " + "/".join(sorted({type(v).__name__ for v in value}))
+        return _("{kind}，元素是 {items}").format(kind=kind.__name__,
+                                                 items="/".join(sorted({type(v).__name__ for v in value})))
     return kind.__name__
 
 
@@ -329,14 +359,17 @@ def _raised(case: CheckCase, exc: Exception) -> Outcome:
         message = str(exc)
         missing = [text for text in case.message_has if text not in message]
         if missing:
-            return _fail(case, f"报错信息里应该写出 {'、'.join(missing)}，你的信息是 {show(message)}")
-        return Outcome(True, f"{PASS_MARK} {case.label}：按要求报错 {case.raises.__name__}")
-    expected = f"报错 {case.raises.__name__}" if case.raises is not None else show(case.expect)
-    return _fail(case, f"期望 {expected}，你的函数报错 {type(exc).__name__}: {show(str(exc))}")
+            return _fail(case, _("报错信息里应该写出 {missing}，你的信息是 {message}").format(
+                missing=_("、").join(missing), message=show(message)))
+        return Outcome(True, _("{mark} {label}：按要求报错 {error}").format(
+            mark=PASS_MARK, label=shown_label(case), error=case.raises.__name__))
+    wanted = _("报错 {error}").format(error=case.raises.__name__) if case.raises is not None else show(expected(case))
+    return _fail(case, _("期望 {expected}，你的函数报错 {error}: {detail}").format(
+        expected=wanted, error=type(exc).__name__, detail=show(str(exc))))
 
 
 def _fail(case: CheckCase, why: str) -> Outcome:
-    return Outcome(False, f"{FAIL_MARK} {case.label}：{why}")
+    return Outcome(False, _("{mark} {label}：{why}").format(mark=FAIL_MARK, label=shown_label(case), why=why))
 
 
 def run_cases(func: Callable, cases: Sequence[CheckCase], codes: frozenset[CodeType] = frozenset()) -> list[Outcome]:
@@ -351,16 +384,15 @@ def run_cases(func: Callable, cases: Sequence[CheckCase], codes: frozenset[CodeT
 
 
 def format_report(outcomes: Sequence[Outcome]) -> str:
-    """Return the feedback lines followed by a one-line summary in Chinese."""
+    """Return the feedback lines followed by a one-line summary in the reader's language."""
     if outcomes and outcomes[-1].pending:
-        return (
-            f"{outcomes[-1].line}。\n"
-            "这个练习还没有完成：把 raise NotImplementedError() 换成你的代码，再运行这一格。"
-        )
+        return _("{line}。\n这个练习还没有完成：把 raise NotImplementedError() 换成你的代码，再运行这一格。").format(
+            line=outcomes[-1].line)
     passed = sum(o.passed for o in outcomes)
     lines = [o.line for o in outcomes]
     if passed == len(outcomes):
-        lines.append(f"{PASS_MARK} 全部 {len(outcomes)} 个检查通过。")
+        lines.append(f"{PASS_MARK} " + _("全部 {count} 个检查通过。").format(count=len(outcomes)))
     else:
-        lines.append(f"通过 {passed}/{len(outcomes)} 个检查，还差 {len(outcomes) - passed} 个。")
+        lines.append(_("通过 {passed}/{total} 个检查，还差 {left} 个。").format(
+            passed=passed, total=len(outcomes), left=len(outcomes) - passed))
     return "\n".join(lines)

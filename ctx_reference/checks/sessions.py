@@ -22,6 +22,7 @@ surrounding spaces; file order kept; the turn read as an ``int``; a text holding
 kept whole; a returned ``list``; a malformed line or an unknown kind refused with ValueError whose
 message gives the line number and the line.
 """
+from ..i18n import N_, _
 from ..sessions import Record, parse_record
 from ..sessions import restore as reference_restore
 from ..sessions import write_progress as reference_write_progress
@@ -39,25 +40,26 @@ def record_rows(records):
     list becomes a sentence saying what came back. Used by notebook 10's checks.
     """
     if type(records) is not list:
-        return f"应该返回 list，实际返回了 {type(records).__name__}"
+        return _("应该返回 list，实际返回了 {kind}").format(kind=type(records).__name__)
     return [(r.kind, r.turn, r.text) for r in records]
 
 
-_DONE = Record("done", 1, "建好用户表")          # 3 + 5 = 8 tokens
-_FAILED = Record("failed", 2, "缓存加锁：死锁")    # 4 + 7 = 11 tokens
-_NEXT = Record("next", 3, "给导出接口加分页")       # 3 + 8 = 11 tokens
-_DECISION = Record("decision", 5, "用游标分页")    # 4 + 5 = 9 tokens
+# Their costs: done 3 + 5 = 8 tokens, failed 4 + 7 = 11, next 3 + 8 = 11, decision 4 + 5 = 9.
+_DONE = Record("done", 1, "建好用户表")  # data
+_FAILED = Record("failed", 2, "缓存加锁：死锁")  # data
+_NEXT = Record("next", 3, "给导出接口加分页")  # data
+_DECISION = Record("decision", 5, "用游标分页")  # data
 
-D = ("done", 1, "建好用户表")
-F = ("failed", 2, "缓存加锁：死锁")
-N = ("next", 3, "给导出接口加分页")
-C = ("decision", 5, "用游标分页")
+D = ("done", 1, "建好用户表")  # data
+F = ("failed", 2, "缓存加锁：死锁")  # data
+N = ("next", 3, "给导出接口加分页")  # data
+C = ("decision", 5, "用游标分页")  # data
 
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "write_progress": (
         CheckCase(
-            "预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表",
+            N_("预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表"),
             args=([_DONE, _FAILED, _NEXT], 30),
             expect=[D, F, N],
             project=record_rows,
@@ -65,102 +67,105 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             fresh=True,
         ),
         CheckCase(
-            "预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3",
+            N_("预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3"),
             args=([_DONE, _FAILED, _NEXT], 25),
             expect=[F, N],
             project=record_rows,
         ),
         CheckCase(
-            "预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下",
+            N_("预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下"),
             args=([_DONE, _FAILED, _NEXT], 19),
             expect=[D, N],
             project=record_rows,
         ),
         CheckCase(
-            "四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下",
+            N_("四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下"),
             args=([_DONE, _DECISION, _FAILED, _NEXT], 30),
             expect=[D, F, N],
             project=record_rows,
         ),
         CheckCase(
-            "done（8）和 decision（9），预算 9：decision 优先",
+            N_("done（8）和 decision（9），预算 9：decision 优先"),
             args=([_DONE, _DECISION], 9),
             expect=[C],
             project=record_rows,
         ),
         CheckCase(
-            "两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条",
-            args=([Record("next", 20, "写接口"), Record("next", 40, "写测试")], 1_000),
-            expect=[("next", 40, "写测试")],
+            N_("两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条"),
+            args=([Record("next", 20, "写接口"), Record("next", 40, "写测试")], 1_000),  # data
+            expect=[("next", 40, "写测试")],  # data
             project=record_rows,
         ),
         CheckCase(
-            "两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面",
-            args=([Record("next", 40, "写测试"), Record("next", 20, "写接口")], 1_000),
-            expect=[("next", 40, "写测试")],
+            N_("两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面"),
+            args=([Record("next", 40, "写测试"), Record("next", 20, "写接口")], 1_000),  # data
+            expect=[("next", 40, "写测试")],  # data
             project=record_rows,
         ),
         CheckCase(
             # "[next] t7: " is 11 ASCII characters (3 tokens) + 3 characters = 6 tokens each
-            "两条 next 都是第 7 轮（写测试在前、写文档在后），预算充足：轮次相同，留先出现的那条",
-            args=([Record("next", 7, "写测试"), Record("next", 7, "写文档")], 100),
-            expect=[("next", 7, "写测试")],
+            N_("两条 next 都是第 7 轮（写测试在前、写文档在后），预算充足：轮次相同，留先出现的那条"),
+            args=([Record("next", 7, "写测试"), Record("next", 7, "写文档")], 100),  # data
+            expect=[("next", 7, "写测试")],  # data
             project=record_rows,
         ),
         CheckCase(
-            "三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条",
-            args=([Record("done", t, "建好用户表") for t in (1, 2, 3)], 16),
-            expect=[("done", 2, "建好用户表"), ("done", 3, "建好用户表")],
+            N_("三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条"),
+            args=([Record("done", t, "建好用户表") for t in (1, 2, 3)], 16),  # data
+            expect=[("done", 2, "建好用户表"), ("done", 3, "建好用户表")],  # data
             project=record_rows,
         ),
         CheckCase(
-            "两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先",
-            args=([Record("failed", 5, "加全局锁：死锁"), Record("failed", 5, "缓存加锁：死锁")], 11),
-            expect=[("failed", 5, "加全局锁：死锁")],
+            N_("两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先"),
+            args=([Record("failed", 5, "加全局锁：死锁"), Record("failed", 5, "缓存加锁：死锁")], 11),  # data
+            expect=[("failed", 5, "加全局锁：死锁")],  # data
             project=record_rows,
         ),
-        CheckCase("预算 0：什么都不留", args=([_DONE, _FAILED, _NEXT], 0), expect=[], project=record_rows),
-        CheckCase("没有记录：返回空列表", args=([], 100), expect=[], project=record_rows, returns=list),
+        CheckCase(N_("预算 0：什么都不留"), args=([_DONE, _FAILED, _NEXT], 0), expect=[], project=record_rows),
+        CheckCase(N_("没有记录：返回空列表"), args=([], 100), expect=[], project=record_rows, returns=list),
     ),
     "restore": (
         CheckCase(
-            "标题行和空行跳过，按文件里的顺序读回",
-            args=("# progress\n[next] t3: 给导出接口加分页\n\n[done] t1: 建好用户表",),
+            N_("标题行和空行跳过，按文件里的顺序读回"),
+            args=("# progress\n[next] t3: 给导出接口加分页\n\n[done] t1: 建好用户表",),  # data
             expect=[N, D],
             project=record_rows,
             returns=list,
         ),
-        CheckCase("只有标题行：没有记录，返回空列表", args=("# progress",), expect=[], project=record_rows,
+        CheckCase(N_("只有标题行：没有记录，返回空列表"), args=("# progress",), expect=[], project=record_rows,
                   returns=list),
         CheckCase(
-            "一行 failed 记录：种类、轮次（整数 12）、文字都要读对",
-            args=("# progress\n[failed] t12: 改成异步：测试不稳定",),
-            expect=[("failed", 12, "改成异步：测试不稳定")],
+            N_("一行 failed 记录：种类、轮次（整数 12）、文字都要读对"),
+            args=("# progress\n[failed] t12: 改成异步：测试不稳定",),  # data
+            expect=[("failed", 12, "改成异步：测试不稳定")],  # data
             project=record_rows,
         ),
         CheckCase(
-            "行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留",
-            args=("# progress\n  [done] t9: 补上了边界用例  \n# 下面是决定\n[decision] t40: 错误码格式: E 加四位数字",),
-            expect=[("done", 9, "补上了边界用例"), ("decision", 40, "错误码格式: E 加四位数字")],
+            N_("行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留"),
+            args=(
+                "# progress\n  [done] t9: 补上了边界用例  \n"  # data
+                "# 下面是决定\n[decision] t40: 错误码格式: E 加四位数字",  # data
+            ),
+            expect=[("done", 9, "补上了边界用例"), ("decision", 40, "错误码格式: E 加四位数字")],  # data
             project=record_rows,
         ),
         CheckCase(
-            "第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行",
-            args=("# progress\nTODO: 写测试",),
+            N_("第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行"),
+            args=("# progress\nTODO: 写测试",),  # data
             raises=ValueError,
-            message_has=("2", "TODO: 写测试"),
+            message_has=("2", "TODO: 写测试"),  # data
         ),
         CheckCase(
-            "种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError",
-            args=("# progress\n[Done] t1: 写测试",),
+            N_("种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError"),
+            args=("# progress\n[Done] t1: 写测试",),  # data
             raises=ValueError,
-            message_has=("2", "[Done] t1: 写测试"),
+            message_has=("2", "[Done] t1: 写测试"),  # data
         ),
         CheckCase(
-            "不认识的种类（[todo] t1: 写测试）：报 ValueError",
-            args=("# progress\n[done] t1: 建好用户表\n[todo] t1: 写测试",),
+            N_("不认识的种类（[todo] t1: 写测试）：报 ValueError"),
+            args=("# progress\n[done] t1: 建好用户表\n[todo] t1: 写测试",),  # data
             raises=ValueError,
-            message_has=("3", "[todo] t1: 写测试"),
+            message_has=("3", "[todo] t1: 写测试"),  # data
         ),
     ),
 }
@@ -174,165 +179,165 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'write_progress': (
         Rule(
             'newest-next-only',
-            '**`next` 只留最新的一条**（轮次最大的',
+            '**`next` 只留最新的一条**（轮次最大的',  # data
             visible=(
-                '两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条',
-                '两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面',
+                '两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条',  # data
+                '两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面',  # data
             ),
             hidden=(
-                '三条记录里两条 next',
+                '三条记录里两条 next',  # data
             ),
         ),
         Rule(
             'first-next-on-a-tie',
-            '轮次相同时，留先出现的那条',
+            '轮次相同时，留先出现的那条',  # data
             visible=(
-                '两条 next 都是第 7 轮（写测试在前、写文档在后），预算充足：轮次相同，留先出现的那条',
+                '两条 next 都是第 7 轮（写测试在前、写文档在后），预算充足：轮次相同，留先出现的那条',  # data
             ),
             hidden=(
-                '两条 next 同一轮',
+                '两条 next 同一轮',  # data
             ),
         ),
         Rule(
             'kind-priority',
             '`next` → `failed` → `decision` → `done`',
             visible=(
-                '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',
-                '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',
-                'done（8）和 decision（9），预算 9：decision 优先',
+                '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',  # data
+                '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',  # data
+                'done（8）和 decision（9），预算 9：decision 优先',  # data
             ),
             hidden=(
-                '四种各一条、预算 22',
-                'decision 和 done 都放得下',
+                '四种各一条、预算 22',  # data
+                'decision 和 done 都放得下',  # data
             ),
         ),
         Rule(
             'newest-first-within-a-kind',
-            '同一种类里，**轮次新的优先**',
+            '同一种类里，**轮次新的优先**',  # data
             visible=(
-                '三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条',
+                '三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条',  # data
             ),
             hidden=(
-                '三条 failed 各 14、预算 28',
+                '三条 failed 各 14、预算 28',  # data
             ),
         ),
         Rule(
             'first-on-a-tie-within-a-kind',
-            '（轮次相同时，先出现的优先）',
+            '（轮次相同时，先出现的优先）',  # data
             visible=(
-                '两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先',
+                '两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先',  # data
             ),
             hidden=(
-                '两条 done 同一轮、预算 7',
+                '两条 done 同一轮、预算 7',  # data
             ),
         ),
         Rule(
             'skip-what-does-not-fit',
-            '放不下就**跳过**',
+            '放不下就**跳过**',  # data
             visible=(
-                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',
+                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',  # data
             ),
             hidden=(
-                '预算 10',
+                '预算 10',  # data
             ),
         ),
         Rule(
             'an-exact-fit-goes-in',
-            '不超过剩下的预算就放进去',
+            '不超过剩下的预算就放进去',  # data
             visible=(
-                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',
-                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',
+                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
+                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',  # data
             ),
             hidden=(
-                '预算正好等于 next 的 11 token',
+                '预算正好等于 next 的 11 token',  # data
             ),
         ),
         Rule(
             'header-not-counted',
-            '标题行不算',
+            '标题行不算',  # data
             visible=(
-                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',
+                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
             ),
         ),
         Rule(
             'input-order-in-a-new-list',
-            '**按它们在 `records` 里原来的顺序**，放在一个新的 `list` 里',
+            '**按它们在 `records` 里原来的顺序**，放在一个新的 `list` 里',  # data
             visible=(
-                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',
-                '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',
-                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',
-                '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',
+                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
+                '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',  # data
+                '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',  # data
+                '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',  # data
             ),
             hidden=(
-                '预算 0、没有记录',
+                '预算 0、没有记录',  # data
             ),
         ),
         Rule(
             'records-unchanged',
-            '不要改动传进来的列表',
+            '不要改动传进来的列表',  # data
             visible=(
-                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',
+                '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
             ),
         ),
     ),
     'restore': (
         Rule(
             'blank-and-comment-lines-skipped',
-            '空行和以 `#` 开头的行（标题、注释）跳过',
+            '空行和以 `#` 开头的行（标题、注释）跳过',  # data
             visible=(
-                '标题行和空行跳过，按文件里的顺序读回',
-                '只有标题行：没有记录，返回空列表',
-                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',
+                '标题行和空行跳过，按文件里的顺序读回',  # data
+                '只有标题行：没有记录，返回空列表',  # data
+                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',  # data
             ),
             hidden=(
-                '空文本',
-                '只有空白行和注释',
-                '没有标题行的一条 decision',
+                '空文本',  # data
+                '只有空白行和注释',  # data
+                '没有标题行的一条 decision',  # data
             ),
         ),
         Rule(
             'stripped-first',
-            '每一行先去掉首尾空白',
+            '每一行先去掉首尾空白',  # data
             visible=(
-                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',
+                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',  # data
             ),
             hidden=(
-                '制表符包着的一行',
+                '制表符包着的一行',  # data
             ),
         ),
         Rule(
             'record-format',
-            '`[种类] t轮次: 文字`',
+            '`[种类] t轮次: 文字`',  # data
             visible=(
-                '一行 failed 记录：种类、轮次（整数 12）、文字都要读对',
-                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',
+                '一行 failed 记录：种类、轮次（整数 12）、文字都要读对',  # data
+                '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',  # data
             ),
             hidden=(
-                '文字里有冒号和方括号',
+                '文字里有冒号和方括号',  # data
             ),
         ),
         Rule(
             'kinds-case-sensitive',
-            '区分大小写：`[Done]` 不算',
+            '区分大小写：`[Done]` 不算',  # data
             visible=(
-                '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',
-                '不认识的种类（[todo] t1: 写测试）：报 ValueError',
+                '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',  # data
+                '不认识的种类（[todo] t1: 写测试）：报 ValueError',  # data
             ),
         ),
         Rule(
             'bad-line-raises',
-            '消息里写出是第几行、内容是什么',
+            '消息里写出是第几行、内容是什么',  # data
             visible=(
-                '第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行',
-                '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',
-                '不认识的种类（[todo] t1: 写测试）：报 ValueError',
+                '第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行',  # data
+                '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',  # data
+                '不认识的种类（[todo] t1: 写测试）：报 ValueError',  # data
             ),
         ),
         Rule(
             'a-list-in-file-order',
-            '**按文件里的顺序**',
+            '**按文件里的顺序**',  # data
             visible=(
-                '标题行和空行跳过，按文件里的顺序读回',
+                '标题行和空行跳过，按文件里的顺序读回',  # data
             ),
         ),
     ),

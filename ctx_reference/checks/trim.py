@@ -8,6 +8,7 @@ that is wrong. Two boundary cases pin ``len(lines) == head + tail`` (unchanged) 
 a new list (never the object passed in), tuple input, ``tail = 0`` and ``head = 0``; every case
 also checks that the argument is left unchanged.
 """
+from ..i18n import N_
 from ..trim import _trim
 from ..trim import trim_lines as reference_trim_lines
 from .rules import Rule
@@ -15,20 +16,20 @@ from .runner import CheckCase
 
 REFERENCES = {"trim_lines": (reference_trim_lines, _trim)}
 
-MARKER_95 = "……省略 95 行（完整输出已保存，可按需读取）……"
+MARKER_95 = "……省略 95 行（完整输出已保存，可按需读取）……"  # data
 
 _HUNDRED = tuple(f"line {i}" for i in range(1, 101))
 
 
 def _marker_lines(lines) -> list[str]:
     """Return the lines that contain 省略 (the omission marker), in order."""
-    return [line for line in lines if "省略" in line]
+    return [line for line in lines if "省略" in line]  # data
 
 
 def _after_marker(lines) -> list[str]:
     """Return the lines after the first marker line (all lines if there is no marker)."""
     for index, line in enumerate(lines):
-        if "省略" in line:
+        if "省略" in line:  # data
             return list(lines[index + 1:])
     return list(lines)
 
@@ -36,77 +37,77 @@ def _after_marker(lines) -> list[str]:
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "trim_lines": (
         CheckCase(
-            "原课的例子：line 1 … line 100，头 3 行、尾 2 行",
+            N_("原课的例子：line 1 … line 100，头 3 行、尾 2 行"),
             args=(list(_HUNDRED), 3, 2),
             expect=["line 1", "line 2", "line 3", MARKER_95, "line 99", "line 100"],
             returns=list,
         ),
         CheckCase(
-            "同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6",
+            N_("同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6"),
             args=(list(_HUNDRED), 3, 2),
             expect=6,
             project=len,
         ),
         CheckCase(
-            "同一个例子，说明行：省略 100 − 3 − 2 = 95 行",
+            N_("同一个例子，说明行：省略 100 − 3 − 2 = 95 行"),
             args=(list(_HUNDRED), 3, 2),
             expect=[MARKER_95],
             project=_marker_lines,
         ),
         CheckCase(
-            "同一个例子，说明行后面只有尾部 2 行",
+            N_("同一个例子，说明行后面只有尾部 2 行"),
             args=(list(_HUNDRED), 3, 2),
             expect=["line 99", "line 100"],
             project=_after_marker,
         ),
         CheckCase(
-            "换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行",
-            args=([f"第 {i} 行" for i in range(1, 11)], 2, 3),
+            N_("换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行"),
+            args=([f"第 {i} 行" for i in range(1, 11)], 2, 3),  # data
             expect=[
-                "第 1 行",
-                "第 2 行",
-                "……省略 5 行（完整输出已保存，可按需读取）……",
-                "第 8 行",
-                "第 9 行",
-                "第 10 行",
+                "第 1 行",  # data
+                "第 2 行",  # data
+                "……省略 5 行（完整输出已保存，可按需读取）……",  # data
+                "第 8 行",  # data
+                "第 9 行",  # data
+                "第 10 行",  # data
             ],
         ),
         CheckCase(
-            "正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回",
+            N_("正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回"),
             args=(["a", "b", "c", "d", "e"], 3, 2),
             expect=["a", "b", "c", "d", "e"],
             returns=list,
             fresh=True,
         ),
         CheckCase(
-            "多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行",
+            N_("多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行"),
             args=(["a", "b", "c", "d", "e", "f"], 3, 2),
-            expect=["a", "b", "c", "……省略 1 行（完整输出已保存，可按需读取）……", "e", "f"],
+            expect=["a", "b", "c", "……省略 1 行（完整输出已保存，可按需读取）……", "e", "f"],  # data
         ),
         CheckCase(
-            "尾部 0 行：5 行，头 2 行、尾 0 行，只留头部（小心 lines[-0:] 取到的是整个列表）",
+            N_("尾部 0 行：5 行，头 2 行、尾 0 行，只留头部（小心 lines[-0:] 取到的是整个列表）"),
             args=(["a", "b", "c", "d", "e"], 2, 0),
-            expect=["a", "b", "……省略 3 行（完整输出已保存，可按需读取）……"],
+            expect=["a", "b", "……省略 3 行（完整输出已保存，可按需读取）……"],  # data
         ),
         CheckCase(
-            "头部 0 行：5 行，头 0 行、尾 2 行，只留尾部",
+            N_("头部 0 行：5 行，头 0 行、尾 2 行，只留尾部"),
             args=(["a", "b", "c", "d", "e"], 0, 2),
-            expect=["……省略 3 行（完整输出已保存，可按需读取）……", "d", "e"],
+            expect=["……省略 3 行（完整输出已保存，可按需读取）……", "d", "e"],  # data
         ),
         CheckCase(
-            "传进来的是元组：(\"a\", \"b\", \"c\", \"d\")，头 1 行、尾 1 行，也要返回 list",
+            N_("传进来的是元组：(\"a\", \"b\", \"c\", \"d\")，头 1 行、尾 1 行，也要返回 list"),
             args=(("a", "b", "c", "d"), 1, 1),
-            expect=["a", "……省略 2 行（完整输出已保存，可按需读取）……", "d"],
+            expect=["a", "……省略 2 行（完整输出已保存，可按需读取）……", "d"],  # data
             returns=list,
         ),
         CheckCase(
-            "传进来的是元组、正好放得下：(\"a\", \"b\")，头 1 行、尾 1 行，返回 list",
+            N_("传进来的是元组、正好放得下：(\"a\", \"b\")，头 1 行、尾 1 行，返回 list"),
             args=(("a", "b"), 1, 1),
             expect=["a", "b"],
             returns=list,
         ),
         CheckCase(
-            "空列表：头 3 行、尾 2 行，返回一个新的空列表",
+            N_("空列表：头 3 行、尾 2 行，返回一个新的空列表"),
             args=([], 3, 2),
             expect=[],
             returns=list,
@@ -124,69 +125,69 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'trim_lines': (
         Rule(
             'fits-as-a-new-list',
-            '返回一个包含全部行的**新列表**',
+            '返回一个包含全部行的**新列表**',  # data
             visible=(
-                '正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回',
-                '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',
-                '空列表：头 3 行、尾 2 行，返回一个新的空列表',
+                '正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回',  # data
+                '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',  # data
+                '空列表：头 3 行、尾 2 行，返回一个新的空列表',  # data
             ),
             hidden=(
-                '放得下：原样的内容',
-                '放得下：尾部 0 行',
-                '空列表、头尾 0 行',
-                '空列表、头 3 尾 2',
+                '放得下：原样的内容',  # data
+                '放得下：尾部 0 行',  # data
+                '空列表、头尾 0 行',  # data
+                '空列表、头 3 尾 2',  # data
             ),
         ),
         Rule(
             'head-marker-tail',
-            '前 `head` 行 + 一行说明 + 后 `tail` 行',
+            '前 `head` 行 + 一行说明 + 后 `tail` 行',  # data
             visible=(
-                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',
-                '同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6',
-                '同一个例子，说明行后面只有尾部 2 行',
-                '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',
-                '多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行',
-                '尾部 0 行：5 行，头 2 行、尾 0 行，只留头部（小心 lines[-0:] 取到的是整个列表）',
-                '头部 0 行：5 行，头 0 行、尾 2 行，只留尾部',
+                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
+                '同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6',  # data
+                '同一个例子，说明行后面只有尾部 2 行',  # data
+                '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',  # data
+                '多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行',  # data
+                '尾部 0 行：5 行，头 2 行、尾 0 行，只留头部（小心 lines[-0:] 取到的是整个列表）',  # data
+                '头部 0 行：5 行，头 0 行、尾 2 行，只留尾部',  # data
             ),
             hidden=(
-                '头部 0 行',
-                '尾部 0 行',
-                '头尾都是 0 行',
+                '头部 0 行',  # data
+                '尾部 0 行',  # data
+                '头尾都是 0 行',  # data
             ),
         ),
         Rule(
             'omitted-count',
-            '说明里的数是省略的行数 `len(lines) - head - tail`',
+            '说明里的数是省略的行数 `len(lines) - head - tail`',  # data
             visible=(
-                '同一个例子，说明行：省略 100 − 3 − 2 = 95 行',
-                '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',
+                '同一个例子，说明行：省略 100 − 3 − 2 = 95 行',  # data
+                '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',  # data
             ),
         ),
         Rule(
             'marker-text',
-            '说明行用上面的 `omission_marker(n)` 生成',
+            '说明行用上面的 `omission_marker(n)` 生成',  # data
             visible=(
-                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',
+                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
             ),
         ),
         Rule(
             'always-a-list',
-            '总是返回 `list`',
+            '总是返回 `list`',  # data
             visible=(
-                '传进来的是元组：("a", "b", "c", "d")，头 1 行、尾 1 行，也要返回 list',
-                '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',
+                '传进来的是元组：("a", "b", "c", "d")，头 1 行、尾 1 行，也要返回 list',  # data
+                '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',  # data
             ),
             hidden=(
-                '放得下：元组输入也返回 list',
-                '元组输入',
+                '放得下：元组输入也返回 list',  # data
+                '元组输入',  # data
             ),
         ),
         Rule(
             'lines-unchanged',
-            '不要修改传进来的 `lines`',
+            '不要修改传进来的 `lines`',  # data
             visible=(
-                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',
+                '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
             ),
         ),
     ),
