@@ -28,10 +28,14 @@ from pathlib import Path
 
 import nbformat
 
+from ctx_reference.i18n import _, language
+
 from .notebook_merge import MergeReport, merge_notebook, release_record
 from .release_history import find_record
 
 WORKSPACE = "workspace"
+WORKSPACES = {"zh_CN": WORKSPACE, "en": "workspace-en"}
+"""The learner's folder of each edition (the release it copies is ``translation.EDITIONS``)."""
 MANIFEST = ".lessons-manifest.json"
 BACKUPS = "backups"
 MANIFEST_FORMAT = 1
@@ -61,15 +65,24 @@ class Updated:
     from_history: bool = False  # unrecorded; merged against the release found in git history
 
 
-def _lessons(root: str | os.PathLike) -> Path:
-    lessons = Path(root) / "lessons"
+def _edition(language: str) -> str:
+    from ctx_reference.i18n import normalize
+
+    return normalize(language)
+
+
+def _lessons(root: str | os.PathLike, language: str = "zh_CN") -> Path:
+    from .translation import EDITIONS
+
+    folder = EDITIONS[_edition(language)]
+    lessons = Path(root) / folder
     if not lessons.is_dir():
-        raise ValueError(f"root must hold a lessons/ folder (got {str(root)!r})")
+        raise ValueError(f"root must hold a {folder}/ folder (got {str(root)!r})")
     return lessons
 
 
-def _target(root: str | os.PathLike, target: str | os.PathLike | None) -> Path:
-    return Path(root) / WORKSPACE if target is None else Path(target)
+def _target(root: str | os.PathLike, target: str | os.PathLike | None, language: str = "zh_CN") -> Path:
+    return Path(root) / WORKSPACES[_edition(language)] if target is None else Path(target)
 
 
 def _released(lessons: Path) -> list[Path]:
@@ -95,8 +108,8 @@ def read_manifest(target: Path) -> dict[str, dict]:
             raise ValueError("unknown format")
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise WorkspaceError(
-            f"{path} 不是有效的版本记录（{exc}）：把它改名或移走后再运行，"
-            "每本笔记本会按“复制时没有记录版本”处理"
+            _("{path} 不是有效的版本记录（{reason}）：把它改名或移走后再运行，"
+              "每本笔记本会按“复制时没有记录版本”处理").format(path=path, reason=exc)
         ) from None
     return notebooks
 
@@ -119,7 +132,7 @@ def _read_notebook(path: Path, shown: Path) -> dict:
         nbformat.validate(notebook)
     except Exception as exc:  # nbformat raises JSON, validation and conversion errors of many types
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise WorkspaceError(f"{shown} 不是能读的笔记本（{reason[:200]}）") from None
+        raise WorkspaceError(_("{path} 不是能读的笔记本（{reason}）").format(path=shown, reason=reason[:200])) from None
     return notebook
 
 
@@ -130,7 +143,7 @@ def _entry(lesson: Path, notebook: dict | None = None) -> dict:
 
 
 def prepare_workspace(
-    root: str | os.PathLike = ".", target: str | os.PathLike | None = None
+    root: str | os.PathLike = ".", target: str | os.PathLike | None = None, *, language: str = "zh_CN"
 ) -> list[Path]:
     """Copy every released notebook missing from the workspace, record it; return the copies made.
 
@@ -138,10 +151,11 @@ def prepare_workspace(
     release has it (nothing to update) is recorded too, so that later corrections reach it.
 
     Example: on a fresh clone, ``prepare_workspace(".")`` copies every released notebook to
-    ``workspace/01-window-math/window_math.ipynb`` …; run again, it copies nothing.
+    ``workspace/01-window-math/window_math.ipynb`` …; run again, it copies nothing. With
+    ``language="en"`` it copies ``lessons-en/`` into ``workspace-en/``.
     """
-    lessons = _lessons(root)
-    target = _target(root, target)
+    lessons = _lessons(root, language)
+    target = _target(root, target, language)
     manifest = read_manifest(target)
     copied = []
     changed = False
@@ -188,15 +202,17 @@ def _unrecorded(root: str | os.PathLike, lesson: Path, name: str, mine: Path) ->
     return Pending(name, recorded=False, from_history=find_record(root, name, learner) is not None)
 
 
-def pending_updates(root: str | os.PathLike = ".", target: str | os.PathLike | None = None) -> list[Pending]:
+def pending_updates(
+    root: str | os.PathLike = ".", target: str | os.PathLike | None = None, *, language: str = "zh_CN"
+) -> list[Pending]:
     """Return the workspace's notebooks whose release changed since they were copied, in reading order.
 
     An unrecorded notebook (copied before manifests existed) is pending unless it agrees with the
     release (see ``prepare_workspace``). Reads nothing but the manifest, the release and unrecorded
     notebooks; changes nothing.
     """
-    lessons = _lessons(root)
-    target = _target(root, target)
+    lessons = _lessons(root, language)
+    target = _target(root, target, language)
     manifest = read_manifest(target)
     pending = []
     for lesson in _released(lessons):
@@ -225,6 +241,7 @@ def update_workspace(
     target: str | os.PathLike | None = None,
     *,
     now: datetime | None = None,
+    language: str = "zh_CN",
 ) -> list[Updated]:
     """Merge the current release into every pending notebook of the workspace; return what was done.
 
@@ -236,12 +253,12 @@ def update_workspace(
     Example: after a correction to ``lessons/02-remaining/remaining.ipynb``, ``update_workspace(".")``
     returns one ``Updated`` for it; the learner's answer to ``remaining`` is unchanged.
     """
-    prepare_workspace(root, target)
-    lessons = _lessons(root)
-    target = _target(root, target)
+    prepare_workspace(root, target, language=language)
+    lessons = _lessons(root, language)
+    target = _target(root, target, language)
     manifest = read_manifest(target)
     plans = []
-    for item in pending_updates(root, target):
+    for item in pending_updates(root, target, language=language):
         lesson, mine = lessons / item.name, target / item.name
         learner = _read_notebook(mine, mine)
         release = _read_notebook(lesson, lesson)
@@ -250,7 +267,9 @@ def update_workspace(
         try:
             nbformat.validate(nbformat.from_dict(merged))
         except nbformat.ValidationError as exc:
-            raise WorkspaceError(f"合并 {mine} 得到的笔记本无效（{str(exc).splitlines()[0]}）") from None
+            raise WorkspaceError(
+                _("合并 {path} 得到的笔记本无效（{reason}）").format(path=mine, reason=str(exc).splitlines()[0])
+            ) from None
         plans.append((item, lesson, mine, merged, report, release, record is not None and not item.recorded))
     backups = _backup_folder(target, now or datetime.now()) if any(plan[4].changed for plan in plans) else None
     done = []
@@ -269,24 +288,33 @@ def update_workspace(
 
 def _shown(keys: Iterable[str]) -> str:
     keys = list(keys)
-    return "、".join(keys[:6]) + (f" 等 {len(keys)} 格" if len(keys) > 6 else "")
+    shown = _("、").join(keys[:6])
+    return _("{cells} 等 {count} 格").format(cells=shown, count=len(keys)) if len(keys) > 6 else shown
+
+
+def _folders() -> tuple[str, str]:
+    """Return the workspace and the release folder of the reader's language (``workspace``, ``lessons``)."""
+    from .translation import EDITIONS
+
+    return WORKSPACES[language()], EDITIONS[language()]
 
 
 def format_pending(pending: list[Pending], command: str) -> list[str]:
     """Return the lines that tell a learner which notebooks changed and how to update them ([] if none)."""
     if not pending:
         return []
-    lines = [f"课程有更新：下面 {len(pending)} 本笔记本在你复制之后改过了。"]
+    lines = [_("课程有更新：下面 {count} 本笔记本在你复制之后改过了。").format(count=len(pending))]
     for item in pending:
         note = ""
         if item.from_history:
-            note = "（复制时还没有记录版本：按 git 历史里你复制的那一版判断哪些格子你改过）"
+            note = _("（复制时还没有记录版本：按 git 历史里你复制的那一版判断哪些格子你改过）")
         elif not item.recorded:
-            note = "（复制时还没有记录版本：跟新版不一样的格子都会当作你改过的，原样保留）"
+            note = _("（复制时还没有记录版本：跟新版不一样的格子都会当作你改过的，原样保留）")
         lines.append(f"  {item.name}{note}")
     lines.append(
-        f"要把新版带进来，先在 JupyterLab 里关掉这些笔记本，再运行：{command}。"
-        f"你写的答案和你改过的格子原样保留，旧文件先备份到 {WORKSPACE}/{BACKUPS}/。"
+        _("要把新版带进来，先在 JupyterLab 里关掉这些笔记本，再运行：{command}。"
+          "你写的答案和你改过的格子原样保留，旧文件先备份到 {backups}/。").format(
+            command=command, backups=f"{_folders()[0]}/{BACKUPS}")
     )
     return lines
 
@@ -295,25 +323,28 @@ def format_updated(updated: Updated) -> list[str]:
     """Return the lines that tell a learner what an update did to one notebook."""
     report = updated.report
     if not report.changed:
-        head = f"{updated.name}：没有要换的格子"
+        head = _("{name}：没有要换的格子").format(name=updated.name)
     else:
-        head = (
-            f"{updated.name}：换成新版 {len(report.updated)} 格，新增 {len(report.added)} 格，"
-            f"去掉 {len(report.removed)} 格"
+        head = _("{name}：换成新版 {updated} 格，新增 {added} 格，去掉 {removed} 格").format(
+            name=updated.name, updated=len(report.updated), added=len(report.added), removed=len(report.removed)
         )
-    edited = "你改过的" if updated.recorded or updated.from_history else "跟新版不同的"
-    head += f"；原样保留你的答案 {len(report.kept_answers)} 格、{edited} {len(report.kept_edited)} 格"
+    answers, edited = len(report.kept_answers), len(report.kept_edited)
+    if updated.recorded or updated.from_history:
+        head += _("；原样保留你的答案 {answers} 格、你改过的 {edited} 格").format(answers=answers, edited=edited)
+    else:
+        head += _("；原样保留你的答案 {answers} 格、跟新版不同的 {edited} 格").format(answers=answers, edited=edited)
     if report.own:
-        head += f"、你自己加的 {report.own} 格"
+        head += _("、你自己加的 {count} 格").format(count=report.own)
     lines = [head]
     if report.kept_behind:
-        lines.append(f"  新版也改了这些你保留的格子：{_shown(report.kept_behind)}（新版在 lessons/{updated.name}）")
+        lines.append("  " + _("新版也改了这些你保留的格子：{cells}（新版在 {release}）").format(
+            cells=_shown(report.kept_behind), release=f"{_folders()[1]}/{updated.name}"))
     if report.left_deleted:
-        lines.append(f"  你删掉的格子没有补回：{_shown(report.left_deleted)}")
+        lines.append("  " + _("你删掉的格子没有补回：{cells}").format(cells=_shown(report.left_deleted)))
     if updated.from_history:
-        lines.append("  这本笔记本复制时还没有记录版本：按 git 历史里你复制的那一版判断了哪些格子你改过")
+        lines.append("  " + _("这本笔记本复制时还没有记录版本：按 git 历史里你复制的那一版判断了哪些格子你改过"))
     elif not updated.recorded:
-        lines.append("  这本笔记本复制时还没有记录版本：跟新版不一样的格子都当作你改过的，原样保留")
+        lines.append("  " + _("这本笔记本复制时还没有记录版本：跟新版不一样的格子都当作你改过的，原样保留"))
     if updated.backup is not None:
-        lines.append(f"  旧文件备份在 {updated.backup}")
+        lines.append("  " + _("旧文件备份在 {path}").format(path=updated.backup))
     return lines

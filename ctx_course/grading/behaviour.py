@@ -71,31 +71,36 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Any as AnyTrait
 from traitlets import Integer
 
+from ctx_reference.i18n import N_, _, language, using
+
 from ..cells import hidden_checks, hidden_lines, is_answer, is_check_cell, source_lines, source_text
 from ..sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, LearnerFunction
 from ..sandbox.policy import is_course_package
+from ..translation import in_edition, submitted_edition
 from .reference_build import ReferenceBuilds, graded_exercises, withheld_objects
 
 CHECK_FILE = "<check cell {}>"
 
-# Feedback lines of a failed check cell (they quote no text of the learner's process).
-HIDDEN_FAILED = "隐藏测试没有通过。"
-VISIBLE_FAILED = "这一格第 {line} 行没有通过：{text}"
-USED_REFERENCE = (
+# Feedback lines of a failed check cell (they quote no text of the learner's process). Each is
+# shown in the language of the submission's edition (``_()`` where the verdict is made).
+HIDDEN_FAILED = N_("隐藏测试没有通过。")
+VISIBLE_FAILED = N_("这一格第 {line} 行没有通过：{text}")
+USED_REFERENCE = N_(
     "评分时发现你的函数用到了这个练习的参考实现（评分时不提供），这一格得 0 分："
     "这个练习要用你自己写的代码完成。"
 )
-TIMED_OUT = "评分时你的函数运行超过了 {seconds} 秒，这一格按未通过计分。"
-ANSWERER_DIED = "评分时运行你的函数的进程意外结束了（内存或 CPU 时间用完了？），"\
-    "这一格按未通过计分。"
-NOT_RUN = "这一格的检查没有运行：{why}"
+TIMED_OUT = N_("评分时你的函数运行超过了 {seconds} 秒，这一格按未通过计分。")
+ANSWERER_DIED = N_("评分时运行你的函数的进程意外结束了（内存或 CPU 时间用完了？），"
+                   "这一格按未通过计分。")
+NOT_RUN = N_("这一格的检查没有运行：{why}")
+NOT_IN_GRADER = N_("评分程序里没有这一格")
 # Where the autograded notebook keeps a check cell's verdict for the instructor (item analysis):
 # ``{"hidden_test": label}``, the label of the first hidden check it failed ("" for none). The
 # feedback page does not show cell metadata, so the label stays out of what the learner sees.
 VERDICT_KEY = "ctx_verdict"
 # What a check cell's error from the kernel becomes when the grader's evaluation passed it.
-KERNEL_ERROR_NOTE = "（笔记本里这一格报错 {ename}，评分以评分程序单独运行的检查为准："\
-    "这一格通过。）\n"
+KERNEL_ERROR_NOTE = N_("（笔记本里这一格报错 {ename}，评分以评分程序单独运行的检查为准："
+                       "这一格通过。）\n")
 
 
 # --------------------------------------------------------------------------------------------
@@ -322,6 +327,7 @@ class Verdict:
     detail: str = ""
     hidden: bool = False
     hidden_test: str = ""  # the label of the hidden check the cell failed on ("" when none did)
+    visible: bool = False  # failed on a visible line of the check cell (``VISIBLE_FAILED``)
     printed: str = field(default="", repr=False, compare=False)
 
 
@@ -428,19 +434,19 @@ def _check(cell: Cell, namespace: dict, session: AnswerSession) -> Verdict:
     except BaseException as exc:  # noqa: BLE001 - any failure of a check cell scores it 0
         detail = f"{type(exc).__name__}: {exc}"[:500]
         if session.withheld:
-            return Verdict(False, USED_REFERENCE, detail)
+            return Verdict(False, _(USED_REFERENCE), detail)
         if session.failure == "timeout":
-            return Verdict(False, TIMED_OUT.format(seconds=int(session.timeout)), detail)
+            return Verdict(False, _(TIMED_OUT).format(seconds=int(session.timeout)), detail)
         if session.failure is not None:
-            return Verdict(False, ANSWERER_DIED, detail)
+            return Verdict(False, _(ANSWERER_DIED), detail)
         line = _line_in(exc, filename)
         hidden = line is None or line in hidden_lines(cell.source)
         if hidden:
-            return Verdict(False, HIDDEN_FAILED, detail, hidden=True, hidden_test=failed_check(cell.source, line))
+            return Verdict(False, _(HIDDEN_FAILED), detail, hidden=True, hidden_test=failed_check(cell.source, line))
         text = source_lines(cell.source)[line - 1].strip()
-        return Verdict(False, VISIBLE_FAILED.format(line=line, text=text), detail)
+        return Verdict(False, _(VISIBLE_FAILED).format(line=line, text=text), detail, visible=True)
     if session.withheld:  # the learner's code met a withheld function and went on
-        return Verdict(False, USED_REFERENCE, "ReferenceWithheld caught by the learner's code")
+        return Verdict(False, _(USED_REFERENCE), "ReferenceWithheld caught by the learner's code")
     return Verdict(True)
 
 
@@ -554,6 +560,7 @@ def evaluate(
         env.update(
             HOME=str(home / "home"), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", NBGRADER_EXECUTION="autograde"
         )
+        env["CTX_LANG"] = language()  # the learner's cells run as in their kernel, in the submission's language
         if policy is not None:
             # never the course package itself: only its build without the exercise
             exposed = tuple(p for p in policy.exposed if not is_course_package(p)) + (str(build),)
@@ -610,12 +617,12 @@ def apply_verdict(cell, verdict: Verdict) -> None:
         if output.get("output_type") == "stream" and output.get("name") == "stderr":
             output = nbformat.v4.new_output("stream", name="stdout", text=output.get("text", ""))
         if output.get("output_type") == "error" and verdict.passed:
-            note = KERNEL_ERROR_NOTE.format(ename=output.get("ename", ""))
+            note = _(KERNEL_ERROR_NOTE).format(ename=output.get("ename", ""))
             output = nbformat.v4.new_output("stream", name="stdout", text=note)
         outputs.append(output)
     if not verdict.passed:
         kernel_errors = any(o.get("output_type") == "error" for o in outputs)
-        explained = not verdict.hidden and verdict.line.startswith("这一格第") and kernel_errors
+        explained = verdict.visible and kernel_errors
         if not explained:  # the kernel's own error explains a visible failure; anything else gets the verdict's line
             outputs = [o for o in outputs if o.get("output_type") != "error"]
             error = {"ename": "CheckFailed", "evalue": verdict.line, "traceback": [f"CheckFailed: {verdict.line}"]}
@@ -645,20 +652,22 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
         verdicts = pending.result() if pending is not None else self.evaluation(nb, info)()
         if verdicts is None:  # the notebook is not in the gradebook
             return nb, resources
-        for cell in nb.cells:
-            meta = cell.metadata.get("nbgrader", {})
-            if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
-                missing = Verdict(False, NOT_RUN.format(why="评分程序里没有这一格"))
-                verdict = verdicts.get(meta.get("grade_id"), missing)
-                apply_verdict(cell, verdict)
-                if not verdict.passed:
-                    self.log.info("%s: %s", meta.get("grade_id"), verdict.detail)
+        with using(submitted_edition(nb)):  # the feedback speaks the language of the submission
+            for cell in nb.cells:
+                meta = cell.metadata.get("nbgrader", {})
+                if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+                    missing = Verdict(False, _(NOT_RUN).format(why=_(NOT_IN_GRADER)))
+                    verdict = verdicts.get(meta.get("grade_id"), missing)
+                    apply_verdict(cell, verdict)
+                    if not verdict.passed:
+                        self.log.info("%s: %s", meta.get("grade_id"), verdict.detail)
         resources["ctx_verdicts"] = verdicts
         return nb, resources
 
     def evaluation(self, nb, info) -> Callable[[], dict[str, Verdict] | None]:
         """Return the evaluation of a (sanitised) notebook as a function to call, in this thread or another."""
-        release = self._release(info)
+        edition = submitted_edition(nb)
+        release = self._release(info, edition)
         with Gradebook(info["db_url"]) as gb:
             try:
                 notebook = gb.find_notebook(info["notebook"], info["assignment"])
@@ -675,19 +684,21 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
         shared, policy = self.builds, self.policy
 
         def run() -> dict[str, Verdict]:
-            builds = shared if shared is not None else ReferenceBuilds()
-            try:
-                return evaluate(
-                    cells, build=builds.path(withheld), timeout=timeout, policy=policy, reserved=reserved
-                )
-            finally:
-                if shared is None:
-                    builds.close()
+            # The verdicts' lines in the submission's language: a thread does not inherit ``using``.
+            with using(edition):
+                builds = shared if shared is not None else ReferenceBuilds()
+                try:
+                    return evaluate(
+                        cells, build=builds.path(withheld), timeout=timeout, policy=policy, reserved=reserved
+                    )
+                finally:
+                    if shared is None:
+                        builds.close()
 
         return run
 
-    def _release(self, info) -> dict:
-        """Return the release notebook of the notebook being graded (JSON), or an empty one."""
+    def _release(self, info, edition: str = "zh_CN") -> dict:
+        """Return the release notebook, in ``edition``, of the notebook being graded (JSON), or an empty one."""
         course = self.config.CourseDirectory
         root = Path(course.root or ".")
         release = Path(course.release_directory or "release")
@@ -695,9 +706,11 @@ class ScoreFromBehaviour(NbGraderPreprocessor):
             release = root / release
         path = release / info["assignment"] / f"{info['notebook']}.ipynb"
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            notebook = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {"cells": []}
+        # A submission of the English edition is compared with the English release (its cells as released).
+        return in_edition(notebook, root, info["assignment"], edition)
 
 
 class _Pending:

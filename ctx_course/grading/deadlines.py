@@ -48,7 +48,10 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from ctx_reference.i18n import _, using
+
 from ..config import CONFIG_FILE, assignments
+from ..translation import submitted_edition
 from .records import Lateness
 
 DEADLINES_FILE = "deadlines.toml"  # beside nbgrader_config.py
@@ -246,11 +249,18 @@ class ShowLateness(NbGraderPreprocessor):
                 return nb, resources
             due, submitted = submission.duedate, submission.timestamp
             penalty = notebook.late_submission_penalty or 0.0
-            extended = "（已延期）" if submission.extension else ""
-        text = (
-            f"**迟交**：截止时间{extended} {due:%Y-%m-%d %H:%M} UTC，提交于 {submitted:%Y-%m-%d %H:%M} UTC，"
-            f"晚了 {_chinese_duration(seconds)}；" + (f"按迟交规则扣 {penalty:g} 分。" if penalty else "不扣分。")
-        )
+            extension = bool(submission.extension)
+        with using(submitted_edition(nb)):  # the feedback speaks the language of the submission
+            extended = _("（已延期）") if extension else ""
+            late = _shown_duration(seconds)
+            if penalty:
+                text = _("**迟交**：截止时间{extended} {due} UTC，提交于 {submitted} UTC，"
+                         "晚了 {late}；按迟交规则扣 {penalty:g} 分。")
+            else:
+                text = _("**迟交**：截止时间{extended} {due} UTC，提交于 {submitted} UTC，"
+                         "晚了 {late}；不扣分。")
+            text = text.format(extended=extended, due=f"{due:%Y-%m-%d %H:%M}", submitted=f"{submitted:%Y-%m-%d %H:%M}",
+                               late=late, penalty=penalty)
         nb.cells.insert(0, nbformat.v4.new_markdown_cell(text))
         return nb, resources
 
@@ -321,13 +331,14 @@ def _utc(moment: dt.datetime) -> dt.datetime:
     return moment.astimezone(dt.UTC).replace(tzinfo=None)
 
 
-def _chinese_duration(seconds: float) -> str:
+def _shown_duration(seconds: float) -> str:
+    """Return how late a submission is, in the reader's language ("1 天 3 小时", "1 d 3 h")."""
     minutes = math.ceil(seconds / 60)
     days, rest = divmod(minutes, 24 * 60)
     hours, minutes = divmod(rest, 60)
     parts = [
-        f"{days} 天" if days else "",
-        f"{hours} 小时" if hours else "",
-        f"{minutes} 分钟" if minutes and not days else "",
+        _("{days} 天").format(days=days) if days else "",
+        _("{hours} 小时").format(hours=hours) if hours else "",
+        _("{minutes} 分钟").format(minutes=minutes) if minutes and not days else "",
     ]
-    return " ".join(p for p in parts if p) or "不到 1 分钟"
+    return " ".join(p for p in parts if p) or _("不到 1 分钟")

@@ -181,6 +181,7 @@ def write_items_csv(items: Sequence[Item], path: str | os.PathLike) -> Path:
 
 def items_figure(items: Sequence[Item], most: int = 12):
     """Return the figure: each check cell's share passed (hardest first), the hidden tests that caught most."""
+    from ctx_reference.i18n import _
     from ctx_reference.plots import plot_item_analysis
 
     checks = sorted((i for i in items if i.kind == CHECK), key=lambda i: (i.share_passed, i.assignment, i.cell))
@@ -189,7 +190,7 @@ def items_figure(items: Sequence[Item], most: int = 12):
     )
     return plot_item_analysis(
         [(f"{i.assignment} {i.cell}", i.share_passed) for i in checks],
-        [(f"{i.cell}：{i.hidden_test}", i.failed) for i in caught[:most]],
+        [(_("{cell}：{label}").format(cell=i.cell, label=i.hidden_test), i.failed) for i in caught[:most]],
     )
 
 

@@ -25,12 +25,16 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from ctx_reference.i18n import N_, _, using
+
 from ..cells import released_source, source_text
+from ..translation import submitted_edition
 
 SCHEMA_VERSION = 3
 # The first line of the other copies of a duplicated answer cell (the feedback shows it). They
 # still run where the notebook has them (``behaviour.py``): a check cell sees the copy above it.
-DUPLICATE_NOTE = (
+# In the reader's language (``RestoreMetadata`` reads the submission's edition).
+DUPLICATE_NOTE = N_(
     "# （评分说明：这一格和另一个答案格的编号都是 {grade_id}。"
     "评分时和笔记本里一样从上到下运行，每个检查格用的是它上面最后运行的那一份。）\n"
 )
@@ -116,7 +120,7 @@ def restore_metadata(cells: list, released: dict[str, ReleaseCell]) -> list[str]
                 continue
             del cells[index]["metadata"]["nbgrader"]
             if spec.solution and cells[index].get("cell_type") == "code":
-                note = DUPLICATE_NOTE.format(grade_id=grade_id)
+                note = _(DUPLICATE_NOTE).format(grade_id=grade_id)
                 cells[index]["source"] = note + source_text(cells[index].get("source", ""))
         if len(indices) > 1:
             (duplicated if spec.solution else claimed).append(grade_id)
@@ -142,5 +146,6 @@ class RestoreMetadata(NbGraderPreprocessor):
         with Gradebook(info["db_url"]) as gb:
             released = release_cells(gb, info["notebook"], info["assignment"])
         if released:
-            resources["ctx_metadata_notes"] = restore_metadata(nb.cells, released)
+            with using(submitted_edition(nb)):  # the note on a duplicated answer speaks the submission's language
+                resources["ctx_metadata_notes"] = restore_metadata(nb.cells, released)
         return nb, resources

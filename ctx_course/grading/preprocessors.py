@@ -6,7 +6,8 @@ and count (nbgrader's ``LimitOutput`` only caps lines, so one endless line would
 becoming that cell's score; ``RestoreCells``, which puts back deleted answer and check cells
 where nbgrader's own restorer would fail; ``RemoveHiddenTests``, which takes the hidden tests
 that nbgrader puts back out of the check cells before the kernel runs them (they are judged on
-the grader's side, ``behaviour.py``); ``HideHiddenTests``, which removes any hidden test left in a
+the grader's side, ``behaviour.py``); ``ShowEdition``, which shows the read-only cells nbgrader put back in the language of the
+submission's edition; ``HideHiddenTests``, which removes any hidden test left in a
 notebook (one autograded by an earlier release), what was printed while it ran, the traceback
 lines that would quote it, and any output line of any cell that quotes a hidden test, from the
 feedback; and the preprocessor lists a grading run uses (``AUTOGRADE_PREPROCESSORS``,
@@ -45,7 +46,10 @@ from nbgrader.preprocessors import (
 )
 from traitlets import Integer
 
+from ctx_reference.i18n import N_, _, using
+
 from ..cells import hidden_spans, is_check_cell, source_lines
+from ..translation import submitted_edition
 from .behaviour import ScoreFromBehaviour, StartEvaluation
 from .deadlines import ShowLateness
 from .metadata import RestoreMetadata
@@ -67,8 +71,8 @@ HIDDEN_START = "[ctx_course: hidden tests start]"
 _MARKER_LINE = re.compile(r"print\('(\[ctx_course: hidden tests start [0-9a-f]+\])'")
 # Shortest piece of a hidden test line (letters and digits only) that may not appear in any output.
 QUOTE_CHARS = 16
-# What replaces an output line that quotes a hidden test.
-QUOTE_REDACTED = "（这一行引用了隐藏测试，已删去）"
+# What replaces an output line that quotes a hidden test (in the submission's language).
+QUOTE_REDACTED = N_("（这一行引用了隐藏测试，已删去）")
 
 # Colour codes in a traceback (IPython colours its tracebacks).
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
@@ -87,12 +91,18 @@ class CapOutput(NbGraderPreprocessor):
     max_binary_chars = Integer(MAX_BINARY_CHARS, help="largest image kept, in characters").tag(config=True)
     max_outputs = Integer(MAX_OUTPUTS, help="outputs kept per cell").tag(config=True)
 
+    def preprocess(self, nb, resources):
+        with using(submitted_edition(nb)):  # the markers speak the language of the submission
+            return super().preprocess(nb, resources)
+
     def _cap_text(self, text):
         if isinstance(text, list):
             text = "".join(text)
         if len(text) <= self.max_chars:
             return text
-        return text[: self.max_chars] + f"\n…… 输出太长，只保留前 {self.max_chars:,} 个字符（共 {len(text):,} 个）……\n"
+        marker = _("…… 输出太长，只保留前 {kept:,} 个字符（共 {total:,} 个）……").format(
+            kept=self.max_chars, total=len(text))
+        return text[: self.max_chars] + f"\n{marker}\n"
 
     def _cap_output(self, output):
         kind = output.get("output_type")
@@ -107,7 +117,7 @@ class CapOutput(NbGraderPreprocessor):
                         data[mime] = self._cap_text(value)
                 elif isinstance(value, str) and len(value) > self.max_binary_chars:
                     del data[mime]
-                    data.setdefault("text/plain", f"（{mime} 输出太大，已省略）")
+                    data.setdefault("text/plain", _("（{mime} 输出太大，已省略）").format(mime=mime))
         elif kind == "error":
             output["evalue"] = self._cap_text(output.get("evalue", ""))
             output["traceback"] = [self._cap_text(line) for line in output.get("traceback", [])]
@@ -120,7 +130,9 @@ class CapOutput(NbGraderPreprocessor):
         dropped = len(cell.outputs) - len(outputs)
         if dropped > 0:
             outputs.append(
-                nbformat.v4.new_output("stream", name="stdout", text=f"…… 还有 {dropped:,} 个输出已省略 ……\n")
+                nbformat.v4.new_output(
+                    "stream", name="stdout", text=_("…… 还有 {count:,} 个输出已省略 ……").format(count=dropped) + "\n"
+                )
             )
         cell.outputs = outputs
         return cell, resources
@@ -143,12 +155,13 @@ class HideHiddenTests(ClearHiddenTests):
     """
 
     def preprocess(self, nb, resources):
-        self._quotes = self._hidden_quotes(nb)
-        nb, resources = super().preprocess(nb, resources)
-        if self._quotes:
-            for cell in nb.cells:
-                if cell.cell_type == "code":
-                    cell.outputs = [self._unquote(o) for o in cell.outputs]
+        with using(submitted_edition(nb)):  # what replaces a hidden test speaks the language of the submission
+            self._quotes = self._hidden_quotes(nb)
+            nb, resources = super().preprocess(nb, resources)
+            if self._quotes:
+                for cell in nb.cells:
+                    if cell.cell_type == "code":
+                        cell.outputs = [self._unquote(o) for o in cell.outputs]
         return nb, resources
 
     def _hidden_quotes(self, nb) -> set[str]:
@@ -182,9 +195,10 @@ class HideHiddenTests(ClearHiddenTests):
             text = "".join(text)
         if not isinstance(text, str) or not self._quotes_hidden(text):
             return text
-        lines = [QUOTE_REDACTED if self._quotes_hidden(line) else line for line in text.split("\n")]
+        redacted = _(QUOTE_REDACTED)
+        lines = [redacted if self._quotes_hidden(line) else line for line in text.split("\n")]
         text = "\n".join(lines)
-        return QUOTE_REDACTED + "\n" if self._quotes_hidden(text) else text
+        return redacted + "\n" if self._quotes_hidden(text) else text
 
     def _unquote(self, output):
         kind = output.get("output_type")
@@ -196,7 +210,7 @@ class HideHiddenTests(ClearHiddenTests):
                 if mime.startswith("text/") or mime.endswith("json"):
                     value = data[mime] if isinstance(data[mime], (str, list)) else str(data[mime])
                     if self._unquote_text(value) != ("".join(value) if isinstance(value, list) else value):
-                        data[mime] = QUOTE_REDACTED if mime == "text/plain" else None
+                        data[mime] = _(QUOTE_REDACTED) if mime == "text/plain" else None
                         if data[mime] is None:
                             del data[mime]
                 elif mime.startswith("image/"):
@@ -244,10 +258,11 @@ class HideHiddenTests(ClearHiddenTests):
         line = int(match.group(1)) if match else None
         if line is not None and line not in hidden and line <= len(lines):
             summary = f"{output.ename}: {output.evalue}" if output.evalue else output.ename
-            output["traceback"] = [summary, f"（这一格第 {line} 行没有通过：{lines[line - 1].strip()}）"]
+            failed = _("（这一格第 {line} 行没有通过：{text}）").format(line=line, text=lines[line - 1].strip())
+            output["traceback"] = [summary, failed]
         else:
             output["evalue"] = ""
-            output["traceback"] = [f"{output.ename}（隐藏测试没有通过）"]
+            output["traceback"] = [_("{ename}（隐藏测试没有通过）").format(ename=output.ename)]
         return output
 
 
@@ -328,10 +343,40 @@ class RemoveHiddenTests(ClearHiddenTests):
         return cell, resources
 
 
+class ShowEdition(NbGraderPreprocessor):
+    """Show the read-only cells of a submission in the language of its edition (``ctx_edition``).
+
+    nbgrader puts back the check cells and read-only cells of the gradebook, which holds the
+    Chinese edition. A submission of the English edition gets them back in English
+    (``translation.in_edition``: in these cells only comments, docstrings and assert messages
+    differ), so its notebook, its autograded copy and its feedback read in one language. Answer
+    cells are the learner's and are never touched.
+    """
+
+    def preprocess(self, nb, resources):
+        from ..cells import is_answer
+        from ..translation import in_edition
+
+        edition = submitted_edition(nb)
+        if edition == "zh_CN":
+            return nb, resources
+        root = self.config.CourseDirectory.root or "."
+        assignment = resources["nbgrader"]["assignment"]
+
+        def locked(cell) -> bool:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            return bool(meta.get("locked") or meta.get("grade")) and not is_answer(cell)
+
+        shown = in_edition(nb, root, assignment, edition, cells=locked)
+        for cell, new in zip(nb.cells, shown["cells"]):
+            cell.source = new["source"]
+        return nb, resources
+
+
 # What a grading run applies, in order (nbgrader_config.py names the same classes).
 SANITIZE_PREPROCESSORS = [
     ClearOutput, RestoreMetadata, DeduplicateIds, OverwriteKernelspec, RestoreCells, RemoveHiddenTests,
-    CheckCellMetadata, StartEvaluation,
+    ShowEdition, CheckCellMetadata, StartEvaluation,
 ]
 AUTOGRADE_PREPROCESSORS = [
     Execute,

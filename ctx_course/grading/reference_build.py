@@ -26,6 +26,8 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from ctx_reference.i18n import N_
+
 # The package that is built, and the calls in check cells that name the exercises they grade.
 PACKAGE = "ctx_reference"
 EXERCISE_CALLS = ("check_exercise", "requires_exercise")
@@ -43,8 +45,19 @@ WITHHELD_SOURCE = '''"""The exception raised by a reference function that gradin
 
 class ReferenceWithheld(RuntimeError):
     """Raised by a reference function of the exercise being graded: the learner's code called it."""
+
+
+def message(text, name):
+    """Return a stub's message in the reader's language (``CTX_LANG``), as written if that cannot be read."""
+    try:
+        from .i18n import gettext
+
+        return str(gettext(text)).format(name=name)
+    except Exception:
+        return text.format(name=name)
 '''
-STUB_MESSAGE = "评分时不提供参考实现 {name}：这个练习要用你自己写的代码完成"
+# What a stub raises with (translated where it is raised: one build serves both editions).
+STUB_MESSAGE = N_("评分时不提供参考实现 {name}：这个练习要用你自己写的代码完成")
 
 
 def graded_exercises(sources: Iterable[str]) -> list[str]:
@@ -141,9 +154,9 @@ def _find(scope: ast.AST, path: list[str]) -> ast.AST | None:
 
 def _stub(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> None:
     docstring = ast.get_docstring(node, clean=False)
+    withheld = f"__import__({PACKAGE + '.' + WITHHELD_MODULE!r}, fromlist=['ReferenceWithheld'])"
     raise_stub = ast.parse(
-        f"raise __import__({PACKAGE + '.' + WITHHELD_MODULE!r}, fromlist=['ReferenceWithheld'])"
-        f".ReferenceWithheld({STUB_MESSAGE.format(name=name)!r})"
+        f"raise {withheld}.ReferenceWithheld({withheld}.message({STUB_MESSAGE!r}, {name!r}))"
     ).body
     node.body = ([ast.Expr(ast.Constant(docstring))] if docstring is not None else []) + raise_stub
 

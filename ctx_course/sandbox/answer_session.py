@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ctx_reference.i18n import _
+
 from . import answerer as wire
 
 # The process runs this file's text (the sandbox does not show ctx_course).
@@ -202,7 +204,7 @@ class AnswerSession:
         except wire.WireError:
             raise
         except Exception as exc:  # a value that decodes to nothing valid
-            raise wire.WireError(f"返回值无法还原（{type(exc).__name__}）") from None
+            raise wire.WireError(_("返回值无法还原（{kind}）").format(kind=type(exc).__name__)) from None
 
     def _exception(self, info) -> BaseException:
         if not isinstance(info, dict):

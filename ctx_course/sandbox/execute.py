@@ -20,15 +20,19 @@ from jupyter_core.utils import run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Any
 
+from ctx_reference.i18n import N_, _, using
+
 from ..cells import is_graded
+from ..translation import submitted_edition
 from .kernels import stop_kernel
 
 # The kernel-side code that puts IPython's hooks back before each graded cell (sent as text).
 GUARD_SOURCE = Path(__file__).with_name("kernel_guard.py").read_text(encoding="utf-8")
-# What a graded cell shows when the kernel did not let its hooks be put back (scored 0).
+# What a graded cell shows when the kernel did not let its hooks be put back (scored 0); the
+# evalue in the notebook's language (``_()`` where it is shown).
 GUARD_FAILED = {
     "ename": "GradingGuardError",
-    "evalue": "评分前无法还原内核的检查环境（之前的代码改动了 IPython 或内置函数），这一格按未通过计分",
+    "evalue": N_("评分前无法还原内核的检查环境（之前的代码改动了 IPython 或内置函数），这一格按未通过计分"),
 }
 
 
@@ -37,7 +41,8 @@ class PrelaunchedExecute(Execute):
 
     The kernel was started in the pool's folder; before the first cell it moves to the
     notebook's folder, where nbgrader would have started it, or, in a sandbox, to a scratch
-    copy of it (the grader copies nothing back: nbgrader needs only the executed notebook).
+    copy of it (the grader copies nothing back: nbgrader needs only the executed notebook), and
+    takes the notebook's edition as its language (``CTX_LANG``).
     Before the first cell it also takes a snapshot of the kernel (``kernel_guard.install``);
     before each graded cell it puts the kernel back (``kernel_guard.reset``) and scores the
     cell as failed when that does not answer as expected. Without a pool (nbgrader's own
@@ -61,8 +66,12 @@ class PrelaunchedExecute(Execute):
             folder = str(scratch)
         self._guard_token = secrets.token_hex(8)
 
+        # The kernel reads the checks' messages in the notebook's edition (ctx_reference.i18n).
+        language = self._language = submitted_edition(nb)
+
         async def enter_folder(notebook):
-            code = f"__import__('os').chdir({folder!r})\n{_GUARD_INSTALL}"
+            code = (f"__import__('os').chdir({folder!r})\n__import__('os').environ['CTX_LANG'] = {language!r}\n"
+                    f"{_GUARD_INSTALL}")
             reply_to = self.kc.execute(code, silent=True, store_history=False)
             await self.async_wait_for_reply(reply_to)
 
@@ -72,6 +81,7 @@ class PrelaunchedExecute(Execute):
         finally:
             self.on_notebook_start = None
             self._guard_token = None
+            self._language = None
             self.pool.current = None
             if self.kc is not None:
                 self.kc.stop_channels()
@@ -86,8 +96,11 @@ class PrelaunchedExecute(Execute):
             guarded = await self._reset_kernel()
         cell = await super().async_execute_cell(cell, cell_index, execution_count, store_history)
         if not guarded:
-            traceback = [f"{GUARD_FAILED['ename']}: {GUARD_FAILED['evalue']}"]
-            cell.outputs.append(nbformat.v4.new_output("error", traceback=traceback, **GUARD_FAILED))
+            # this coroutine may run in a thread of its own: the language is the one the notebook names
+            with using(getattr(self, "_language", None) or "zh_CN"):
+                failed = dict(GUARD_FAILED, evalue=_(GUARD_FAILED["evalue"]))
+            traceback = [f"{failed['ename']}: {failed['evalue']}"]
+            cell.outputs.append(nbformat.v4.new_output("error", traceback=traceback, **failed))
         return cell
 
     # nbconvert calls the synchronous wrapper, which nbclient made of its own coroutine.
