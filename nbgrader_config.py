@@ -83,6 +83,7 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "ctx_course.grading.deadlines.ShowLateness",
     "ctx_course.grading.preprocessors.HideHiddenTests",
+    "ctx_course.grading.preprocessors.ShowEditionStubs",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 # Kernels report errors only, instead of a transport warning per notebook.

@@ -46,12 +46,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except WorkspaceError as exc:  # a notebook or the manifest cannot be read: nothing was changed
-        print(f"error: {exc}；没有改动任何文件", file=sys.stderr)
+        with using(_edition(args)):
+            print(_("error: {error}；没有改动任何文件").format(error=exc), file=sys.stderr)
         return 2
     # bad input, bubblewrap or a worker refused, a Dask scheduler that cannot be reached: one line
     except (ValueError, ReleaseError, SandboxUnavailable, WorkerRefused, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _edition(args: argparse.Namespace) -> str:
+    """The edition a verb works in (``--lang``), or the Chinese one when it names none or a bad one."""
+    try:
+        return normalize(getattr(args, "lang", "zh_CN"))
+    except ValueError:
+        return "zh_CN"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,12 +34,12 @@ from .translation import (
 
 ENGLISH = "en"
 # Number labels (test_number_labels.py): the Chinese word and its English one, in parentheses.
-LABELS = {"原课": "lesson", "推导": "derived", "论文": "paper", "示例": "example"}
-_ZH_LABEL = re.compile(r"[（(](原课|推导|论文|示例)[）)]")
+LABELS = {"原课": "lesson", "推导": "derived", "论文": "paper", "示例": "example"}  # data
+_ZH_LABEL = re.compile(r"[（(](原课|推导|论文|示例)[）)]")  # data
 _EN_LABEL = re.compile(r"\((lesson|derived|paper|example)\)")
-_ZH_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d[\d,]*(?:\.\d+)?)\s*(万|亿)?")
+_ZH_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d[\d,]*(?:\.\d+)?)\s*(万|亿)?")  # data
 _EN_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d[\d,]*(?:\.\d+)?)(?:\s*(thousand|million|billion))?")
-_SCALE = {None: 1, "": 1, "万": 10_000, "亿": 100_000_000, "thousand": 1_000, "million": 1_000_000,
+_SCALE = {None: 1, "": 1, "万": 10_000, "亿": 100_000_000, "thousand": 1_000, "million": 1_000_000,  # data
           "billion": 1_000_000_000}
 
 

@@ -175,9 +175,7 @@ def read_catalogue(path: str | os.PathLike):
 
 def write_catalogue(catalogue, path: str | os.PathLike) -> None:
     """Write ``catalogue`` to ``path`` as a .po file (no line wrapping, no dates: it diffs well)."""
-    from babel.messages.pofile import write_po
-
-    from babel.messages.pofile import normalize
+    from babel.messages.pofile import normalize, write_po
 
     buffer = io.BytesIO()
     # Babel wraps a previous msgid of several lines into a comment it cannot read back: write it here.
@@ -295,13 +293,13 @@ def submitted_edition(notebook: Any) -> str:
 
 
 def stubs(language: str) -> dict[str, str]:
-    """Return the stubs of the release of ``language`` by cell type: ``code`` and ``markdown`` (nbgrader's text stub)."""
+    """Return the stubs of ``language``'s release by cell type: ``code`` and ``markdown`` (nbgrader's text stub)."""
     with using(language):
         return {"code": gettext(CODE_STUB), "markdown": gettext(TEXT_STUB)}
 
 
 def as_source_stub(cell: Any, language: str) -> bool:
-    """Give an answer cell that holds the stub of ``language``'s release the source edition's stub; return whether it did.
+    """Give an answer cell holding the stub of ``language``'s release the source edition's stub; return if it did.
 
     nbgrader scores an answer left as released 0 without asking for a hand grade, by comparing it
     with the gradebook's, which holds the Chinese stub: an English stub left untouched is the same

@@ -172,10 +172,10 @@ class ContextOverflowError(Exception):
         self.limit = limit
         self.reserve_output = reserve_output
         reserved = f" (prompt {total - reserve_output} + reserved output {reserve_output})" if reserve_output else ""
+        detail = f"call {name!r} needs {total} tokens{reserved}, over the window limit of {limit} tokens"
         super().__init__(
-            _("上下文超出窗口：调用 {name!r} 需要 {total} tokens，超过窗口上限 {limit} tokens。").format(
-                name=name, total=total, limit=limit)
-            + f"call {name!r} needs {total} tokens{reserved}, over the window limit of {limit} tokens"
+            _("上下文超出窗口：调用 {name!r} 需要 {total} tokens，超过窗口上限 {limit} tokens。{detail}").format(
+                name=name, total=total, limit=limit, detail=detail)
         )
 
 

@@ -109,3 +109,17 @@ def test_a_wrong_translation_of_code_is_caught():
     assert _code_problems("c", check, 'assert f("中") == 2  # a comment', locked=True) != []
     assert _code_problems("c", 'print("你好", n)', 'print("hello", n)', locked=False) == []
     assert _code_problems("c", 'print("你好", n)', 'print("hello", m)', locked=False) != []
+
+
+@pytest.mark.parametrize("name", [p.relative_to(ZH).as_posix() for p in notebooks(ZH)])
+def test_read_only_cells_put_back_in_english_are_the_english_releases(name):
+    """What grading does to an English submission's read-only cells (nbgrader puts back the Chinese ones, then
+    ShowEdition shows them in English) gives exactly the English release's cells; every other non-answer cell too."""
+    from ctx_course.cells import is_answer
+    from ctx_course.translation import in_edition
+
+    zh, en = _load(ZH / name), _load(EN / name)
+    shown = in_edition(zh, REPO, name.split("/")[0], "en", cells=lambda cell: not is_answer(cell))
+    for cell, released in zip(shown["cells"], en["cells"]):
+        if not is_answer(released):
+            assert "".join(cell["source"]) == "".join(released["source"]), cell["id"]

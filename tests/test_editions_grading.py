@@ -16,7 +16,6 @@ import pytest
 from nbgrader.api import Gradebook
 
 from ctx_course.grading.grader import Grader
-from ctx_course.translation import edition_translations
 from ctx_reference.i18n import gettext, using
 
 from conftest import REPO, class_builder
@@ -109,7 +108,8 @@ def _feedback(grader: Grader, student: str, assignment: str) -> str:
 
 
 def test_the_english_copys_feedback_is_in_english(graded):
-    """The English model answer's page shows the check line in English and its check cells' comments in English."""
+    """The English model answer's page shows the check line in English (its read-only cells are the English
+    release's: tests/test_editions.py::test_read_only_cells_put_back_in_english_are_the_english_releases)."""
     _, grader, _ = graded
     with using("en"):
         passed = gettext(ALL_PASSED)
@@ -118,8 +118,11 @@ def test_the_english_copys_feedback_is_in_english(graded):
     head = ALL_PASSED.split("{")[1].split("}")[1]  # "个检查通过。"
     assert head in chinese and head not in english
     assert passed.split("{")[0].strip() in english
-    translations = edition_translations(REPO, "en", "07-render")
-    comments = [(zh, en) for (cell, zh), en in translations.items()
-                if cell == "check_render" and zh.startswith("#") and zh != en]
-    assert comments, "no comment of the check cell has an English translation"
-    assert all(en in english and zh not in english for zh, en in comments)
+
+
+def test_an_untouched_english_answer_is_scored_as_an_untouched_chinese_one(graded):
+    """The blank copies: nothing waits for a hand grade in either edition; the English page shows the English stub."""
+    _, grader, results = graded
+    assert results["blank-en", "02-remaining"].manual_pending == results["blank-zh", "02-remaining"].manual_pending == 0
+    page = _feedback(grader, "blank-en", "02-remaining")
+    assert "Write your answer here." in page and "在这里写下你的回答" not in page

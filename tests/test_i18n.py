@@ -60,13 +60,9 @@ def test_compiled_catalogue_is_up_to_date():
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
-    ids = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-                ids.add(id(first.value))
-    return ids
+    """The ids of every string that stands as a statement of its own: docstrings, the documentation of a constant."""
+    return {id(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
 
 
 def bypassing(source: str) -> list[tuple[int, str]]:
@@ -134,12 +130,14 @@ def test_a_message_missing_from_the_catalogue_reads_in_chinese():
 
 
 def test_english_messages_hold_no_chinese_but_data():
-    """An English message has no Chinese character, except inside a quoted Chinese token it names (「…」 or `…`)."""
+    """An English message has no Chinese character but a Chinese token it names, quoted or glossed in parentheses."""
     leftovers = []
     for name, _, messages in SOURCES:
         catalogue = {m.id: m.string for m in read_catalogue(messages_path("en", name)) if m.id}
         for _, message in messages:
-            english = re.sub(r"「[^」]*」|`[^`]*`|'[^']*'|\"[^\"]*\"", "", catalogue.get(message) or "")
+            # a quoted token, or one followed by its gloss
+            quoted = r"「[^」]*」|“[^”]*”|`[^`]*`|'[^']*'|\"[^\"]*\"|[\u3400-\u9fff…]+(?= \()"
+            english = re.sub(quoted, "", catalogue.get(message) or "")
             if has_chinese(english):
                 leftovers.append((name, english[:60]))
     assert leftovers == [], leftovers[:10]

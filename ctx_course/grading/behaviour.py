@@ -266,7 +266,7 @@ def plan_cells(cells: Iterable[Cell], reserved: Iterable[str] = ()) -> Plan:
     grader_owned = set(reserved) | set(dir(builtins))
     read_by_grader: set[str] = set()
     written: set[str] = set()
-    for (cell, side), (bound, read, _) in zip(parts, info):
+    for (cell, side), (bound, read, _unused) in zip(parts, info):
         if side in ("both", "grader", "check"):
             grader_owned |= bound
             read_by_grader |= read

@@ -162,7 +162,7 @@ def load_deadlines(root: Path, deadlines: str | os.PathLike | bool | None) -> De
 def check_students(deadlines: Deadlines, students: Iterable[str]) -> None:
     """Raise DeadlineError if an extension names a student who is neither on the roster nor has submitted."""
     known = set(students)
-    for student, _ in sorted(deadlines.extensions):
+    for student, _assignment in sorted(deadlines.extensions):
         if student not in known:
             raise DeadlineError(
                 f"{deadlines.source}: [extensions.{student}]: {student!r} is not a student of this course "

@@ -6,8 +6,9 @@ and count (nbgrader's ``LimitOutput`` only caps lines, so one endless line would
 becoming that cell's score; ``RestoreCells``, which puts back deleted answer and check cells
 where nbgrader's own restorer would fail; ``RemoveHiddenTests``, which takes the hidden tests
 that nbgrader puts back out of the check cells before the kernel runs them (they are judged on
-the grader's side, ``behaviour.py``); ``ShowEdition``, which shows the read-only cells nbgrader put back in the language of the
-submission's edition; ``HideHiddenTests``, which removes any hidden test left in a
+the grader's side, ``behaviour.py``); ``ShowEdition``, which shows the read-only cells nbgrader put
+back in the language of the submission's edition (and ``ShowEditionStubs`` its untouched answers'
+stubs, in its feedback); ``HideHiddenTests``, which removes any hidden test left in a
 notebook (one autograded by an earlier release), what was printed while it ran, the traceback
 lines that would quote it, and any output line of any cell that quotes a hidden test, from the
 feedback; and the preprocessor lists a grading run uses (``AUTOGRADE_PREPROCESSORS``,
@@ -48,8 +49,8 @@ from traitlets import Integer
 
 from ctx_reference.i18n import N_, _, using
 
-from ..cells import hidden_spans, is_check_cell, source_lines
-from ..translation import submitted_edition
+from ..cells import hidden_spans, is_answer, is_check_cell, source_lines
+from ..translation import as_source_stub, stubs, submitted_edition
 from .behaviour import ScoreFromBehaviour, StartEvaluation
 from .deadlines import ShowLateness
 from .metadata import RestoreMetadata
@@ -370,6 +371,26 @@ class ShowEdition(NbGraderPreprocessor):
         shown = in_edition(nb, root, assignment, edition, cells=locked)
         for cell, new in zip(nb.cells, shown["cells"]):
             cell.source = new["source"]
+            # an answer left as the English release has it is the same untouched answer as the gradebook's
+            as_source_stub(cell, edition)
+        return nb, resources
+
+
+class ShowEditionStubs(NbGraderPreprocessor):
+    """Show an untouched answer of an English submission with the English stub again, in its feedback.
+
+    ``ShowEdition`` gave it the gradebook's (Chinese) stub, so that nbgrader scores it as left
+    untouched; the learner reads the stub of their own release.
+    """
+
+    def preprocess(self, nb, resources):
+        edition = submitted_edition(nb)
+        if edition != "zh_CN":
+            source, shown = stubs("zh_CN"), stubs(edition)
+            for cell in nb.cells:
+                kind = "code" if cell.cell_type == "code" else "markdown"
+                if is_answer(cell) and cell.source.strip() == source[kind].strip():
+                    cell.source = shown[kind]
         return nb, resources
 
 
@@ -390,4 +411,4 @@ AUTOGRADE_PREPROCESSORS = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
-FEEDBACK_PREPROCESSORS = [GetGrades, ShowLateness, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+FEEDBACK_PREPROCESSORS = [GetGrades, ShowLateness, HideHiddenTests, ShowEditionStubs, CSSHTMLHeaderPreprocessor]

@@ -52,7 +52,7 @@ class WireError(Exception):
 
 
 def _(message):
-    """Return ``message`` in the reader's language where ``ctx_reference`` is there (the grader's side), else as written.
+    """Return ``message`` in the reader's language where ``ctx_reference`` is loaded (the grader's side), else as is.
 
     This file imports nothing outside the standard library: on the grader's side the package's
     ``ctx_reference.i18n`` is already loaded; in the answer process nothing is looked up.
