@@ -29,7 +29,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from classroom import COURSE_ID, COURSE_PACKAGES, open_classroom
+from classroom import COURSE_ID, COURSE_PACKAGES, _link_tree, open_classroom
 
 from conftest import REPO
 
@@ -215,8 +215,8 @@ def test_control_learner_reads_own_work(classroom, trip):
     assert trip["ben_looks"]["read own notebook"] == 0
 
 
-CHECKOUT_PARTS = (*COURSE_PACKAGES, "tests", "hub", "lessons", "solutions", "pyproject.toml", "nbgrader_config.py",
-                  "README.md", "LICENSE")
+CHECKOUT_PARTS = (*COURSE_PACKAGES, "tests", "hub", "lessons", "lessons-en", "solutions", "i18n", "pyproject.toml",
+                  "nbgrader_config.py", "README.md", "LICENSE")
 PROBE = """
 import json, sys
 sys.path.insert(0, "tests")
@@ -256,8 +256,7 @@ def test_class_runs_from_a_checkout_in_a_closed_home(tmp_path):
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     site = venv / "lib" / version / "site-packages"
     shutil.rmtree(site)
-    shutil.copytree(sysconfig.get_paths()["purelib"], site, symlinks=True, copy_function=os.link,
-                    ignore=shutil.ignore_patterns("__editable__*", "ctx_reference-*"))
+    _link_tree(Path(sysconfig.get_paths()["purelib"]), site, skip=("__editable__*", "ctx_reference-*"))
     # the checkout installed in it in editable mode, as a path (what setuptools' "compat" editable mode writes)
     (site / "__editable__.ctx_reference-0.1.0.pth").write_text(f"{checkout}\n", encoding="utf-8")
     done = subprocess.run([str(venv / "bin" / "python"), "-c", PROBE], cwd=checkout, capture_output=True, text=True,
