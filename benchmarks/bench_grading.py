@@ -15,9 +15,11 @@ The ways, each from a fresh working folder on the same submissions:
   N workers; default: one per core); their two grades.csv files must be byte-identical, and the
   run says whether they are;
 - *an earlier version, N jobs* (with ``--baseline DIR``, a copy of an earlier version of the
-  repository, e.g. ``git archive <commit> | tar -x -C DIR``): the same class graded by that
-  version's grader with ``jobs=N``, the same way, so that a change of the parallel engine is
-  measured side by side with what it replaces;
+  repository, e.g. ``git archive <commit> | tar -x -C DIR``): a class of the same shape built from
+  that version's own course (its release and model answers), graded by that version's grader with
+  ``jobs=N``, the same way, so that a change of the parallel engine is measured side by side with
+  what it replaces on work of the same kind (a class built from today's release would not match
+  the earlier gradebook: every read-only cell restored, other errors, other grades);
 - *grader, 1 job on one core*: the same with ``--jobs 1``, that process and everything it starts
   (kernels included) allowed on one core only (Linux): with N jobs on N cores, what the cores add;
 - *nbgrader's commands*: what an instructor types, as subprocesses in a copy of the course:
@@ -84,12 +86,17 @@ def measured(run, *args, **kwargs):
     return result, wall, (after - busy if busy is not None and after is not None else None)
 
 
-def build_class(release: Path, submitted: Path, students: int, assignment_ids: list[str]) -> list[Path]:
-    """Write ``students`` submissions of every assignment (alternately model and release); return the notebooks."""
+def build_class(release: Path, submitted: Path, students: int, assignment_ids: list[str],
+                solutions: Path = ROOT / "solutions") -> list[Path]:
+    """Write ``students`` submissions of every assignment (alternately model and release); return the notebooks.
+
+    ``solutions`` and ``release`` are one version's: the model answers and the release come from the
+    course the class is graded against.
+    """
     notebooks = []
     for number in range(1, students + 1):
         student = f"s{number:03d}"
-        origin = ROOT / "solutions" if number % 2 else release
+        origin = solutions if number % 2 else release
         for aid in assignment_ids:
             target = submitted / student / aid
             shutil.copytree(origin / aid, target)
@@ -193,6 +200,20 @@ def baseline_problem(path: Path) -> str | None:
     return None
 
 
+def release_of(root: Path, target: Path, scratch: Path) -> Path:
+    """Generate the (Chinese) release of the repository at ``root`` into ``target``, with that version's own code."""
+    if root.resolve() == ROOT:
+        generate_release(ROOT, release=target, work=scratch)
+        return target
+    code = ("import sys; from ctx_course.release import generate_release; "
+            "generate_release('.', release=sys.argv[1], work=sys.argv[2])")
+    done = subprocess.run([sys.executable, "-c", code, str(target), str(scratch)], cwd=root,
+                          env=dict(os.environ, PYTHONPATH=str(root)), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench_grading: the release of {root} failed:\n{done.stderr[-2000:]}")
+    return target
+
+
 def grader_run(incoming: Path, work: Path, jobs: int, *, root: Path = ROOT, sandbox: bool = True,
                evaluation: bool = True, one_core: bool = False) -> dict:
     """Grade the class in a fresh process with the grader of the repository at ``root``; return its report.
@@ -288,16 +309,23 @@ def main(argv: list[str] | None = None) -> None:
         tmp = Path(tmp)
         generate_release(ROOT, release=tmp / "release", work=tmp / "scratch")
         notebooks = build_class(tmp / "release", tmp / "incoming", args.students, assignment_ids)
+        if args.baseline is not None:
+            # the earlier version grades a class made from its own course: its release and model answers
+            baseline = args.baseline.resolve()
+            old_ids = [aid for aid in assignment_ids if (baseline / "solutions" / aid).is_dir()]
+            release_of(baseline, tmp / "release-old", tmp / "scratch-old")
+            old_notebooks = build_class(tmp / "release-old", tmp / "incoming-old", args.students, old_ids,
+                                        solutions=baseline / "solutions")
         load_before = os.getloadavg()[0]
 
         # busy: (core-seconds, wall seconds of the call) of each way; with --repeat, the run of median wall time
         seconds, busy, reports = {}, {}, {}
         runs: dict[str, list[tuple[float, float | None, float, dict | None]]] = {}
 
-        def grade(way: str, work: str, jobs: int, **options):
+        def grade(way: str, work: str, jobs: int, incoming: str = "incoming", **options):
             def run():
                 shutil.rmtree(tmp / work, ignore_errors=True)  # each repeat grades the class afresh
-                report, wall, used = measured(grader_run, tmp / "incoming", tmp / work, jobs, **options)
+                report, wall, used = measured(grader_run, tmp / incoming, tmp / work, jobs, **options)
                 return report["seconds"], used, wall, report
             return way, run
 
@@ -314,7 +342,8 @@ def main(argv: list[str] | None = None) -> None:
         if hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= args.jobs > 1:
             ways.append(grade("grader, 1 job, one core", "work-core", 1, one_core=True))
         if args.baseline is not None:
-            ways.append(grade("earlier version, N jobs", "work-old", args.jobs, root=args.baseline.resolve()))
+            ways.append(grade("earlier version, N jobs", "work-old", args.jobs, "incoming-old",
+                              root=args.baseline.resolve()))
         if args.kernel_scoring:
             ways.append(grade("grader, 1 job, kernel scoring", "work-kernel", 1, evaluation=False))
         if args.no_sandbox:
@@ -384,8 +413,9 @@ def main(argv: list[str] | None = None) -> None:
         *([f"  {args.jobs} jobs on {args.jobs} cores over 1 job on one core: {over(single, many)}"]
           if single is not None else []),
         f"  grades.csv of --jobs 1 and --jobs {args.jobs}: {same}",
-        *([f"  --jobs {args.jobs} over the earlier version's: {over(old, many)}; grades.csv "
-           f"{'byte-identical' if csv.get('work-old') == csv['work-n'] else 'DIFFERENT'}"] if old is not None else []),
+        *([f"  --jobs {args.jobs} over the earlier version's: {over(old, many)} (each on a class of its own "
+           f"course: {len(old_notebooks)} notebooks there, {count} here; per notebook "
+           f"{old['seconds'] / len(old_notebooks) / (seconds[many] / count):.2f}×)"] if old is not None else []),
         "  error outputs in the autograded notebooks (equal when each way did the same work): "
         + ", ".join(f"{name} {errors[work]}" for work, name in labels if work in errors),
         f"  whole run over nbgrader's commands: {reference / nbgrader_seconds:.2f}× the wall time",
