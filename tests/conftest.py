@@ -3,7 +3,9 @@
 ``python -m pytest`` runs on one worker per core (pytest-xdist, ``-n auto --dist loadfile`` in
 pyproject.toml): every file runs whole on one worker, so a module's grading run is built once
 and nbval runs a notebook's cells in order in one kernel. Files marked ``heavy`` (they grade a
-class or run many notebooks) are handed out first, so the workers finish together.
+class or run many notebooks) are handed out first, so the workers finish together. What several
+modules need and takes long to make (a fresh release of 02-remaining, a PostgreSQL server) is made
+once per worker process, by the session fixtures below, and shared.
 """
 from __future__ import annotations
 
@@ -67,23 +69,49 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
-@pytest.fixture(scope="module")
-def make_class(tmp_path_factory):
-    """Return a function writing <folder>/<student>/02-remaining/remaining.ipynb for {student: answer code}."""
+@pytest.fixture(scope="session")
+def released_remaining(tmp_path_factory) -> Path:
+    """Return remaining.ipynb of 02-remaining as the grader releases it (``Grader.prepare``, fresh from solutions/).
+
+    Made once per test process (each pytest-xdist worker) and shared by its modules, which read it and
+    build their classes from it; none may change it.
+    """
     from ctx_course.grading.grader import Grader
 
     assignment = "02-remaining"
     scratch = tmp_path_factory.mktemp("release")
     assert Grader(REPO, work=scratch, sandbox=False).prepare([assignment]) == {}
+    return scratch / "release" / assignment / "remaining.ipynb"
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A throw-away PostgreSQL server (``postgres_server.py``), started once per test process and shared by its
+    modules: each makes databases of its own names on it, and one that stops it (an outage) starts it again."""
+    from postgres_server import PostgresServer, binaries
+
+    if binaries() is None:
+        pytest.skip("PostgreSQL is not installed (.ci/run installs it)")
+    server = PostgresServer()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def make_class(released_remaining):
+    """Return a function writing <folder>/<student>/02-remaining/remaining.ipynb for {student: answer code}."""
+    assignment = "02-remaining"
     build = class_builder()
-    released = scratch / "release" / assignment / "remaining.ipynb"
     source = REPO / "solutions" / assignment / "remaining.ipynb"
 
     def make(folder: Path, students: dict[str, str]) -> Path:
         for student, code in students.items():
             target = folder / student / assignment
             target.mkdir(parents=True)
-            text = build.submission(released, source, build.Work(code={"remaining": code}))
+            text = build.submission(released_remaining, source, build.Work(code={"remaining": code}))
             (target / "remaining.ipynb").write_text(text, encoding="utf-8")
         return folder
 

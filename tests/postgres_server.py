@@ -69,6 +69,12 @@ class PostgresServer:
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", self._options(), "-l",
                   str(self.folder / "log"), "-w", "-t", "60", "start")
 
+    def running(self) -> bool:
+        """Whether the server is up (``pg_ctl status``)."""
+        done = subprocess.run([*self._as_user, str(self.bin / "pg_ctl"), "-D", str(self.data), "status"],
+                              capture_output=True, text=True, timeout=60)
+        return done.returncode == 0
+
     def _options(self) -> str:
         return f"-k {self.folder} -c listen_addresses='' -c fsync=off -c max_connections=50"
 

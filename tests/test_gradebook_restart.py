@@ -1,7 +1,9 @@
 """A PostgreSQL gradebook server that goes down while a class is being graded.
 
-The server is a throw-away cluster (``tests/postgres_server.py``). The class is notebook-02
-submissions that each take a few seconds (the model answer followed by a sleep, and the stub).
+The server is a throw-away cluster (``tests/postgres_server.py``), the test process's (conftest.py).
+The class is notebook-02 submissions that each take a few seconds (the model answer followed by a
+sleep, and the stub); a run into a database of its own that saw no outage gives the grades both
+cases must end with.
 As soon as the first submission's grades are in the database the server is stopped:
 
 - *an outage*: it is left down for a few seconds (longer than one submission takes, shorter than
@@ -23,7 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
-from postgres_server import PostgresServer, binaries
+from postgres_server import binaries
 from test_grading_dask import MODEL, NAPPER, STUB
 
 from ctx_course.cli import main
@@ -82,21 +84,23 @@ def _graded(url: str) -> set[str]:
         return set()
 
 
-@contextlib.contextmanager
-def _class_and_server(tmp: Path, make_class):
-    """Yield (server, the class's folder, grades.csv of a calm run, a course folder on the server, its URL)."""
+@pytest.fixture(scope="module")
+def calm(tmp_path_factory, make_class, postgres):
+    """The class's folder and the grades.csv of a run into a database of its own that saw no outage."""
+    tmp = tmp_path_factory.mktemp("pg-calm")
     incoming = make_class(tmp / "incoming", STUDENTS)
-    server = PostgresServer()
-    try:
-        server.start()
-        calm_url, url = server.create_database("calm"), server.create_database("gradebook")
-        calm = _grade(_course(tmp / "calm", calm_url), incoming, "--jobs", "1")
-        output = calm.communicate(timeout=900)[0]
-        assert calm.returncode == 0, output[-3000:]
-        calm_csv = (tmp / "calm" / "grading" / "grades.csv").read_text()
-        yield server, incoming, calm_csv, _course(tmp / "course", url), url
-    finally:
-        server.stop()
+    calm = _grade(_course(tmp / "calm", postgres.create_database("calm")), incoming, "--jobs", "1")
+    output = calm.communicate(timeout=900)[0]
+    assert calm.returncode == 0, output[-3000:]
+    return incoming, (tmp / "calm" / "grading" / "grades.csv").read_text()
+
+
+@contextlib.contextmanager
+def _class_and_server(tmp: Path, calm, postgres, name: str):
+    """Yield (server, the class's folder, grades.csv of a calm run, a course folder on the server, its URL)."""
+    incoming, calm_csv = calm
+    url = postgres.create_database(name)
+    yield postgres, incoming, calm_csv, _course(tmp / "course", url), url
 
 
 def _wait_for_a_first_result(url: str, running) -> set[str]:
@@ -114,10 +118,10 @@ def _second_run(course: Path, incoming: Path) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def outage(tmp_path_factory, make_class):
+def outage(tmp_path_factory, calm, postgres):
     """A run whose gradebook server is down for OUTAGE seconds after the first submission; then a second run."""
-    with _class_and_server(tmp_path_factory.mktemp("pg-outage"), make_class) as (server, incoming, calm_csv,
-                                                                                   course, url):
+    with _class_and_server(tmp_path_factory.mktemp("pg-outage"), calm, postgres, "outage") as (server, incoming,
+                                                                                                calm_csv, course, url):
         first = _grade(course, incoming, "--jobs", "1")
         before = _wait_for_a_first_result(url, lambda: first.poll() is None)
         server.outage(OUTAGE)
@@ -156,10 +160,10 @@ def test_a_second_run_gives_the_grades_of_a_run_without_outage(outage):
 
 
 @pytest.fixture(scope="module")
-def gone(tmp_path_factory, make_class):
+def gone(tmp_path_factory, calm, postgres):
     """A run whose gradebook server stops for good after the first submission; then a second run."""
-    with _class_and_server(tmp_path_factory.mktemp("pg-gone"), make_class) as (server, incoming, calm_csv,
-                                                                                 course, url):
+    with _class_and_server(tmp_path_factory.mktemp("pg-gone"), calm, postgres, "gone") as (server, incoming,
+                                                                                            calm_csv, course, url):
         run = {}
 
         def first():
@@ -181,7 +185,8 @@ def gone(tmp_path_factory, make_class):
         finally:
             reconnect.PATIENCE = patience
             os.chdir(here)
-        server.outage_end()
+            if not server.running():  # back for the second run (and for whatever else uses the server)
+                server.outage_end()
         yield {"run": run, "before": before, "after_first": _graded(url), "calm_csv": calm_csv,
                "second": _second_run(course, incoming)}
 
