@@ -2,9 +2,11 @@
 
 Run with ``python benchmarks/bench_suite.py`` from the repository root (the environment active).
 It first runs every notebook of ``solutions/`` once, one after another, with
-``jupyter nbconvert --to notebook --execute`` into a temporary folder (the floor: what any
-suite that executes each notebook at least once must spend), then ``python -m pytest -q`` as
-``make test`` does, and prints both wall times (``time.perf_counter``) and their ratio.
+``jupyter nbconvert --to notebook --execute`` into a temporary folder, in both editions (the
+English notebooks built from ``solutions/`` and ``i18n/en``, run with ``CTX_LANG=en``): the floor,
+what any suite that executes each notebook of each edition at least once must spend. Then it runs
+``python -m pytest -q`` as ``make test`` does, and prints both wall times (``time.perf_counter``)
+and their ratio.
 ``--floor-only`` skips the suite. The machine's load average is printed before and after each
 part, because other processes on a small machine move every figure.
 """
@@ -21,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def floor_seconds(notebooks: list[Path]) -> float:
+def floor_seconds(notebooks: list[Path], env: dict[str, str] | None = None) -> float:
     """Return the wall time of executing ``notebooks`` one after another, each in a fresh kernel."""
     with tempfile.TemporaryDirectory(prefix="bench-suite-") as out:
         start = time.perf_counter()
@@ -29,9 +31,25 @@ def floor_seconds(notebooks: list[Path]) -> float:
             subprocess.run(
                 [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
                  "--output-dir", out, str(notebook)],
-                check=True, capture_output=True,
+                check=True, capture_output=True, cwd=notebook.parent, env=env,
             )
         return time.perf_counter() - start
+
+
+def english_notebooks(folder: Path) -> list[Path]:
+    """Write the English source notebooks into ``folder`` (one sub-folder per assignment); return them in order."""
+    import json
+
+    sys.path.insert(0, str(ROOT))
+    from ctx_course.editions import english_notebook
+
+    written = []
+    for source in sorted(ROOT.glob("solutions/*/*.ipynb")):
+        target = folder / source.parent.name / source.name
+        target.parent.mkdir(parents=True)
+        target.write_text(json.dumps(english_notebook(ROOT, source.parent.name), ensure_ascii=False), encoding="utf-8")
+        written.append(target)
+    return written
 
 
 def suite_seconds() -> tuple[float, str]:
@@ -54,10 +72,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor-only", action="store_true", help="time the notebooks only, not the suite")
     args = parser.parse_args(argv)
     notebooks = sorted(ROOT.glob("solutions/*/*.ipynb"))
-    print(f"bench_suite: {len(notebooks)} solution notebooks, {os.cpu_count()} cores")
+    print(f"bench_suite: {len(notebooks)} solution notebooks in 2 editions, {os.cpu_count()} cores")
     load = _load()
-    floor = floor_seconds(notebooks)
-    print(f"  floor (each notebook once, serially)  {floor:7.1f} s   load average {load} before, {_load()} after")
+    chinese = floor_seconds(notebooks)
+    with tempfile.TemporaryDirectory(prefix="bench-suite-en-") as folder:
+        english = floor_seconds(english_notebooks(Path(folder)), env={**os.environ, "CTX_LANG": "en"})
+    floor = chinese + english
+    print(f"  floor (each notebook once, serially)  {floor:7.1f} s   ({chinese:.1f} s Chinese + {english:.1f} s "
+          f"English)   load average {load} before, {_load()} after")
     if args.floor_only:
         return 0
     load = _load()
