@@ -1,6 +1,6 @@
 """Grading into a PostgreSQL gradebook on a real server, set through ``db_url`` in nbgrader_config.py.
 
-The server is a throw-away cluster (``tests/postgres_server.py``). The class is the example
+The server is a throw-away cluster (``tests/postgres_server.py``), the test process's (conftest.py). The class is the example
 class's 02-remaining and 05-trim-lines submissions. The reference is one run into the default
 SQLite gradebook; against PostgreSQL, two runs at the same time from two course folders, one
 per assignment (02 with two Dask workers, 05 in one process), share one database.
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from postgres_server import PostgresServer, binaries
+from postgres_server import binaries
 
 from ctx_course.grading.report import export_grades
 
@@ -58,36 +58,31 @@ def _failed(output: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, postgres):
     """The class graded into SQLite (one run) and into PostgreSQL (two runs at once, one per assignment)."""
     tmp = tmp_path_factory.mktemp("postgres")
-    server = PostgresServer()
-    try:
-        server.start()
-        url = server.create_database("gradebook")
-        sqlite = _course(tmp / "sqlite")
-        reference = _grade(sqlite, _incoming(tmp / "in-all", ASSIGNMENTS), "--jobs", "1")
-        first = _grade(_course(tmp / "pg-02", url), _incoming(tmp / "in-02", ASSIGNMENTS[:1]), "--jobs", "2")
-        second = _grade(_course(tmp / "pg-05", url), _incoming(tmp / "in-05", ASSIGNMENTS[1:]), "--jobs", "1")
-        outputs = {name: p.communicate(timeout=900)[0] for name, p in
-                   (("sqlite", reference), ("pg-02", first), ("pg-05", second))}
-        statuses = {"sqlite": reference.returncode, "pg-02": first.returncode, "pg-05": second.returncode}
-        failed = [(s, a) for name in ("pg-02", "pg-05") for s, a in _failed(outputs[name])]
-        # The whole gradebook as one CSV, after both runs (each run's own CSV was written at its end).
-        from ctx_course.grading.records import GradeResult
+    url = postgres.create_database("gradebook")  # on the test process's server (conftest.py), shared
+    sqlite = _course(tmp / "sqlite")
+    reference = _grade(sqlite, _incoming(tmp / "in-all", ASSIGNMENTS), "--jobs", "1")
+    first = _grade(_course(tmp / "pg-02", url), _incoming(tmp / "in-02", ASSIGNMENTS[:1]), "--jobs", "2")
+    second = _grade(_course(tmp / "pg-05", url), _incoming(tmp / "in-05", ASSIGNMENTS[1:]), "--jobs", "1")
+    outputs = {name: p.communicate(timeout=900)[0] for name, p in
+               (("sqlite", reference), ("pg-02", first), ("pg-05", second))}
+    statuses = {"sqlite": reference.returncode, "pg-02": first.returncode, "pg-05": second.returncode}
+    failed = [(s, a) for name in ("pg-02", "pg-05") for s, a in _failed(outputs[name])]
+    # The whole gradebook as one CSV, after both runs (each run's own CSV was written at its end).
+    from ctx_course.grading.records import GradeResult
 
-        merged = export_grades(url, tmp / "pg-grades.csv", [GradeResult(s, a, False) for s, a in failed],
-                               course_id="context-engineering")
-        yield {
-            "outputs": outputs,
-            "statuses": statuses,
-            "sqlite_csv": (sqlite / "grading" / "grades.csv").read_text(encoding="utf-8"),
-            "pg_csv": merged.read_text(encoding="utf-8"),
-            "failed": failed,
-            "tmp": tmp,
-        }
-    finally:
-        server.stop()
+    merged = export_grades(url, tmp / "pg-grades.csv", [GradeResult(s, a, False) for s, a in failed],
+                           course_id="context-engineering")
+    return {
+        "outputs": outputs,
+        "statuses": statuses,
+        "sqlite_csv": (sqlite / "grading" / "grades.csv").read_text(encoding="utf-8"),
+        "pg_csv": merged.read_text(encoding="utf-8"),
+        "failed": failed,
+        "tmp": tmp,
+    }
 
 
 def test_both_postgres_runs_grade_their_assignment(graded):
