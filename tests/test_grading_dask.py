@@ -6,6 +6,8 @@ stub, the model answer followed by a sleep). The separately started cluster is a
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import signal
@@ -106,13 +108,26 @@ def _alive(pids, grace: float = 30) -> list[int]:
 
 @pytest.fixture(scope="module")
 def three_ways(tmp_path_factory, make_class):
-    """One class graded with --jobs 1, --jobs 2 and on a separately started cluster of two workers."""
+    """One class graded with --jobs 1, --jobs 2 and on a separately started cluster of two workers.
+
+    During the --jobs 2 run every call of the coordinator's own feedback rendering (``Grader.feedback``) is
+    recorded, and the run's summary is kept."""
     tmp = tmp_path_factory.mktemp("three-ways")
     incoming = make_class(tmp / "incoming", {"ada": MODEL, "ben": STUB, "cai": MODEL, "dan": STUB})
-    csvs, statuses = {}, {}
+    csvs, statuses, rendered_here, said = {}, {}, [], io.StringIO()
+    coordinators = Grader.feedback
+
+    def recorded(self, assignment_ids):
+        assignment_ids = list(assignment_ids)
+        rendered_here.append(assignment_ids)
+        return coordinators(self, assignment_ids)
+
     for name, extra in (("one", ["--jobs", "1"]), ("two", ["--jobs", "2"])):
-        statuses[name] = main(["grade", "--root", str(REPO), "--work", str(tmp / name), "--submissions", str(incoming),
-                               *extra])
+        with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(said if name == "two" else sys.stdout):
+            if name == "two":
+                patch.setattr(Grader, "feedback", recorded)
+            statuses[name] = main(["grade", "--root", str(REPO), "--work", str(tmp / name),
+                                   "--submissions", str(incoming), *extra])
         csvs[name] = (tmp / name / "grades.csv").read_bytes()
     cluster = Cluster(tmp)
     try:
@@ -122,7 +137,8 @@ def three_ways(tmp_path_factory, make_class):
     finally:
         pids = cluster.stop()
     feedback = {name: _tree(tmp / name / "feedback") for name in ("one", "two", "cluster")}
-    return {"csvs": csvs, "statuses": statuses, "pids": pids, "work": tmp, "feedback": feedback}
+    return {"csvs": csvs, "statuses": statuses, "pids": pids, "work": tmp, "feedback": feedback,
+            "rendered_here": rendered_here, "said": said.getvalue()}
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -315,17 +331,11 @@ def test_a_killed_processs_folders_are_removed_by_the_next_one(tmp_path):
     assert remove_abandoned("ctx-kernel-", tmp_path) == [kernel]
 
 
-def test_local_workers_render_the_feedback_pages(tmp_path, make_class, monkeypatch):
-    """With --jobs 2 every page comes from the workers: the coordinator's own rendering is never called."""
-    incoming = make_class(tmp_path / "incoming", {"ada": MODEL, "ben": STUB})
-
-    def refuse(self, assignment_ids):
-        raise AssertionError(f"the coordinator rendered the feedback of {list(assignment_ids)}")
-
-    monkeypatch.setattr(Grader, "feedback", refuse)
-    grader = Grader(REPO, work=tmp_path / "work", jobs=2)
-    grader.collect(incoming)
-    report = grader.grade()
-    assert report.feedback == 2
-    assert sorted(p.parent.parent.name for p in (tmp_path / "work" / "feedback").glob(f"*/{ASSIGNMENT}/*.html")) == [
-        "ada", "ben"]
+def test_local_workers_render_the_feedback_pages(three_ways):
+    """With --jobs 2 every page comes from the workers: the coordinator's own rendering is never called
+    (the --jobs 2 run of three_ways), and the run counts a page for every student."""
+    assert three_ways["rendered_here"] == []
+    assert "Feedback: 4 notebook(s)" in three_ways["said"], three_ways["said"]
+    work = three_ways["work"] / "two"
+    assert sorted(p.parent.parent.name for p in (work / "feedback").glob(f"*/{ASSIGNMENT}/*.html")) == [
+        "ada", "ben", "cai", "dan"]
