@@ -83,13 +83,12 @@ while True:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
+def hostile(tmp_path_factory, released_remaining):
     """The five submissions built from a fresh release, graded once with a 3 s cell limit, two at once."""
     tmp = tmp_path_factory.mktemp("hostile")
     build = class_builder()
     grader = Grader(REPO, work=tmp / "work", timeout=TIMEOUT, jobs=2)
-    assert grader.prepare([ASSIGNMENT]) == {}
-    released = tmp / "work" / "release" / ASSIGNMENT / "remaining.ipynb"
+    released = released_remaining
     source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
     for student, code in (("ok", build.MODEL), ("loop", LOOP), ("stubborn", STUBBORN), ("printer", PRINTER),
                           ("where", WHERE)):
