@@ -136,16 +136,14 @@ TIMESTAMPS = {
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["jobs1", "jobs2"])
-def late_class(tmp_path_factory, request):
+def late_class(tmp_path_factory, request, released_remaining):
     """ada, ben and cai hand in the model answer of 02-remaining at TIMESTAMPS; graded with DEADLINES.
 
     Graded in this process (one job) and on two Dask workers, whose scratch gradebooks know no due date.
     """
     tmp = tmp_path_factory.mktemp("late")
-    scratch = tmp / "scratch"
-    assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
     build = class_builder()
-    released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
+    released = released_remaining
     for student, stamp in TIMESTAMPS.items():
         folder = tmp / "incoming" / student / ASSIGNMENT
         folder.mkdir(parents=True)
