@@ -39,13 +39,11 @@ def _csv(path):
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, released_remaining):
     """ada and cai hand in the model answer of 02-remaining (3 of 3 auto points), ben the release untouched (0)."""
     tmp = tmp_path_factory.mktemp("export")
-    scratch = tmp / "scratch"
-    assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
     build = class_builder()
-    released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
+    released = released_remaining
     for student, work in (
         ("ada", build.Work(code={"remaining": build.MODEL})),
         ("ben", build.Work()),
