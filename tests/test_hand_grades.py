@@ -69,12 +69,10 @@ def hand_state(db_url: str, student: str) -> dict[str, tuple]:
 
 
 @pytest.fixture(scope="module")
-def build(tmp_path_factory):
+def build(released_remaining):
     """Return a function writing one submission of 02-remaining (model code, given answers) to a folder."""
-    scratch = tmp_path_factory.mktemp("release")
-    assert Grader(REPO, work=scratch, sandbox=False).prepare([ASSIGNMENT]) == {}
     builder = class_builder()
-    released = scratch / "release" / ASSIGNMENT / "remaining.ipynb"
+    released = released_remaining
 
     def write(folder: Path, student: str, answers: dict[str, str]) -> None:
         target = folder / student / ASSIGNMENT
