@@ -218,15 +218,14 @@ def _digest(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, released_remaining):
     """Every attack collected and graded once; grades.csv read right after the run and 1 s later
     (five tries of a leftover writer that tries every 0.2 s)."""
     tmp = tmp_path_factory.mktemp("attacks")
     work = tmp / "work"
     build = class_builder()
     grader = Grader(REPO, work=work, timeout=TIMEOUT, memory_limit="1G")
-    assert grader.prepare([ASSIGNMENT]) == {}
-    released = work / "release" / ASSIGNMENT / "remaining.ipynb"
+    released = released_remaining
     source = REPO / "solutions" / ASSIGNMENT / "remaining.ipynb"
     listener = Listener()
     for student, attack in attacks(work, listener.port).items():
