@@ -234,13 +234,12 @@ needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason="bubble
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory, released_remaining):
     """The class built from a fresh release and graded once in the sandbox, two notebooks at once."""
     tmp = tmp_path_factory.mktemp("view")
     build = class_builder()
     grader = Grader(REPO, work=tmp / "work", timeout=20, jobs=2)
-    assert grader.prepare([ASSIGNMENT]) == {}
-    released = tmp / "work" / "release" / ASSIGNMENT / NOTEBOOK
+    released = released_remaining
     source = REPO / "solutions" / ASSIGNMENT / NOTEBOOK
     for student, (answer, _, _) in CLASS.items():
         folder = tmp / "incoming" / student / ASSIGNMENT
