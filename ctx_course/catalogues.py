@@ -16,6 +16,7 @@ Leaves out: choosing the language at run time (``ctx_reference/i18n.py``) and bu
 """
 from __future__ import annotations
 
+import datetime
 import io
 import json
 import os
@@ -174,7 +175,9 @@ def merged_messages(language: str):
     """Return one catalogue of every module's messages in ``language``; raise ValueError if two disagree."""
     from babel.messages.catalog import Catalog
 
-    merged = Catalog(locale=language, domain=DOMAIN)
+    # fixed dates: the compiled file depends on the messages alone, not on when it was compiled
+    fixed = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    merged = Catalog(locale=language, domain=DOMAIN, creation_date=fixed, revision_date=fixed)
     for path in sorted((LOCALE / language / "messages").glob("*.po")):
         for message in read_catalogue(path):
             if not message.id or not message.string or message.fuzzy:
