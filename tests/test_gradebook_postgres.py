@@ -1,9 +1,9 @@
 """Grading into a PostgreSQL gradebook on a real server, set through ``db_url`` in nbgrader_config.py.
 
-The server is a throw-away cluster (``tests/postgres_server.py``), the test process's (conftest.py). The class is the example
-class's 02-remaining and 05-trim-lines submissions. The reference is one run into the default
-SQLite gradebook; against PostgreSQL, two runs at the same time from two course folders, one
-per assignment (02 with two Dask workers, 05 in one process), share one database.
+The server is a throw-away cluster (``tests/postgres_server.py``), the test process's (conftest.py).
+The class is the example class's 02-remaining and 05-trim-lines submissions. The reference is one
+run into the default SQLite gradebook; against PostgreSQL, two runs at the same time from two
+course folders, one per assignment (02 with two Dask workers, 05 in one process), share one database.
 """
 from __future__ import annotations
 
