@@ -9,14 +9,18 @@ What is translated, by cell id (each entry's ``msgctxt``):
 
 - a markdown cell, whole: its Chinese source is the ``msgid``;
 - in a code cell, each line that holds Chinese, without its indentation. In a check cell or an
-  answer cell only comments may change (``tests/test_editions.py`` compares the tokens): a check's
-  labels and messages are translated where they are shown (``ctx_reference.i18n``), so the code a
-  learner runs and the grader grades is one. In other code cells a line's strings may change too
-  (what a demonstration prints), never its code.
+  answer cell only comments, docstrings and the messages of ``assert`` and ``AssertionError`` may
+  change (``editions.check_assignment`` compares the code's syntax trees): a check's labels and
+  messages are translated where they are shown (``ctx_reference.i18n``), so the code a learner
+  runs and the grader grades is one. In other code cells a line's strings may change too (what a
+  demonstration prints), never its code.
 
-A changed Chinese cell no longer finds its translation: ``update_catalogue`` keeps the old one
-as *fuzzy* with the previous ``msgid`` beside it, and the edition leaves a fuzzy or empty entry
-in Chinese until it is translated again (the tests fail on any).
+A changed Chinese markdown cell no longer finds its translation: ``update_catalogue`` keeps the
+old one as *fuzzy* with the previous ``msgid`` beside it (a changed code line starts afresh), and
+the edition shows an entry that is fuzzy or empty in Chinese until it is translated again (the
+tests fail on any). Also: the edition of a submitted notebook (``submitted_edition``), a release
+or graded notebook shown in an edition (``in_edition``), and the answer stubs of each edition
+(``stubs``, ``as_source_stub``).
 
 Leaves out: messages shown by ``ctx_reference`` and the grader (``ctx_reference/i18n.py``).
 """
@@ -230,9 +234,8 @@ def update_catalogue(notebook: dict, catalogue):
             used.add(key)
             continue
         earlier = [m for m in by_cell.get(entry.cell_id, []) if (m.context, m.id) not in used]
-        same_kind = [m for m in earlier if ("\n" in m.id) == ("\n" in entry.text) or entry.kind == "markdown"]
-        if entry.kind == "markdown" and same_kind:
-            previous = same_kind[0]
+        if entry.kind == "markdown" and earlier:  # a markdown cell has one entry: this was its text
+            previous = earlier[0]
             used.add((previous.context, previous.id))
             fresh.add(entry.text, previous.string, context=entry.cell_id, auto_comments=[comment],
                       flags={"fuzzy"}, previous_id=[previous.id])
