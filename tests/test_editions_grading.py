@@ -1,7 +1,9 @@
 """A class that mixes both editions grades as if it were one; each feedback page speaks its release's language.
 
-Six students hand in notebooks 02 and 07: the model answers, a plausible wrong answer and the
-release untouched, each once from ``lessons/`` and once from ``lessons-en/``. The gradebook's
+Eight students hand in notebooks 02 and 07: the model answers, a plausible wrong answer, the
+release untouched and a wrong answer with its check cell turned off, each once from ``lessons/``
+and once from ``lessons-en/``; a ninth, a Chinese notebook whose metadata names an edition in a
+form no release writes. The gradebook's
 rows, ``grades.csv`` and the notes of the run are the same for the two copies of each; the
 English copies' feedback shows their check cells and check lines in English.
 """
@@ -34,12 +36,17 @@ def remaining(window, read, write, input, max_tokens):
 ALL_PASSED = "全部 {count} 个检查通过。"
 
 
+KINDS = ("model", "wrong", "blank", "tamper")
+
+
 def _work(build, assignment: str, kind: str):
     if kind == "model":
         source = REPO / "solutions" / assignment / f"{NOTEBOOKS[assignment]}.ipynb"
         return build.Work(code={grade_id: build.MODEL for grade_id in build.model_solutions(source)})
     if kind == "wrong" and assignment in WRONG:
         return build.Work(code=WRONG[assignment])
+    if kind == "tamper" and assignment in WRONG:  # the wrong answer, and its check cell turned off
+        return build.Work(code=WRONG[assignment], edit={"check_remaining": "# too strict, skipped\npass"})
     return build.Work()
 
 
@@ -48,7 +55,7 @@ def graded(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("editions")
     build = class_builder()
     for edition, folder in EDITIONS.items():
-        for kind in ("model", "wrong", "blank"):
+        for kind in KINDS:
             for assignment, name in NOTEBOOKS.items():
                 target = tmp / "incoming" / f"{kind}-{edition}" / assignment
                 target.mkdir(parents=True)
@@ -56,16 +63,22 @@ def graded(tmp_path_factory):
                 source = REPO / "solutions" / assignment / f"{name}.ipynb"
                 text = build.submission(released, source, _work(build, assignment, kind))
                 (target / f"{name}.ipynb").write_text(text, encoding="utf-8")
+    # a Chinese notebook whose metadata claims another edition, in a form no release writes
+    odd = tmp / "incoming" / "model-odd" / "02-remaining" / "remaining.ipynb"
+    odd.parent.mkdir(parents=True)
+    notebook = json.loads((tmp / "incoming" / "model-zh" / "02-remaining" / "remaining.ipynb").read_text("utf-8"))
+    notebook["metadata"]["ctx_edition"] = {"en": True}
+    odd.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
     grader = Grader(REPO, work=tmp / "work", sandbox=False, jobs=1, deadlines=False)
     grader.collect(tmp / "incoming")
     report = grader.grade()
     return tmp / "work", grader, {(r.student, r.assignment): r for r in report.results}
 
 
-def _cell_scores(work: Path, student: str) -> dict:
+def _cell_scores(work: Path, student: str, assignments=tuple(NOTEBOOKS)) -> dict:
     with Gradebook(f"sqlite:///{work / 'gradebook.db'}") as gb:
         return {(assignment, g.name): (g.auto_score, g.manual_score, g.needs_manual_grade, g.max_score)
-                for assignment in NOTEBOOKS for g in gb.find_submission(assignment, student).notebooks[0].grades}
+                for assignment in assignments for g in gb.find_submission(assignment, student).notebooks[0].grades}
 
 
 def _check_cells() -> set[str]:
@@ -81,7 +94,7 @@ def _check_cells() -> set[str]:
 def test_each_answer_scores_the_same_in_both_editions(graded):
     """Model, wrong and blank: every cell's score in the gradebook is the same for the Chinese and the English copy."""
     work, _, results = graded
-    for kind in ("model", "wrong", "blank"):
+    for kind in KINDS:
         assert _cell_scores(work, f"{kind}-zh") == _cell_scores(work, f"{kind}-en"), kind
     model = _cell_scores(work, "model-zh")
     checks = {cell: row for cell, row in model.items() if cell[1] in _check_cells()}
@@ -94,12 +107,30 @@ def test_grades_csv_and_the_runs_notes_are_the_same_for_both_copies(graded):
     work, _, results = graded
     with (work / "grades.csv").open(encoding="utf-8") as handle:
         rows = {row["student_id"]: row for row in csv.DictReader(handle)}
-    for kind in ("model", "wrong", "blank"):
+    for kind in KINDS:
         zh = {k: v for k, v in rows[f"{kind}-zh"].items() if k != "student_id"}
         en = {k: v for k, v in rows[f"{kind}-en"].items() if k != "student_id"}
         assert zh == en, kind
         for assignment in NOTEBOOKS:
-            assert results[f"{kind}-zh", assignment].notes == results[f"{kind}-en", assignment].notes == ()
+            tampered = ("edited read-only cells restored: check_remaining",) if (
+                kind == "tamper" and assignment == "02-remaining") else ()
+            assert results[f"{kind}-zh", assignment].notes == results[f"{kind}-en", assignment].notes == tampered
+
+
+def test_a_check_cell_turned_off_is_restored_in_either_edition(graded):
+    """The English copy's check cell edited to `pass` is put back (in English) and fails, as the Chinese copy's."""
+    work, grader, _ = graded
+    assert _cell_scores(work, "tamper-en")["02-remaining", "check_remaining"][0] == 0
+    page = _feedback(grader, "tamper-en", "02-remaining")
+    assert "too strict, skipped" not in page
+
+
+def test_odd_edition_metadata_changes_nothing_but_the_language(graded):
+    """A Chinese notebook whose metadata names no edition a release writes is graded, and read, as Chinese."""
+    work, grader, results = graded
+    assert _cell_scores(work, "model-odd", ["02-remaining"]) == _cell_scores(work, "model-zh", ["02-remaining"])
+    assert results["model-odd", "02-remaining"].notes == ()
+    assert "个检查通过" in _feedback(grader, "model-odd", "02-remaining")
 
 
 def _feedback(grader: Grader, student: str, assignment: str) -> str:
