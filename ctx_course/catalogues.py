@@ -176,7 +176,7 @@ def merged_messages(language: str):
     from babel.messages.catalog import Catalog
 
     # fixed dates: the compiled file depends on the messages alone, not on when it was compiled
-    fixed = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    fixed = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
     merged = Catalog(locale=language, domain=DOMAIN, creation_date=fixed, revision_date=fixed)
     for path in sorted((LOCALE / language / "messages").glob("*.po")):
         for message in read_catalogue(path):

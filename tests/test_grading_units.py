@@ -88,7 +88,7 @@ def test_roster_with_a_duplicate_id_is_refused(tmp_path):
 
 
 def test_example_roster_lists_nine_students():
-    """The example class's roster holds ada, ben, cai, dana, eve, fay, gus, hana and ivan; all but fay have a Canvas id."""
+    """The example roster holds ada, ben, cai, dana, eve, fay, gus, hana and ivan; all but fay have a Canvas id."""
     students = read_roster(REPO / "examples" / "class" / "roster.csv")
     assert [s.id for s in students] == ["ada", "ben", "cai", "dana", "eve", "fay", "gus", "hana", "ivan"]
     assert [s.id for s in students if not s.lms_user_id] == ["fay"]
