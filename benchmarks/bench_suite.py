@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,14 +53,19 @@ def english_notebooks(folder: Path) -> list[Path]:
     return written
 
 
-def suite_seconds() -> tuple[float, str]:
-    """Return the wall time of ``python -m pytest -q`` at the repository root, and its last line."""
+def suite_seconds(durations: int = 0) -> tuple[float, str, list[str]]:
+    """Return the wall time of ``python -m pytest -q`` at the repository root, its last line and, with
+    ``durations``, pytest's table of that many slowest set-ups and calls."""
+    extra = [f"--durations={durations}"] if durations else []
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra], cwd=ROOT,
                           capture_output=True, text=True)
     seconds = time.perf_counter() - start
     lines = done.stdout.strip().splitlines()
-    return seconds, lines[-1] if lines else f"pytest exited with {done.returncode}"
+    table = []
+    if durations and (heads := [i for i, line in enumerate(lines) if "slowest" in line and "durations" in line]):
+        table = [line for line in lines[heads[0] + 1:] if re.match(r"\s*\d+\.\d+s ", line)][:durations]
+    return seconds, lines[-1] if lines else f"pytest exited with {done.returncode}", table
 
 
 def _load() -> str:
@@ -70,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     """Print the report; return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--floor-only", action="store_true", help="time the notebooks only, not the suite")
+    parser.add_argument("--durations", metavar="N", type=int, default=0,
+                        help="also print pytest's N slowest set-ups and calls (pytest --durations=N)")
     args = parser.parse_args(argv)
     notebooks = sorted(ROOT.glob("solutions/*/*.ipynb"))
     print(f"bench_suite: {len(notebooks)} solution notebooks in 2 editions, {os.cpu_count()} cores")
@@ -83,9 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.floor_only:
         return 0
     load = _load()
-    suite, summary = suite_seconds()
+    suite, summary, table = suite_seconds(args.durations)
     print(f"  suite (python -m pytest)               {suite:7.1f} s   load average {load} before, {_load()} after")
     print(f"  suite / floor                          {suite / floor:7.2f} ×   ({summary})")
+    if table:
+        print(f"  the {len(table)} slowest set-ups and calls (pytest --durations):")
+        print("\n".join(f"    {line.strip()}" for line in table))
     return 0
 
 
