@@ -85,11 +85,16 @@ def _catalogue(name: str) -> _gettext.NullTranslations:
 def gettext(message: str) -> str:
     """Return ``message`` (its Chinese text) in the reader's language; a message with no translation stays as it is.
 
+    An empty message stays empty (gettext's own answer to ``""`` is the catalogue's header).
+
     >>> with using("zh_CN"):
     ...     gettext("全部 {count} 个检查通过。")
     '全部 {count} 个检查通过。'
+    >>> with using("en"):
+    ...     gettext("")
+    ''
     """
-    return _catalogue(language()).gettext(message)
+    return _catalogue(language()).gettext(message) if message else message
 
 
 _ = gettext

@@ -47,7 +47,6 @@ from .runner import (
     reference_codes,
     run_cases,
     show,
-    translated,
 )
 
 _MODULES = (
@@ -132,7 +131,7 @@ def requires_exercise(name: str, func, *, needed_by: str) -> None:
     except CheckFailed as exc:
         raise CheckFailed(
             _("{needed_by} 下面这一步还要用到练习 {name} 的函数，而它还没通过自己的检查（{reason}）："
-              "请先回到练习 {name}。").format(needed_by=translated(needed_by), name=name, reason=exc)
+              "请先回到练习 {name}。").format(needed_by=_(needed_by), name=name, reason=exc)
         ) from None
 
 

@@ -196,21 +196,16 @@ class CheckCase:
     message: bool = False
 
 
-def translated(message: str) -> str:
-    """Return ``message`` in the reader's language (``_``), an empty message as it is (not the catalogue's header)."""
-    return _(message) if message else message
-
-
 def expected(case: CheckCase) -> Any:
     """Return the value ``case`` expects, a ``message`` in the reader's language."""
-    return translated(case.expect) if case.message else case.expect
+    return _(case.expect) if case.message else case.expect
 
 
 def shown_label(case: CheckCase) -> str:
     """Return the label of ``case`` as its feedback line shows it, in the reader's language."""
     if case.label_template is not None:
         return _(case.label_template).format(**case.label_values)
-    return translated(case.label)
+    return _(case.label)
 
 
 @dataclass(frozen=True)
