@@ -25,7 +25,14 @@ from pathlib import Path
 from ctx_reference.i18n import DOMAIN, LANGUAGES, LOCALE, SOURCE
 
 from .config import assignments
-from .translation import catalogue_path, missing, read_catalogue, update_catalogue, write_catalogue
+from .translation import (
+    catalogue_path,
+    has_chinese,
+    missing,
+    read_catalogue,
+    update_catalogue,
+    write_catalogue,
+)
 
 KEYWORDS = {"_": None, "N_": None, "gettext": None}
 """The calls that mark a message (``from ctx_reference.i18n import _, N_``)."""
@@ -79,7 +86,6 @@ def notebook_messages(notebook: dict) -> list[str]:
     import ast
 
     from .cells import source_text
-    from .translation import has_chinese
 
     found: list[str] = []
     for cell in notebook["cells"]:

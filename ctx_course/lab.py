@@ -14,6 +14,8 @@ import os
 import sys
 from pathlib import Path
 
+from ctx_reference.i18n import ENVIRONMENT, normalize
+
 from .workspace import WORKSPACES
 
 LEARNER_CONFIG = Path(__file__).with_name("learner_jupyter")
@@ -32,8 +34,6 @@ def lab_command(
     JupyterLab its interface language (``--lang en``: English).
     Example: ``lab_command("workspace", ["--no-browser"])[0][-1] == "--no-browser"``.
     """
-    from ctx_reference.i18n import ENVIRONMENT, normalize
-
     language = normalize(language, argument="lang")
     workspace = Path(workspace).resolve()
     if not workspace.is_dir():
@@ -52,8 +52,6 @@ def exec_lab(root: str | os.PathLike = ".", extra_args: list[str] = (), *, langu
 
     The caller prepares the workspace first (``prepare_workspace``). Does not return.
     """
-    from ctx_reference.i18n import normalize
-
     workspace = Path(root).resolve() / WORKSPACES[normalize(language, argument="lang")]
     argv, env = lab_command(workspace, list(extra_args), language=language)
     sys.stdout.flush()

@@ -114,11 +114,13 @@ def locked_code(cell: dict) -> bool:
     return is_graded(cell) or is_answer(cell)
 
 
-def translate_notebook(notebook: dict, translations: dict[tuple[str, str], str], language: str) -> dict:
+def translate_notebook(notebook: dict, translations: dict[tuple[str, str], str], language: str, *,
+                       cells: Callable[[dict], bool] = lambda cell: True) -> dict:
     """Return ``notebook`` in another edition: every entry with a translation replaced, the rest as it is.
 
-    ``translations`` maps (cell id, Chinese text) to the text in ``language``. The result's metadata
-    names its edition (``ctx_edition``). The argument is not changed.
+    ``translations`` maps (cell id, Chinese text) to the text in ``language``; only the cells that
+    ``cells`` selects are translated. The result's metadata names its edition (``ctx_edition``).
+    The argument is not changed.
 
     >>> nb = {"metadata": {}, "cells": [{"id": "b", "cell_type": "code", "source": "if x:\\n    # 注释"}]}
     >>> translate_notebook(nb, {("b", "# 注释"): "# a comment"}, "en")["cells"][0]["source"]
@@ -128,7 +130,7 @@ def translate_notebook(notebook: dict, translations: dict[tuple[str, str], str],
     result.setdefault("metadata", {})[METADATA_KEY] = language
     for cell in result["cells"]:
         cell_id = cell.get("id")
-        if cell.get("cell_type") not in ("markdown", "code") or not isinstance(cell_id, str):
+        if cell.get("cell_type") not in ("markdown", "code") or not isinstance(cell_id, str) or not cells(cell):
             continue  # a cell without an id (a learner's, in an old format) has no entry
         source = source_text(cell.get("source", ""))
         if cell["cell_type"] == "markdown":
@@ -142,14 +144,6 @@ def translate_notebook(notebook: dict, translations: dict[tuple[str, str], str],
             new = "\n".join(lines)
         cell["source"] = new
     return result
-
-
-def edition_of(notebook: dict) -> str:
-    """Return the edition a notebook (read as JSON) belongs to: its ``ctx_edition`` metadata, else ``zh_CN``."""
-    from ctx_reference.i18n import SOURCE, normalize
-
-    named = notebook.get("metadata", {}).get(METADATA_KEY)
-    return normalize(named, argument=f"notebook metadata {METADATA_KEY}") if named else SOURCE
 
 
 def catalogue_path(root: str | os.PathLike, language: str, assignment: str) -> Path:
@@ -270,13 +264,7 @@ def in_edition(notebook: dict, root: str | os.PathLike, assignment: str, languag
     """
     if language == "zh_CN":
         return notebook
-    translations = edition_translations(root, language, assignment)
-    chosen = {index for index, cell in enumerate(notebook.get("cells", [])) if cells(cell)}
-    result = translate_notebook(notebook, translations, language)
-    for index, cell in enumerate(notebook.get("cells", [])):
-        if index not in chosen:
-            result["cells"][index] = copy.deepcopy(cell)
-    return result
+    return translate_notebook(notebook, edition_translations(root, language, assignment), language, cells=cells)
 
 
 def submitted_edition(notebook: Any) -> str:

@@ -28,10 +28,11 @@ from pathlib import Path
 
 import nbformat
 
-from ctx_reference.i18n import _, language
+from ctx_reference.i18n import _, language, normalize
 
 from .notebook_merge import MergeReport, merge_notebook, release_record
 from .release_history import find_record
+from .translation import EDITIONS
 
 WORKSPACE = "workspace"
 WORKSPACES = {"zh_CN": WORKSPACE, "en": "workspace-en"}
@@ -65,16 +66,8 @@ class Updated:
     from_history: bool = False  # unrecorded; merged against the release found in git history
 
 
-def _edition(language: str) -> str:
-    from ctx_reference.i18n import normalize
-
-    return normalize(language)
-
-
 def _lessons(root: str | os.PathLike, language: str = "zh_CN") -> Path:
-    from .translation import EDITIONS
-
-    folder = EDITIONS[_edition(language)]
+    folder = EDITIONS[normalize(language)]
     lessons = Path(root) / folder
     if not lessons.is_dir():
         raise ValueError(f"root must hold a {folder}/ folder (got {str(root)!r})")
@@ -82,7 +75,7 @@ def _lessons(root: str | os.PathLike, language: str = "zh_CN") -> Path:
 
 
 def _target(root: str | os.PathLike, target: str | os.PathLike | None, language: str = "zh_CN") -> Path:
-    return Path(root) / WORKSPACES[_edition(language)] if target is None else Path(target)
+    return Path(root) / WORKSPACES[normalize(language)] if target is None else Path(target)
 
 
 def _released(lessons: Path) -> list[Path]:
@@ -294,8 +287,6 @@ def _shown(keys: Iterable[str]) -> str:
 
 def _folders() -> tuple[str, str]:
     """Return the workspace and the release folder of the reader's language (``workspace``, ``lessons``)."""
-    from .translation import EDITIONS
-
     return WORKSPACES[language()], EDITIONS[language()]
 
 

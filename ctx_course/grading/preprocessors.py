@@ -50,7 +50,7 @@ from traitlets import Integer
 from ctx_reference.i18n import N_, _, using
 
 from ..cells import hidden_spans, is_answer, is_check_cell, source_lines
-from ..translation import as_source_stub, stubs, submitted_edition
+from ..translation import as_source_stub, in_edition, stubs, submitted_edition
 from .behaviour import ScoreFromBehaviour, StartEvaluation
 from .deadlines import ShowLateness
 from .metadata import RestoreMetadata
@@ -356,8 +356,6 @@ class ShowEdition(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         from ..cells import is_answer
-        from ..translation import in_edition
-
         edition = submitted_edition(nb)
         if edition == "zh_CN":
             return nb, resources
