@@ -277,28 +277,25 @@ def _i18n_compile(args: argparse.Namespace) -> int:
 def _i18n_check(args: argparse.Namespace) -> int:
     from .editions import check_assignment
 
-    problems = 0
-    for assignment in args.assignment or assignments(args.root):
-        found = check_assignment(args.root, assignment)
-        for line in found:
-            print(f"{assignment}: {line}")
-        problems += len(found)
-        if not found:
-            print(f"{assignment}: the English edition agrees with the Chinese")
-    return 1 if problems else 0
+    return _report_editions(args.root, args.assignment or assignments(args.root), check_assignment,
+                            "the English edition agrees with the Chinese")
 
 
 def _i18n_run(args: argparse.Namespace) -> int:
     from .editions import run_assignment
 
+    return _report_editions(args.root, args.assignment, run_assignment,
+                            "the English edition ran; every output agrees with the Chinese")
+
+
+def _report_editions(root: str, assignment_ids, compare, agreed: str) -> int:
+    """Print what ``compare(root, assignment)`` finds for each assignment (or ``agreed``); 1 if it found any."""
     problems = 0
-    for assignment in args.assignment:
-        found = run_assignment(args.root, assignment)
-        for line in found:
+    for assignment in assignment_ids:
+        found = compare(root, assignment)
+        for line in found or [agreed]:
             print(f"{assignment}: {line}")
         problems += len(found)
-        if not found:
-            print(f"{assignment}: the English edition ran; every output agrees with the Chinese")
     return 1 if problems else 0
 
 
