@@ -34,11 +34,8 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^-{20,}$", flags=re
 CHECK_CALL = re.compile(r"check_exercise\(\"(\w+)\", (\w+)\)")
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*\n", flags=re.M)
 
-# Waits for the open notebook and its kernel; returns the menu bar, the first heading and the text
-# of every rendered markdown cell, and what the kernel says its reader's language is.
-INSPECT_JS = """
-async ([timeout]) => {
-  const app = window.jupyterapp;
+# The start of each script below: the lab, and `until(test, what)`, which waits for `test()` (up to `timeout` ms).
+WAIT_JS = """  const app = window.jupyterapp;
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   const until = async (test, what) => {
     const start = Date.now();
@@ -47,7 +44,13 @@ async ([timeout]) => {
       await sleep(100);
     }
   };
-  const panel = app.shell.currentWidget;
+"""
+
+# Waits for the open notebook and its kernel; returns the menu bar, the first heading and the text
+# of every rendered markdown cell, and what the kernel says its reader's language is.
+INSPECT_JS = """
+async ([timeout]) => {
+""" + WAIT_JS + """  const panel = app.shell.currentWidget;
   await panel.context.ready;
   await panel.sessionContext.ready;
   await until(() => panel.sessionContext.session?.kernel?.status === 'idle', 'the kernel to be idle');
@@ -75,16 +78,7 @@ async ([timeout]) => {
 # until the kernel is idle with no cell still running; returns what each cell shows.
 ANSWER_AND_RUN_JS = """
 async ([answers, timeout]) => {
-  const app = window.jupyterapp;
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  const until = async (test, what) => {
-    const start = Date.now();
-    while (!test()) {
-      if (Date.now() - start > timeout) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  };
-  const panel = app.shell.currentWidget;
+""" + WAIT_JS + """  const panel = app.shell.currentWidget;
   const cells = () => [...panel.content.widgets];
   for (const [id, source] of Object.entries(answers)) {
     const cell = cells().find((c) => c.model.id === id);
