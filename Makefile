@@ -37,7 +37,7 @@ $(HUB_STAMP): $(BROWSER_STAMP)
 	touch $(HUB_STAMP)
 
 # The learner works in workspace/ (git-ignored): copies of the lessons that are never overwritten.
-# JupyterLab runs there without nbgrader's instructor tools (see ctx_course/lab.py).
+# JupyterLab runs there without nbgrader's instructor tools (see ctx_course/learner/lab.py).
 lab: $(STAMP)
 	$(ACTIVATE) python -m ctx_course lab --lang $(EDITION) $(LAB_ARGS)
 

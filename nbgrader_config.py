@@ -29,8 +29,8 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, WORK, "gradebook.db
 c.Execute.timeout = 60
 
 # What an answer cell holds until the learner writes it (the English release gets their English, from
-# the catalogue: ctx_course/translation.py).
-from ctx_course.translation import CODE_STUB, TEXT_STUB  # noqa: E402
+# the catalogue: ctx_course/editions/translate.py).
+from ctx_course.editions.translate import CODE_STUB, TEXT_STUB  # noqa: E402
 
 c.ClearSolutions.code_stub = {"python": CODE_STUB}
 c.ClearSolutions.text_stub = TEXT_STUB
@@ -41,18 +41,18 @@ c.ClearSolutions.text_stub = TEXT_STUB
 # nbgrader's own restorer fails when both an answer and its check are gone.
 # The kernel runs the check cells as released: the hidden tests are removed before it starts, and
 # every check cell is scored on the grader's side from what the learner's functions return
-# (see ctx_course/grading/behaviour.py).
+# (see ctx_course/grading/steps/behaviour.py).
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
-    "ctx_course.grading.metadata.RestoreMetadata",
+    "ctx_course.grading.steps.metadata.RestoreMetadata",
     "nbgrader.preprocessors.DeduplicateIds",
     "nbgrader.preprocessors.OverwriteKernelspec",
-    "ctx_course.grading.preprocessors.RestoreCells",
-    "ctx_course.grading.preprocessors.RemoveHiddenTests",
-    "ctx_course.grading.preprocessors.ShowEdition",
+    "ctx_course.grading.steps.preprocessors.RestoreCells",
+    "ctx_course.grading.steps.preprocessors.RemoveHiddenTests",
+    "ctx_course.grading.steps.preprocessors.ShowEdition",
     "nbgrader.preprocessors.CheckCellMetadata",
-    "ctx_course.grading.behaviour.StartEvaluation",
+    "ctx_course.grading.steps.behaviour.StartEvaluation",
 ]
 # The edition a notebook belongs to (zh_CN, or en for lessons-en/) survives autograding, so its
 # feedback is written in its language.
@@ -66,15 +66,15 @@ c.SandboxSettings.memory_limit = "2G"  # address space of one kernel
 c.SandboxSettings.cpu_limit = 600  # CPU seconds of one notebook's kernel
 
 # Student output is capped and hidden tests are kept out of the feedback, for nbgrader's own
-# commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/grading/preprocessors.py).
+# commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/grading/steps/preprocessors.py).
 c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.Execute",
-    "ctx_course.grading.behaviour.ScoreFromBehaviour",
-    "ctx_course.grading.preprocessors.ScoreFromErrorsOnly",
+    "ctx_course.grading.steps.behaviour.ScoreFromBehaviour",
+    "ctx_course.grading.steps.preprocessors.ScoreFromErrorsOnly",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "ctx_course.grading.preprocessors.CapOutput",
+    "ctx_course.grading.steps.preprocessors.CapOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -82,8 +82,8 @@ c.Autograde.autograde_preprocessors = [
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "ctx_course.grading.deadlines.ShowLateness",
-    "ctx_course.grading.preprocessors.HideHiddenTests",
-    "ctx_course.grading.preprocessors.ShowEditionStubs",
+    "ctx_course.grading.steps.preprocessors.HideHiddenTests",
+    "ctx_course.grading.steps.preprocessors.ShowEditionStubs",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 # Kernels report errors only, instead of a transport warning per notebook.

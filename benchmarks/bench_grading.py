@@ -132,7 +132,7 @@ if options["one_core"]:  # this process and everything it starts (kernels, worke
 from ctx_course.grading.grader import Grader
 grader = Grader(options["root"], work=options["work"], jobs=options["jobs"], **options["extra"])
 if not options["evaluation"]:  # in this process only (--jobs 1)
-    from ctx_course.grading.behaviour import ScoreFromBehaviour
+    from ctx_course.grading.steps.behaviour import ScoreFromBehaviour
     try:  # a version with autograde.py: every SubmissionGrader takes its steps from there
         from ctx_course.grading import autograde
         steps = autograde.AUTOGRADE_PREPROCESSORS

@@ -4,7 +4,7 @@ Run with ``python benchmarks/bench_leaderboard.py`` from the repository root aft
 ``python examples/build_class.py``. It fills a temporary working folder with 30 graded notebooks,
 cycling through the example capstone submissions (model answer, never clear, broken, compact),
 placed where a grading run leaves them (``autograded/<student>/11-capstone/``), then runs
-``ctx_course.leaderboard.leaderboard`` once and prints the wall time (``time.perf_counter``).
+``ctx_course.term.leaderboard.leaderboard`` once and prints the wall time (``time.perf_counter``).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ctx_course.leaderboard import leaderboard
+from ctx_course.term.leaderboard import leaderboard
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "capstone" / "submitted"

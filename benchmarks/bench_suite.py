@@ -42,7 +42,7 @@ def english_notebooks(folder: Path) -> list[Path]:
     import json
 
     sys.path.insert(0, str(ROOT))
-    from ctx_course.editions import english_notebook
+    from ctx_course.editions.check import english_notebook
 
     written = []
     for source in sorted(ROOT.glob("solutions/*/*.ipynb")):

@@ -10,12 +10,10 @@ from pathlib import Path
 from ctx_reference.i18n import _, normalize, using
 
 from .config import assignments
+from .editions.translate import EDITIONS
 from .grading.records import WorkerRefused
-from .lab import exec_lab
-from .release import ReleaseError, generate_editions
-from .sandbox.policy import SandboxUnavailable
-from .translation import EDITIONS
-from .workspace import (
+from .learner.lab import exec_lab
+from .learner.workspace import (
     WORKSPACE,
     WORKSPACES,
     WorkspaceError,
@@ -25,6 +23,8 @@ from .workspace import (
     prepare_workspace,
     update_workspace,
 )
+from .release import ReleaseError, generate_editions
+from .sandbox.policy import SandboxUnavailable
 
 # The example class shipped with the repository (see examples/README.md).
 EXAMPLE_SUBMISSIONS = Path("examples", "class", "submitted")
@@ -256,7 +256,7 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _i18n_update(args: argparse.Namespace) -> int:
-    from .catalogues import report, update_all
+    from .editions.catalogues import report, update_all
 
     for path in update_all(args.root, only=args.only):
         print(f"updated {path}")
@@ -267,7 +267,7 @@ def _i18n_update(args: argparse.Namespace) -> int:
 
 
 def _i18n_compile(args: argparse.Namespace) -> int:
-    from .catalogues import compile_messages
+    from .editions.catalogues import compile_messages
 
     for path in compile_messages():
         print(f"compiled {path}")
@@ -275,14 +275,14 @@ def _i18n_compile(args: argparse.Namespace) -> int:
 
 
 def _i18n_check(args: argparse.Namespace) -> int:
-    from .editions import check_assignment
+    from .editions.check import check_assignment
 
     return _report_editions(args.root, args.assignment or assignments(args.root), check_assignment,
                             "the English edition agrees with the Chinese")
 
 
 def _i18n_run(args: argparse.Namespace) -> int:
-    from .editions import run_assignment
+    from .editions.check import run_assignment
 
     return _report_editions(args.root, args.assignment, run_assignment,
                             "the English edition ran; every output agrees with the Chinese")
@@ -442,7 +442,7 @@ def _hub_check(args: argparse.Namespace) -> int:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     """Re-score the graded policies, print one line per student and where the files went."""
-    from .leaderboard import leaderboard
+    from .term.leaderboard import leaderboard
 
     def on_row(row):
         shown = row.error or ("disqualified" if row.score is None else f"{row.score:.3f}")
@@ -457,7 +457,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace) -> int:
     """Write one export of the gradebook and say where, and which students it could not match."""
-    from .grading.export import export_grades_for_lms, gradebook_location, read_lms_ids
+    from .term.export import export_grades_for_lms, gradebook_location, read_lms_ids
 
     db_url, course_id, work = gradebook_location(args.root, args.work)
     target = Path(args.to) if args.to else work / ("canvas.csv" if args.format == "canvas" else "cells.csv")
@@ -471,8 +471,8 @@ def _export(args: argparse.Namespace) -> int:
 
 def _items(args: argparse.Namespace) -> int:
     """Write the item analysis (CSV and PNG) and name the hardest check cell and the hidden test that caught most."""
-    from .grading.export import gradebook_location
-    from .grading.item_analysis import CHECK, HIDDEN, item_analysis, items_figure, write_items_csv
+    from .term.export import gradebook_location
+    from .term.item_analysis import CHECK, HIDDEN, item_analysis, items_figure, write_items_csv
 
     db_url, course_id, work = gradebook_location(args.root, args.work)
     items = item_analysis(db_url, course_id, work, args.assignment)
@@ -496,7 +496,7 @@ def _items(args: argparse.Namespace) -> int:
 def _similarity(args: argparse.Namespace) -> int:
     """Write the similarity report (CSV and HTML) and print one line per pair found."""
     from .config import load_course_config, work_folder
-    from .grading.similarity import format_similarity_html, similarity_report, write_similarity_csv
+    from .term.similarity import format_similarity_html, similarity_report, write_similarity_csv
 
     root = Path(args.root).resolve()
     work = work_folder(root, load_course_config(root, work=args.work))

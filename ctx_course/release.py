@@ -3,7 +3,7 @@
 nbgrader removes the solutions and the hidden tests, clears the outputs and locks the check
 cells. The Chinese edition goes to ``lessons/``; the English one to ``lessons-en/``, generated the
 same way from the English source notebooks, which ``solutions/`` and the catalogues
-``i18n/en/*.po`` make in a temporary folder (``editions.english_notebook``). Both releases are
+``i18n/en/*.po`` make in a temporary folder (``editions.check.english_notebook``). Both releases are
 committed; ``tests/test_release.py`` regenerates them and fails if a committed copy differs.
 """
 from __future__ import annotations
@@ -18,9 +18,9 @@ from nbgrader.apps import NbGraderAPI
 
 from ctx_reference.i18n import SOURCE, normalize
 
-from .catalogues import source_notebook
 from .config import assignments, load_course_config
-from .translation import EDITIONS, stubs
+from .editions.catalogues import source_notebook
+from .editions.translate import EDITIONS, stubs
 
 
 class ReleaseError(RuntimeError):
@@ -73,7 +73,7 @@ def generate_release(
 
 def _edition_sources(root: Path, work: Path, language: str) -> Path:
     """Write the source notebooks of ``language`` (with every other file of each assignment) under ``work``."""
-    from .editions import english_notebook
+    from .editions.check import english_notebook
 
     if language != "en":
         raise ValueError(f"language must be one of zh_CN, en (got {language!r})")

@@ -29,7 +29,7 @@ def notebook_path(folder: str) -> Path:
 def cells(folder: str, edition: str = "zh_CN") -> tuple[dict, ...]:
     """Return the cells of the solution notebook in ``solutions/<folder>/`` (``edition="en"``: its English edition)."""
     if edition != "zh_CN":
-        from ctx_course.editions import english_notebook
+        from ctx_course.editions.check import english_notebook
 
         return tuple(english_notebook(ROOT, folder)["cells"])
     return tuple(json.loads(notebook_path(folder).read_text(encoding="utf-8"))["cells"])

@@ -490,7 +490,7 @@ def test_nbgrader_validator_still_reports_the_failed_check(executed_wrong):
 def test_feedback_tells_a_failed_visible_check_from_a_hidden_one(monkeypatch):
     """Autograded in a kernel, a failed visible check keeps its message in the feedback; a failed
     hidden test shows only that a hidden test failed."""
-    from ctx_course.grading.preprocessors import HideHiddenTests
+    from ctx_course.grading.steps.preprocessors import HideHiddenTests
 
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     nb = _graded_notebook(WRONG_TRIM)

@@ -1,7 +1,7 @@
 """The English edition is the Chinese one in English: the same cells, code, grades and numbers.
 
-One source: ``solutions/`` and the catalogues ``i18n/en/*.po`` (``ctx_course/translation.py``). Per
-assignment, ``editions.check_assignment`` finds nothing wrong (every entry translated; in check
+One source: ``solutions/`` and the catalogues ``i18n/en/*.po`` (``ctx_course/editions/translate.py``). Per
+assignment, ``editions.check.check_assignment`` finds nothing wrong (every entry translated; in check
 and answer cells only comments, docstrings and assert messages differ, elsewhere also the strings a
 cell shows; every number and number label of a markdown cell kept); the two committed releases
 have the same cells in the same order with the same ids, types, grade ids, points and code; and
@@ -14,8 +14,8 @@ import json
 import pytest
 
 from ctx_course.config import assignments
-from ctx_course.editions import _without_messages, check_assignment, numbers
-from ctx_course.translation import catalogue_entries, locked_code, translate_notebook
+from ctx_course.editions.check import _without_messages, check_assignment, numbers
+from ctx_course.editions.translate import catalogue_entries, locked_code, translate_notebook
 
 from conftest import REPO, notebooks
 
@@ -63,7 +63,7 @@ def test_a_changed_sentence_loses_its_translation_until_it_is_translated_again()
     """Change one Chinese cell: the English edition shows the new Chinese there (not the stale English) and
     check_assignment names the entry; the other cells keep their English."""
     source = _load(REPO / "solutions" / "02-remaining" / "remaining.ipynb")
-    from ctx_course.translation import catalogue_path, read_catalogue, translations_of
+    from ctx_course.editions.translate import catalogue_path, read_catalogue, translations_of
 
     done = translations_of(read_catalogue(catalogue_path(REPO, "en", "02-remaining")))
     first = source["cells"][0]
@@ -78,7 +78,7 @@ def test_a_changed_sentence_loses_its_translation_until_it_is_translated_again()
 def test_update_keeps_the_old_english_of_a_changed_cell_as_fuzzy(tmp_path):
     """`i18n update` after a change: the entry keeps its old English, marked fuzzy, the old Chinese beside it,
     and the file written reads back the same."""
-    from ctx_course.translation import catalogue_path, read_catalogue, update_catalogue, write_catalogue
+    from ctx_course.editions.translate import catalogue_path, read_catalogue, update_catalogue, write_catalogue
 
     source = _load(REPO / "solutions" / "02-remaining" / "remaining.ipynb")
     old_text = "".join(source["cells"][0]["source"])
@@ -93,7 +93,7 @@ def test_update_keeps_the_old_english_of_a_changed_cell_as_fuzzy(tmp_path):
 
 def test_numbers_are_compared_by_value():
     """第 3 篇 / 5 万 / 0.25 in Chinese are 3, 50,000 and 0.25 in English."""
-    from ctx_course.editions import _EN_NUMBER
+    from ctx_course.editions.check import _EN_NUMBER
 
     assert numbers("第 3 篇，约 5 万 token，0.25") == numbers("document 3, about 50,000 tokens, 0.25", _EN_NUMBER)
     assert numbers("66,000（原课）") != numbers("66.000 (lesson)", _EN_NUMBER)
@@ -101,7 +101,7 @@ def test_numbers_are_compared_by_value():
 
 def test_a_wrong_translation_of_code_is_caught():
     """Changing a name, a number or a data string where it must not is reported; a comment is not."""
-    from ctx_course.editions import _code_problems
+    from ctx_course.editions.check import _code_problems
 
     check = 'assert f("中") == 1  # 注释'
     assert _code_problems("c", check, 'assert f("中") == 1  # a comment', locked=True) == []
@@ -116,7 +116,7 @@ def test_read_only_cells_put_back_in_english_are_the_english_releases(name):
     """What grading does to an English submission's read-only cells (nbgrader puts back the Chinese ones, then
     ShowEdition shows them in English) gives exactly the English release's cells; every other non-answer cell too."""
     from ctx_course.cells import is_answer
-    from ctx_course.translation import in_edition
+    from ctx_course.editions.translate import in_edition
 
     zh, en = _load(ZH / name), _load(EN / name)
     shown = in_edition(zh, REPO, name.split("/")[0], "en", cells=lambda cell: not is_answer(cell))

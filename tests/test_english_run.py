@@ -1,6 +1,6 @@
 """The English edition re-executed, notebook by notebook, as nbval re-executes the Chinese one.
 
-``editions.run_assignment`` builds the English source notebook (``solutions/`` with its
+``editions.check.run_assignment`` builds the English source notebook (``solutions/`` with its
 catalogue), runs it with ``CTX_LANG=en`` in a kernel of its own and compares every code cell with
 the Chinese stored outputs (which nbval checks): the same errors, and the same numbers in its text.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ctx_course.config import assignments
-from ctx_course.editions import run_assignment
+from ctx_course.editions.check import run_assignment
 
 from conftest import REPO
 

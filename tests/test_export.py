@@ -114,7 +114,7 @@ def test_long_csv_has_one_row_per_student_and_cell(graded):
 
 
 def test_nbgrader_export_uses_the_canvas_plugin(graded, tmp_path):
-    """`nbgrader export --exporter=ctx_course.grading.export.CanvasExportPlugin` writes the same file as the CLI."""
+    """`nbgrader export --exporter=ctx_course.term.export.CanvasExportPlugin` writes the same file as the CLI."""
     target = tmp_path / "nbgrader-canvas.csv"
     db = graded / "work" / "gradebook.db"
     subprocess.run(
@@ -123,7 +123,7 @@ def test_nbgrader_export_uses_the_canvas_plugin(graded, tmp_path):
             "-m",
             "nbgrader",
             "export",
-            "--exporter=ctx_course.grading.export.CanvasExportPlugin",
+            "--exporter=ctx_course.term.export.CanvasExportPlugin",
             f"--to={target}",
             f"--CourseDirectory.db_url=sqlite:///{db}",
         ],
@@ -136,7 +136,7 @@ def test_nbgrader_export_uses_the_canvas_plugin(graded, tmp_path):
 
 
 def test_nbgrader_export_uses_the_long_plugin(graded, tmp_path):
-    """`nbgrader export --exporter=ctx_course.grading.export.LongExportPlugin` writes one row per student × cell."""
+    """`nbgrader export --exporter=ctx_course.term.export.LongExportPlugin` writes one row per student × cell."""
     target = tmp_path / "cells.csv"
     db = graded / "work" / "gradebook.db"
     subprocess.run(
@@ -145,7 +145,7 @@ def test_nbgrader_export_uses_the_long_plugin(graded, tmp_path):
             "-m",
             "nbgrader",
             "export",
-            "--exporter=ctx_course.grading.export.LongExportPlugin",
+            "--exporter=ctx_course.term.export.LongExportPlugin",
             f"--to={target}",
             f"--CourseDirectory.db_url=sqlite:///{db}",
         ],

@@ -13,7 +13,7 @@ from nbgrader.converters.generate_feedback import GenerateFeedback
 from traitlets.config import Config
 
 from ctx_course.grading.autograde import grading_config
-from ctx_course.grading.feedback_page import MISSING_ALT, FeedbackExporter, describe_images
+from ctx_course.grading.steps.feedback_page import MISSING_ALT, FeedbackExporter, describe_images
 
 REPO = Path(__file__).resolve().parents[1]
 # Solution notebooks with stored plots (image/png outputs) and without.

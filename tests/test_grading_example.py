@@ -270,7 +270,7 @@ def test_canvas_file_of_the_example_class(graded):
     """The Canvas CSV: Points Possible 8, 6, 12, 7, 5 for 01–05; ada's 04 is 2.4; fay (no Canvas id) is left out."""
     from nbgrader.api import Gradebook
 
-    from ctx_course.grading.export import canvas_rows
+    from ctx_course.term.export import canvas_rows
 
     with Gradebook(graded["grader"].db_url, graded["grader"].course_id) as gb:
         export = canvas_rows(gb)
@@ -284,7 +284,7 @@ def test_canvas_file_of_the_example_class(graded):
 
 def test_similarity_pair_of_the_example_class(graded):
     """ben and gus handed in the same 04 under other names: the one pair of students the report finds."""
-    from ctx_course.grading.similarity import similarity_report
+    from ctx_course.term.similarity import similarity_report
 
     pairs = similarity_report(REPO, graded["work"])
     assert [(p.assignment, p.first, p.second) for p in pairs if p.kind == "students"] == [("04-assembly", "ben", "gus")]

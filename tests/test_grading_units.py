@@ -24,7 +24,9 @@ from ctx_course.cells import hidden_spans
 from ctx_course.cli import main
 from ctx_course.config import gradebook_schema_head, load_course_config, share_gradebook_engines
 from ctx_course.grading.autograde import grading_config
-from ctx_course.grading.preprocessors import (
+from ctx_course.grading.records import ClassReport, GradeResult, RosterError, Student
+from ctx_course.grading.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
+from ctx_course.grading.steps.preprocessors import (
     AUTOGRADE_PREPROCESSORS,
     FEEDBACK_PREPROCESSORS,
     HIDDEN_START,
@@ -32,8 +34,6 @@ from ctx_course.grading.preprocessors import (
     HideHiddenTests,
     ScoreFromErrorsOnly,
 )
-from ctx_course.grading.records import ClassReport, GradeResult, RosterError, Student
-from ctx_course.grading.report import CSV_COLUMNS, format_outcome, format_result, format_start, format_summary
 from ctx_course.grading.stopping import StopOnSignal
 from ctx_course.grading.submissions import collect, find_submissions, read_roster
 from ctx_course.sandbox import policy

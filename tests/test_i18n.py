@@ -15,13 +15,13 @@ import string
 
 import pytest
 
-from ctx_course.catalogues import (
+from ctx_course.editions.catalogues import (
     compiled_messages,
     message_sources,
     messages_path,
     mo_path,
 )
-from ctx_course.translation import has_chinese, read_catalogue
+from ctx_course.editions.translate import has_chinese, read_catalogue
 from ctx_reference import i18n
 
 from conftest import REPO
@@ -99,7 +99,7 @@ def bypassing(source: str) -> list[tuple[int, str]]:
 
 def test_no_chinese_message_bypasses_the_catalogue():
     """Every Chinese string in ctx_reference and ctx_course is a marked message, a docstring or data (`# data`)."""
-    from ctx_course.catalogues import message_modules
+    from ctx_course.editions.catalogues import message_modules
 
     found = []
     for path in message_modules(REPO):

@@ -81,7 +81,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 def test_the_import_walk_sees_lazy_imports_and_cycles_through_them():
     """The walk finds an import made inside a function, and find_cycle finds a circle closed by one."""
     graph = import_graph()
-    assert "ctx_course.leaderboard" in graph["ctx_course.cli"]  # imported inside _leaderboard()
+    assert "ctx_course.term.leaderboard" in graph["ctx_course.cli"]  # imported inside _leaderboard()
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
@@ -126,8 +126,8 @@ DOTTED = r"\bctx_course(?:\.\w+)+"
 def named_modules(text: str, modules: dict[str, Path]) -> set[str]:
     """Return the modules of the package that ``text`` names by dotted path (``a.b.Class`` names ``a.b``).
 
-    >>> sorted(named_modules('x = "ctx_course.grading.export.CanvasExport"', {"ctx_course.grading.export": Path()}))
-    ['ctx_course.grading.export']
+    >>> sorted(named_modules('x = "ctx_course.term.export.CanvasExport"', {"ctx_course.term.export": Path()}))
+    ['ctx_course.term.export']
     """
     import re
 

@@ -13,9 +13,9 @@ import pytest
 matplotlib.use("Agg")
 
 from ctx_course.cli import main  # noqa: E402
-from ctx_course.grading.behaviour import VERDICT_KEY  # noqa: E402
 from ctx_course.grading.grader import Grader  # noqa: E402
-from ctx_course.grading.item_analysis import CHECK, HIDDEN, check_items, hidden_outcomes, item_analysis, items_figure  # noqa: E402
+from ctx_course.grading.steps.behaviour import VERDICT_KEY  # noqa: E402
+from ctx_course.term.item_analysis import CHECK, HIDDEN, check_items, hidden_outcomes, item_analysis, items_figure  # noqa: E402
 
 from conftest import REPO, class_builder  # noqa: E402
 

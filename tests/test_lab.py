@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ctx_course.lab import LEARNER_CONFIG, lab_command
+from ctx_course.learner.lab import LEARNER_CONFIG, lab_command
 
 from conftest import LESSONS, REPO, notebooks
 from labserver import copy_course, start_learner_lab
@@ -267,7 +267,7 @@ def _config_path(env: dict[str, str]) -> list[str]:
 
 
 def test_lab_command_in_english_puts_the_english_config_first_and_sets_ctx_lang(tmp_path, monkeypatch):
-    """`language="en"`: learner_jupyter/en, then learner_jupyter, then the inherited path; CTX_LANG=en."""
+    """`language="en"`: jupyter_config/en, then jupyter_config, then the inherited path; CTX_LANG=en."""
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", "/somewhere/else")
     monkeypatch.setenv("CTX_LANG", "zh_CN")
     argv, env = lab_command(tmp_path, ["--no-browser"], language="en")
@@ -291,7 +291,7 @@ def test_lab_command_in_chinese_leaves_the_english_config_out(tmp_path, monkeypa
 @pytest.mark.parametrize("language", ["fr", "", "english"])
 def test_lab_command_and_exec_lab_reject_an_unknown_language(tmp_path, monkeypatch, language):
     """A language that is no edition raises ValueError naming `lang`, before anything is started."""
-    from ctx_course import lab
+    from ctx_course.learner import lab
 
     monkeypatch.setattr(lab.os, "execve", lambda *args: pytest.fail("exec_lab started a server"))
     (tmp_path / "workspace").mkdir()

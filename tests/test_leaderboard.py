@@ -8,7 +8,7 @@ import pytest
 
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.submissions import read_roster
-from ctx_course.leaderboard import Row, leaderboard, rank, read_row
+from ctx_course.term.leaderboard import Row, leaderboard, rank, read_row
 
 from conftest import REPO
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from ctx_course.notebook_merge import cell_digest, cell_key, merge_notebook, release_record
+from ctx_course.learner.notebook_merge import cell_digest, cell_key, merge_notebook, release_record
 
 
 def _answer(key: str, source: str):

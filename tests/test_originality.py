@@ -69,7 +69,7 @@ def ascii_windows(text: str) -> set[str]:
 
 def markdown_cells(edition: str = "zh_CN"):
     """Yield (notebook path, cell id, text) for every markdown cell of solutions/, in ``edition``."""
-    from ctx_course.editions import english_notebook
+    from ctx_course.editions.check import english_notebook
 
     for path in sorted((REPO / "solutions").glob("*/*.ipynb")):
         notebook = json.loads(path.read_text(encoding="utf-8"))

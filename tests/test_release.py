@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ctx_course.editions import english_notebook
+from ctx_course.editions.check import english_notebook
 from ctx_course.release import generate_release
 
 from conftest import LESSONS, REPO, SOLUTIONS, notebooks

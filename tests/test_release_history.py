@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from ctx_course.release_history import likeliest_release, past_releases
+from ctx_course.learner.release_history import likeliest_release, past_releases
 
 
 def _answer(source: str):

@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from ctx_course.cli import main
-from ctx_course.grading.similarity import MODEL, answer_code, compare_answers
+from ctx_course.term.similarity import MODEL, answer_code, compare_answers
 
 from conftest import LESSONS, REPO, SOLUTIONS, class_builder
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ctx_course.workspace import Pending, WorkspaceError, pending_updates, prepare_workspace, update_workspace
+from ctx_course.learner.workspace import Pending, WorkspaceError, pending_updates, prepare_workspace, update_workspace
 
 from conftest import LESSONS, REPO, notebooks
 

@@ -15,7 +15,7 @@ coordinator's (``grader.py``, ``gradebook_writer.py``). Student code runs only i
 kernels and answer processes of its pool, never in this process.
 
 Leaves out: which submissions to grade and what is done with the result (``grader.py``), the
-nbgrader steps themselves (``preprocessors.py``, ``metadata.py``, ``behaviour.py``).
+nbgrader steps themselves (``steps/preprocessors.py``, ``steps/metadata.py``, ``steps/behaviour.py``).
 
 Vocabulary: the *scratch folder* is ``<temporary folder>/ctx-worker-<pid>-<random>/``, removed by
 ``close()`` (or, after a kill, by the next grader that starts on the machine); its ``work/`` is
@@ -42,13 +42,13 @@ from ..sandbox.kernels import KERNEL_FOLDER_PREFIX, KERNEL_LOG_LEVEL, KernelPool
 from ..sandbox.policy import SandboxPolicy, sandbox_limits
 from ..scratch_folders import owned_folder, remove_abandoned
 from .assignment_rows import write_definition
-from .behaviour import discard_pending
 from .diagnosis import diagnose, kernel_failed_to_start
-from .feedback_page import FeedbackExporter
 from .gradebook_writer import read_files, write_files
-from .preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .records import GradedSubmission, GradeResult, NotebookRows, PreparedAssignment
-from .reference_build import ReferenceBuilds
+from .steps.behaviour import discard_pending
+from .steps.feedback_page import FeedbackExporter
+from .steps.preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
+from .steps.reference_build import ReferenceBuilds
 from .submissions import links_in
 
 # Where the grading run keeps the release it generates to fill the gradebook (never lessons/).

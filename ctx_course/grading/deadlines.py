@@ -51,7 +51,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from ctx_reference.i18n import _, using
 
 from ..config import CONFIG_FILE, assignments
-from ..translation import submitted_edition
+from ..editions.translate import submitted_edition
 from .records import Lateness
 
 DEADLINES_FILE = "deadlines.toml"  # beside nbgrader_config.py

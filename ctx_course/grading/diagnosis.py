@@ -21,9 +21,9 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests
 
 from ..cells import source_text
-from ..translation import in_edition, submitted_edition
-from .metadata import release_cells, restore_metadata
-from .preprocessors import ANSI_ESCAPE
+from ..editions.translate import in_edition, submitted_edition
+from .steps.metadata import release_cells, restore_metadata
+from .steps.preprocessors import ANSI_ESCAPE
 
 # What nbgrader's log says when a kernel could not start (a port taken by another process, say).
 KERNEL_START_FAILURES = ("Address already in use", "Kernel died before replying to kernel_info")

@@ -23,7 +23,7 @@ from traitlets import Any
 from ctx_reference.i18n import N_, _, using
 
 from ..cells import is_graded
-from ..translation import submitted_edition
+from ..editions.translate import submitted_edition
 from .kernels import stop_kernel
 
 # The kernel-side code that puts IPython's hooks back before each graded cell (sent as text).

@@ -116,7 +116,7 @@ def _nbgrader(cell: dict) -> dict:
 
 def _english_heading() -> str:
     """The English title of the notebook: the first line of the translation of its first cell."""
-    from ctx_course.translation import read_catalogue
+    from ctx_course.editions.translate import read_catalogue
 
     (message,) = [m for m in read_catalogue(CATALOGUE) if m.context == "cell-00" and m.id]
     assert message.string and not message.fuzzy, "the catalogue has no English for cell-00"
@@ -127,7 +127,7 @@ def _english_heading() -> str:
 
 def _model_answers() -> dict[str, str]:
     """The model answer of each code answer cell, in the English edition, as a learner would type it."""
-    from ctx_course.translation import edition_translations, translate_notebook
+    from ctx_course.editions.translate import edition_translations, translate_notebook
 
     solution = json.loads((SOLUTIONS / NAME).read_text(encoding="utf-8"))
     english = translate_notebook(solution, edition_translations(REPO, "en", ASSIGNMENT), "en")
@@ -203,7 +203,7 @@ def test_english_lab_menu_bar_is_in_english(opened):
 
 def test_english_notebook_opens_with_its_english_heading_and_english_text(opened):
     """The notebook's first heading is the English one of i18n/en/02-remaining.po; no narrative cell shows Chinese."""
-    from ctx_course.translation import has_chinese
+    from ctx_course.editions.translate import has_chinese
 
     assert opened["heading"] == _english_heading()
     answers = {c["id"] for c in _cells(LESSONS_EN / NAME) if _nbgrader(c).get("solution")}
@@ -238,7 +238,7 @@ def test_english_notebook_with_the_model_answer_runs_and_its_check_passes(answer
 
 def test_english_check_cell_speaks_english(answered):
     """The check cell's ✓ lines read in English: no Chinese in them (once the compiled catalogue has them)."""
-    from ctx_course.translation import has_chinese
+    from ctx_course.editions.translate import has_chinese
 
     answers = _model_answers()
     for check in _check_cells():

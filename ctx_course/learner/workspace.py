@@ -30,9 +30,9 @@ import nbformat
 
 from ctx_reference.i18n import _, language, normalize
 
+from ..editions.translate import EDITIONS
 from .notebook_merge import MergeReport, merge_notebook, release_record
 from .release_history import find_record
-from .translation import EDITIONS
 
 WORKSPACE = "workspace"
 WORKSPACES = {"zh_CN": WORKSPACE, "en": "workspace-en"}

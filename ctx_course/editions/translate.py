@@ -10,7 +10,7 @@ What is translated, by cell id (each entry's ``msgctxt``):
 - a markdown cell, whole: its Chinese source is the ``msgid``;
 - in a code cell, each line that holds Chinese, without its indentation. In a check cell or an
   answer cell only comments, docstrings and the messages of ``assert`` and ``AssertionError`` may
-  change (``editions.check_assignment`` compares the code's syntax trees): a check's labels and
+  change (``check.check_assignment`` compares the code's syntax trees): a check's labels and
   messages are translated where they are shown (``ctx_reference.i18n``), so the code a learner
   runs and the grader grades is one. In other code cells a line's strings may change too (what a
   demonstration prints), never its code.
@@ -39,7 +39,7 @@ from typing import Any
 
 from ctx_reference.i18n import N_, gettext, using
 
-from .cells import is_answer, is_graded, source_text
+from ..cells import is_answer, is_graded, source_text
 
 CATALOGUES = "i18n"
 """Folder of the notebook catalogues under the course root: ``i18n/<language>/<assignment>.po``."""

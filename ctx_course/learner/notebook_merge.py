@@ -31,7 +31,7 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .cells import is_answer, source_text
+from ..cells import is_answer, source_text
 
 
 def cell_key(cell: Mapping) -> str | None:

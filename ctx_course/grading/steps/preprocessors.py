@@ -49,10 +49,10 @@ from traitlets import Integer
 
 from ctx_reference.i18n import N_, _, using
 
-from ..cells import hidden_spans, is_answer, is_check_cell, source_lines
-from ..translation import as_source_stub, in_edition, stubs, submitted_edition
+from ...cells import hidden_spans, is_answer, is_check_cell, source_lines
+from ...editions.translate import as_source_stub, in_edition, stubs, submitted_edition
+from ..deadlines import ShowLateness
 from .behaviour import ScoreFromBehaviour, StartEvaluation
-from .deadlines import ShowLateness
 from .metadata import RestoreMetadata
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
@@ -349,13 +349,13 @@ class ShowEdition(NbGraderPreprocessor):
 
     nbgrader puts back the check cells and read-only cells of the gradebook, which holds the
     Chinese edition. A submission of the English edition gets them back in English
-    (``translation.in_edition``: in these cells only comments, docstrings and assert messages
+    (``editions.translate.in_edition``: in these cells only comments, docstrings and assert messages
     differ), so its notebook, its autograded copy and its feedback read in one language. Answer
     cells are the learner's and are never touched.
     """
 
     def preprocess(self, nb, resources):
-        from ..cells import is_answer
+        from ...cells import is_answer
         edition = submitted_edition(nb)
         if edition == "zh_CN":
             return nb, resources

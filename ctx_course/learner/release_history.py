@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .cells import is_answer
+from ..cells import is_answer
 from .notebook_merge import cell_digest, cell_key, release_record
 
 MAX_VERSIONS = 200  # most recent versions of one notebook looked at

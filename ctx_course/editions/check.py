@@ -7,7 +7,7 @@ and ``run_assignment`` (the English edition executed with ``CTX_LANG=en``; every
 output numbers compared with the Chinese edition's stored outputs). ``python -m ctx_course i18n
 check`` and ``run`` print their findings; ``tests/test_editions.py`` fails on any.
 
-What may differ, by cell (see ``translation.py``): in a check or answer cell only comments,
+What may differ, by cell (see ``translate.py``): in a check or answer cell only comments,
 docstrings and the messages of ``assert`` and ``AssertionError``; in another code cell also the
 strings it shows; never a name, a number or the structure of the code.
 """
@@ -20,9 +20,9 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from ..cells import source_text
 from .catalogues import messages_path, notebook_messages, source_notebook
-from .cells import source_text
-from .translation import (
+from .translate import (
     catalogue_entries,
     catalogue_path,
     locked_code,

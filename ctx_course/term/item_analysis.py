@@ -36,8 +36,8 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from ..cells import hidden_checks
-from .behaviour import VERDICT_KEY
-from .csv_files import write_csv
+from ..grading.csv_files import write_csv
+from ..grading.steps.behaviour import VERDICT_KEY
 
 CSV_COLUMNS = (
     "kind",

@@ -4,7 +4,7 @@ The repository root is an nbgrader course folder (``nbgrader_config.py``). A ser
 would hand the learner the Formgrader with every assignment, create ``grading/gradebook.db`` in the
 learner's checkout, and complain about nbgrader's exchange in "Assignment List". The learner's server
 therefore runs with ``workspace/`` as its working folder and root (no ``nbgrader_config.py`` is
-reachable from there), and with ``learner_jupyter/`` first on ``JUPYTER_CONFIG_PATH``, a Jupyter
+reachable from there), and with ``jupyter_config/`` first on ``JUPYTER_CONFIG_PATH``, a Jupyter
 configuration folder that turns the Formgrader, Assignment List and Course List off (server
 extensions and JupyterLab plugins alike) and keeps the Validate button.
 """
@@ -18,7 +18,7 @@ from ctx_reference.i18n import ENVIRONMENT, normalize
 
 from .workspace import WORKSPACES
 
-LEARNER_CONFIG = Path(__file__).with_name("learner_jupyter")
+LEARNER_CONFIG = Path(__file__).with_name("jupyter_config")
 """Jupyter configuration folder of the learner's server (see its README.md)."""
 EDITION_CONFIG = {"zh_CN": None, "en": LEARNER_CONFIG / "en"}
 """A configuration folder put before ``LEARNER_CONFIG`` for an edition: the English one sets JupyterLab's language."""

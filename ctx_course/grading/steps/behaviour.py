@@ -73,10 +73,10 @@ from traitlets import Integer
 
 from ctx_reference.i18n import N_, _, language, using
 
-from ..cells import hidden_checks, hidden_lines, is_answer, is_check_cell, source_lines, source_text
-from ..sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, LearnerFunction
-from ..sandbox.policy import is_course_package
-from ..translation import in_edition, submitted_edition
+from ...cells import hidden_checks, hidden_lines, is_answer, is_check_cell, source_lines, source_text
+from ...editions.translate import in_edition, submitted_edition
+from ...sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, LearnerFunction
+from ...sandbox.policy import is_course_package
 from .reference_build import ReferenceBuilds, graded_exercises, withheld_objects
 
 CHECK_FILE = "<check cell {}>"

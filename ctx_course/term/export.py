@@ -15,7 +15,7 @@ max``), for any other LMS or a spreadsheet.
 Covers: ``canvas_rows`` and ``long_rows`` (the rows, from an open gradebook),
 ``read_lms_ids``, ``export_grades_for_lms`` (what ``python -m ctx_course export`` runs), and the
 nbgrader export plugins ``CanvasExportPlugin`` and ``LongExportPlugin``
-(``nbgrader export --exporter=ctx_course.grading.export.CanvasExportPlugin --to canvas.csv``).
+(``nbgrader export --exporter=ctx_course.term.export.CanvasExportPlugin --to canvas.csv``).
 
 Leaves out: talking to Canvas (LTI grade passback, its REST API): the CSV is uploaded by hand
 (Grades → Import).
@@ -36,7 +36,7 @@ from nbgrader.plugins import ExportPlugin
 from traitlets import Unicode
 
 from ..config import load_course_config, work_folder
-from .csv_files import write_csv
+from ..grading.csv_files import write_csv
 
 CANVAS_IDENTITY = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 POINTS_POSSIBLE = "    Points Possible"  # as Canvas's own export writes it
@@ -151,7 +151,7 @@ def gradebook_location(root: str | os.PathLike, work: str | os.PathLike | None =
 
 
 class CanvasExportPlugin(ExportPlugin):
-    """Canvas's import CSV: ``nbgrader export --exporter=ctx_course.grading.export.CanvasExportPlugin --to c.csv``."""
+    """Canvas's import CSV: ``nbgrader export --exporter=ctx_course.term.export.CanvasExportPlugin --to c.csv``."""
 
     ids = Unicode("", help="CSV with columns assignment,lms_id: Canvas's id of each assignment").tag(config=True)
 
@@ -163,7 +163,7 @@ class CanvasExportPlugin(ExportPlugin):
 
 
 class LongExportPlugin(ExportPlugin):
-    """One row per student × cell: ``nbgrader export --exporter=ctx_course.grading.export.LongExportPlugin``."""
+    """One row per student × cell: ``nbgrader export --exporter=ctx_course.term.export.LongExportPlugin``."""
 
     def export(self, gradebook: Gradebook) -> None:
         write_csv(long_rows(gradebook), self.to or "cells.csv")

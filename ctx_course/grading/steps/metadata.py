@@ -27,8 +27,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ctx_reference.i18n import N_, _, using
 
-from ..cells import released_source, source_text
-from ..translation import submitted_edition
+from ...cells import released_source, source_text
+from ...editions.translate import submitted_edition
 
 SCHEMA_VERSION = 3
 # The first line of the other copies of a duplicated answer cell (the feedback shows it). They

@@ -12,7 +12,7 @@ English, delete the ``fuzzy`` flag and run ``python -m ctx_course i18n compile``
 ``python -m ctx_course release`` (for a notebook). ``tests/test_i18n.py`` fails until both are done.
 
 Leaves out: choosing the language at run time (``ctx_reference/i18n.py``) and building an edition
-(``translation.py``, ``release.py``).
+(``translate.py``, ``release.py``).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from pathlib import Path
 
 from ctx_reference.i18n import DOMAIN, LANGUAGES, LOCALE, SOURCE
 
-from .config import assignments
-from .translation import (
+from ..config import assignments
+from .translate import (
     catalogue_path,
     has_chinese,
     missing,
@@ -85,7 +85,7 @@ def notebook_messages(notebook: dict) -> list[str]:
     """
     import ast
 
-    from .cells import source_text
+    from ..cells import source_text
 
     found: list[str] = []
     for cell in notebook["cells"]:

@@ -38,7 +38,7 @@ from copydetect import CodeFingerprint, compare_files
 from copydetect.utils import highlight_overlap
 
 from ..cells import source_lines, source_text
-from .csv_files import write_csv
+from ..grading.csv_files import write_csv
 
 # copydetect's defaults: matches shorter than NOISE characters of filtered code are ignored,
 # matches of GUARANTEE or more are always found (winnowing window GUARANTEE - NOISE + 1).

@@ -32,10 +32,10 @@ import nbformat
 
 from ctx_reference.workloads import WorkloadShape
 
-from .cells import is_answer, is_check_cell
-from .config import load_course_config, work_folder
-from .sandbox.kernels import KernelPool, course_pool, stop_kernel
-from .sandbox.policy import sandbox_limits
+from ..cells import is_answer, is_check_cell
+from ..config import load_course_config, work_folder
+from ..sandbox.kernels import KernelPool, course_pool, stop_kernel
+from ..sandbox.policy import sandbox_limits
 
 # The learner's policy in the capstone notebook.
 POLICY_NAME = "my_policy"
@@ -237,7 +237,7 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
     # The grader's kernel pool: every notebook runs in the same sandbox, with the same limits, as
     # when it was graded (``sandbox=False`` only with the instructor's explicit --no-sandbox).
     sandboxed, memory, cpu = sandbox_limits(config, sandbox=sandbox)
-    from .grading.engine import check_jobs, default_jobs
+    from ..grading.engine import check_jobs, default_jobs
 
     jobs = min(default_jobs() if jobs is None else check_jobs(jobs), len(found))
     if cluster is not None or jobs > 1:
@@ -270,9 +270,9 @@ def leaderboard(root: str | os.PathLike, assignment: str, *, work: str | os.Path
 def _on_workers(root: Path, work: Path, found, marker: str, narrative: set[str], *, jobs: int, cluster: str | None,
                 sandbox: bool, memory: int, cpu: int) -> list[Row]:
     """Score every notebook on Dask workers (each sent as bytes); return the rows in the order found."""
-    from .grading.autograde import GradingSettings
-    from .grading.engine import DaskEngine
-    from .grading.fingerprint import course_fingerprint
+    from ..grading.autograde import GradingSettings
+    from ..grading.engine import DaskEngine
+    from ..grading.fingerprint import course_fingerprint
 
     settings = GradingSettings(root=str(root), sandbox=sandbox, memory_limit=memory, cpu_limit=cpu,
                                hidden=(str(work),), fingerprint=course_fingerprint(root))
@@ -284,7 +284,7 @@ def _on_workers(root: Path, work: Path, found, marker: str, narrative: set[str],
 def score_on_worker(student: str, notebook: bytes, marker: str, narrative: frozenset[str]):
     """The leaderboard's task: run one graded notebook with the scoring cell in a kernel of this worker."""
 
-    from .grading.worker import worker_problem, worker_state
+    from ..grading.worker import worker_problem, worker_state
 
     state = worker_state()
     problem = worker_problem(state)
