@@ -1,4 +1,4 @@
-"""The course package imports in one direction, the sandbox never imports grading, and every module is used.
+"""The course package imports in one direction, each room imports only the rooms it may, and every module is used.
 
 The imports are read from the source (``ast``), every one of them: at the top of a module, inside
 a function (a lazy import closes a circle as surely as one at the top) and under ``TYPE_CHECKING``.
@@ -91,14 +91,138 @@ def test_the_course_package_has_no_import_cycle():
     assert cycle == [], "import circle: " + " -> ".join(cycle)
 
 
-def test_nothing_in_the_sandbox_imports_grading():
-    """No module under ctx_course/sandbox/ imports a module of ctx_course.grading (the sandbox is the smaller side)."""
+# The rooms of ctx_course: each folder is one place and one time of running (CONTRIBUTING.md,
+# "The packages, by role"). A module outside them is one of the modules the rooms share.
+ROOMS = ("grading.steps", "grading", "sandbox", "term", "learner", "editions")
+SHARED = {"cli", "__main__", "release", "config", "cells", "exchange", "hubcheck", "scratch_folders", "deferred_iri"}
+# What runs inside the sandbox, in the learner's kernel or the answer process, sent there as text.
+IN_THE_SANDBOX = {f"{PACKAGE}.sandbox.kernel_guard", f"{PACKAGE}.sandbox.answerer"}
+
+
+def room(name: str) -> str:
+    """Return the room of the module ``name``: the folder of ctx_course it lies in, or "" for the package's top.
+
+    >>> room("ctx_course.grading.steps.behaviour"), room("ctx_course.grading.grader"), room("ctx_course.cells")
+    ('grading.steps', 'grading', '')
+    """
+    inner = name.removeprefix(f"{PACKAGE}.")
+    return next((r for r in ROOMS if inner == r or inner.startswith(f"{r}.")), "")
+
+
+def crossings(graph: dict[str, set[str]], source: str, targets: set[str]) -> dict[str, list[str]]:
+    """Return, for each module of the room ``source``, the modules of a room in ``targets`` it imports (none left out).
+
+    >>> crossings({"ctx_course.term.a": {"ctx_course.learner.b", "ctx_course.cells"}, "ctx_course.learner.b": set()},
+    ...           "term", {"learner"})
+    {'ctx_course.term.a': ['ctx_course.learner.b']}
+    """
+    found = {name: sorted(t for t in graph[name] if room(t) in targets) for name in graph if room(name) == source}
+    return {name: wrong for name, wrong in found.items() if wrong}
+
+
+def _room_modules(graph: dict[str, set[str]], name: str) -> list[str]:
+    modules = [module for module in graph if room(module) == name and module != f"{PACKAGE}.{name}"]
+    assert modules, f"ctx_course/{name.replace('.', '/')}/ holds no module"
+    return modules
+
+
+def test_every_module_of_the_package_lies_in_a_room_or_is_shared():
+    """A module at the top of ctx_course is one the rooms share (the command line, the release, the course's
+    configuration, what a cell is, the exchange, the hub check, scratch folders, start-up): a new module
+    has to be put in the room where and when it runs, or be named here."""
+    top = {name.removeprefix(f"{PACKAGE}.") for name in import_graph() if room(name) == "" and name != PACKAGE}
+    assert top == SHARED
+
+
+def test_the_room_check_sees_a_forbidden_import():
+    """crossings reports a module of one room importing another room, also a steps module importing the run,
+    and not an import of the shared modules or of a room it was not asked about."""
+    lab, workspace, step, engine = ("ctx_course.learner.lab", "ctx_course.learner.workspace",
+                                    "ctx_course.grading.steps.x", "ctx_course.grading.engine")
+    graph = {lab: {"ctx_course.grading.grader", "ctx_course.cells", workspace}, workspace: set(),
+             step: {engine}, engine: set()}
+    assert crossings(graph, "learner", {"grading"}) == {lab: ["ctx_course.grading.grader"]}
+    assert crossings(graph, "grading.steps", {"grading"}) == {step: [engine]}
+    assert crossings(graph, "learner", {"term", "sandbox"}) == {}
+
+
+def test_nothing_in_the_sandbox_imports_grading_the_term_or_the_learners_side():
+    """No module under ctx_course/sandbox/ imports a module of grading/, grading/steps/, term/ or learner/: the
+    boundary around student code is the smaller side, and what it knows of the run comes in as arguments."""
     graph = import_graph()
-    sandbox = [name for name in graph if name.startswith(f"{PACKAGE}.sandbox.")]
-    assert sandbox, "ctx_course/sandbox/ holds no module"
-    wrong = {name: sorted(t for t in graph[name] if t.startswith(f"{PACKAGE}.grading"))
-             for name in sandbox}
+    _room_modules(graph, "sandbox")
+    assert crossings(graph, "sandbox", {"grading", "grading.steps", "term", "learner"}) == {}
+
+
+def test_the_steps_do_not_import_the_run_that_drives_them():
+    """No module of grading/steps/ imports the run (grader, engine, worker, autograde): a step gets what it needs
+    through nbgrader's configuration, so nbgrader's own commands load it without a grading run."""
+    graph = import_graph()
+    _room_modules(graph, "grading.steps")
+    run = {f"{PACKAGE}.grading.{name}" for name in ("grader", "engine", "worker", "autograde")}
+    wrong = {name: sorted(graph[name] & run) for name in graph if room(name) == "grading.steps"}
     assert {name: targets for name, targets in wrong.items() if targets} == {}
+    assert crossings(graph, "grading.steps", {"term", "learner"}) == {}
+
+
+def test_the_grading_run_imports_nothing_of_the_term_or_the_learners_side():
+    """No module of grading/ or grading/steps/ imports term/ or learner/: what runs after a run, and the
+    learner's lab, may change without touching a grade."""
+    graph = import_graph()
+    _room_modules(graph, "grading")
+    assert crossings(graph, "grading", {"term", "learner"}) == {}
+
+
+def test_the_term_imports_nothing_of_the_learners_side():
+    """No module of term/ imports learner/: the term's tools read a graded class, never a learner's workspace."""
+    graph = import_graph()
+    _room_modules(graph, "term")
+    assert crossings(graph, "term", {"learner"}) == {}
+
+
+def test_the_learners_side_imports_nothing_of_grading_the_sandbox_or_the_term():
+    """No module of learner/ imports grading/, grading/steps/, sandbox/ or term/: the learner's lab and workspace
+    run on the learner's machine, where none of the grading run is."""
+    graph = import_graph()
+    _room_modules(graph, "learner")
+    assert crossings(graph, "learner", {"grading", "grading.steps", "sandbox", "term"}) == {}
+
+
+def test_the_editions_import_only_the_shared_modules():
+    """No module of editions/ imports another room (grading, steps, sandbox, term, learner): translating and
+    checking an edition needs only what a cell is and the course's configuration, and every room may use
+    which edition a submission is in."""
+    graph = import_graph()
+    _room_modules(graph, "editions")
+    assert crossings(graph, "editions", {"grading", "grading.steps", "sandbox", "term", "learner"}) == {}
+
+
+def test_the_shared_modules_import_no_room_but_the_command_line_and_the_release():
+    """Of the modules at the top of ctx_course only cli (which wires the verbs), __main__ and release (which
+    builds the editions' releases) import a room; the others are leaves every room may import."""
+    graph = import_graph()
+    wiring = {f"{PACKAGE}.{name}" for name in ("cli", "__main__", "release")}
+    shared = [name for name in graph if room(name) == "" and name not in wiring]
+    wrong = {name: sorted(t for t in graph[name] if room(t)) for name in shared}
+    assert {name: targets for name, targets in wrong.items() if targets} == {}
+
+
+def test_the_code_that_runs_in_the_learners_kernel_imports_nothing_of_ctx_course():
+    """ctx_reference (imported in the learner's kernel) and the parts of the sandbox sent into it as text
+    (kernel_guard, answerer) import no module of ctx_course, at the top, in a function or for type checking."""
+    sources = sorted((REPO / "ctx_reference").rglob("*.py"))
+    assert sources, "ctx_reference holds no module"
+    modules = _modules()
+    sources += [modules[name] for name in sorted(IN_THE_SANDBOX)]
+    wrong = {}
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            named = [n for n in names if n == PACKAGE or n.startswith(f"{PACKAGE}.")]
+            if named:
+                wrong.setdefault(path.relative_to(REPO).as_posix(), []).extend(named)
+    assert wrong == {}
 
 
 def test_the_records_cells_and_sandbox_policy_import_nothing_of_the_package():
