@@ -7,7 +7,7 @@ tests are (``hidden_spans``, ``hidden_lines``), which of them are named (``hidde
 check cell as the release shows it, without them (``released_source``). Every module that asks one of
 these questions asks it here, so when nbgrader's metadata changes there is one place to follow.
 
-Leaves out: changing cells (the preprocessors in ``grading/`` do). Imports nothing of the
+Leaves out: changing cells (the preprocessors in ``grading/steps/`` do). Imports nothing of the
 package, so the sandbox, the grading run and the leaderboard can all use it.
 
 Vocabulary: a *graded* cell is a code cell with nbgrader's ``grade`` flag (a check cell, or an

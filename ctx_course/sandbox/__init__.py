@@ -5,7 +5,7 @@ the leaderboard), and part of it inside the bubblewrap sandbox itself: ``kernel_
 learner's kernel and ``answerer`` in the answer process are sent there as text. The modules are
 listed in CONTRIBUTING.md.
 
-Nothing here imports ``ctx_course.grading``.
+Nothing here imports ``ctx_course.grading``, ``ctx_course.term`` or ``ctx_course.learner``.
 Import the modules themselves (``from ctx_course.sandbox.kernels import KernelPool``): this file
 imports none of them.
 """
