@@ -1,10 +1,12 @@
 """Measure the test suite against its floor: one serial execution of every solution notebook.
 
 Run with ``python benchmarks/bench_suite.py`` from the repository root (the environment active).
-It first runs every notebook of ``solutions/`` once, one after another, with
-``jupyter nbconvert --to notebook --execute`` into a temporary folder, in both editions (the
+It first executes every notebook of ``solutions/`` once, one after another, with ``nbclient`` in
+this one process (a fresh kernel for each notebook, as nbval gives each), in both editions (the
 English notebooks built from ``solutions/`` and ``i18n/en``, run with ``CTX_LANG=en``): the floor,
-what any suite that executes each notebook of each edition at least once must spend. Then it runs
+what any suite that executes each notebook of each edition at least once must spend. One process,
+because a process per notebook would add an interpreter's start and its imports to every notebook
+and so raise the floor. Then it runs
 ``python -m pytest -q`` as ``make test`` does, and prints both wall times (``time.perf_counter``)
 and their ratio.
 ``--floor-only`` skips the suite. The machine's load average is printed before and after each
@@ -25,16 +27,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def floor_seconds(notebooks: list[Path], env: dict[str, str] | None = None) -> float:
-    """Return the wall time of executing ``notebooks`` one after another, each in a fresh kernel."""
-    with tempfile.TemporaryDirectory(prefix="bench-suite-") as out:
-        start = time.perf_counter()
-        for notebook in notebooks:
-            subprocess.run(
-                [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-                 "--output-dir", out, str(notebook)],
-                check=True, capture_output=True, cwd=notebook.parent, env=env,
-            )
-        return time.perf_counter() - start
+    """Return the wall time of executing ``notebooks`` one after another in this process, each in a
+    fresh kernel started in the notebook's folder (with ``env`` as the kernel's environment)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    start = time.perf_counter()
+    for notebook in notebooks:
+        node = nbformat.read(notebook, as_version=4)
+        client = NotebookClient(node, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": str(notebook.parent)}})
+        client.execute(env=dict(os.environ) if env is None else env)
+    return time.perf_counter() - start
 
 
 def english_notebooks(folder: Path) -> list[Path]:
