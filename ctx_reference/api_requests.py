@@ -860,7 +860,7 @@ def format_differences(requests: dict[str, dict], *, limit: int = 60) -> str:
             rows.append([name if i == 0 else "", field, shown])
     same = [f for f in fields if f not in differing]
     table = format_table([_("请求"), _("字段"), _("内容")], rows, "<<<") if differing else ""
-    tail = _("各请求相同的字段：{fields}").format(fields="、".join(same)) if same else ""
+    tail = _("各请求相同的字段：{fields}").format(fields=_("、").join(same)) if same else ""
     return "\n".join(part for part in (table, tail) if part)
 
 

@@ -47,6 +47,8 @@ from ctx_reference.api_requests import (
     thinking_forms,
 )
 
+from notebook_cells import cells, namespace_before
+
 NOTEBOOK = Path(__file__).resolve().parents[1] / "solutions" / "06-strategies" / "strategies.ipynb"
 
 
@@ -268,25 +270,65 @@ def _printed_requests():
     return found
 
 
+def _built_requests():
+    """(name, call, request) for every request body notebook 06 builds: each dict in the namespace after its last
+    section-8 code cell (nested in dicts too) that holds a model and messages or input."""
+    index = next(i for i, c in enumerate(cells("06-strategies")) if c.get("id") == "cell-api-summary")
+    found = []
+
+    def visit(name, value):
+        if isinstance(value, dict) and "model" in value and ("messages" in value or "input" in value):
+            call = ("beta.messages.create" if "messages" in value
+                    else "responses.compact" if set(value) == {"model", "input"} else "responses.create")
+            found.append((name, call, value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                visit(f"{name}[{key!r}]", item)
+
+    for name, value in namespace_before("06-strategies", index).items():
+        if not name.startswith("_"):
+            visit(name, value)
+    return found
+
+
 def test_every_request_notebook_06_prints_is_accepted():
-    """Every request notebook 06 prints (both edits, both compactions, memory, OpenAI) passes the SDK check."""
+    """Every request notebook 06 prints in full passes the SDK check and every rule of REQUEST_RULES."""
     printed = _printed_requests()
-    assert [call for call, _ in printed].count("beta.messages.create") >= 4
-    assert {call for call, _ in printed} == set(ADAPTERS)
+    assert [call for call, _ in printed] == ["beta.messages.create"]
     for call, request in printed:
         sdk_validate(call, request)
-    kinds = {e["type"] for call, r in printed if call == "beta.messages.create"
-             for e in r.get("context_management", {}).get("edits", [])}
+        check_request(request)
+
+
+def test_every_request_notebook_06_builds_is_accepted():
+    """Every request body notebook 06 builds (both edits, both compactions and their follow-ups, memory, OpenAI)
+    passes the SDK check, and every Anthropic one every rule of REQUEST_RULES; the on-demand compaction request
+    carries the system and tools of the conversation it compacts."""
+    built = _built_requests()
+    assert {call for _, call, _ in built} == set(ADAPTERS)
+    assert sum(call == "beta.messages.create" for _, call, _ in built) >= 6
+    for name, call, request in built:
+        sdk_validate(call, request)
+        if call == "beta.messages.create":
+            check_request(request)
+            assert request["model"] == "claude-sonnet-5", name
+    anthropic = [r for _, call, r in built if call == "beta.messages.create"]
+    kinds = {e["type"] for r in anthropic for e in r.get("context_management", {}).get("edits", [])}
     assert kinds == {"clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112"}
-    assert any("compaction" in r for _, r in printed) and any(memory_tool() in r.get("tools", []) for _, r in printed)
+    assert all(r.get("tools") for r in anthropic)   # every conversation carries read_log's tool blocks
+    (compaction,) = {id(r): r for r in anthropic if "compaction" in r}.values()
+    assert compaction["system"] and all(r.get("system") == compaction["system"] for r in anthropic)
+    assert any(memory_tool() in r.get("tools", []) for r in anthropic)
+    assert [r["thinking"] for r in anthropic if "thinking" in r] and all(
+        r["thinking"] == {"type": "adaptive"} for r in anthropic if "thinking" in r)
 
 
-def test_every_request_notebook_06_prints_carries_the_documented_headers():
-    """The printed Anthropic requests: none sends an empty betas list; the on-demand follow-up (a signed block
-    first in messages) sends compact-2026-09-04, the threshold follow-up (unsigned block after the old messages)
-    compact-2026-01-12 only (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand,
+def test_every_request_notebook_06_builds_carries_the_documented_headers():
+    """The Anthropic requests notebook 06 builds: none sends an empty betas list; the on-demand follow-up (a signed
+    block first in messages) sends compact-2026-09-04, the threshold follow-up (unsigned block after the old
+    messages) compact-2026-01-12 only (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand,
     https://platform.claude.com/docs/en/build-with-claude/compaction-threshold)."""
-    anthropic = [r for call, r in _printed_requests() if call == "beta.messages.create"]
+    anthropic = [r for _, call, r in _built_requests() if call == "beta.messages.create"]
     assert all(r.get("betas") != [] for r in anthropic)
     carrying = {("signature" in b): r["betas"] for r in anthropic for m in r["messages"]
                 for b in (m["content"] if isinstance(m["content"], list) else []) if b["type"] == "compaction"}
