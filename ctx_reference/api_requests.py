@@ -885,3 +885,5 @@ API_FACTS: dict[str, tuple[str, ...]] = {
     **{rule.fact: () for rule in HEADER_RULES},
     **{rule.fact: () for rule in REQUEST_RULES},
 }
+#: Public constants that are not facts about an API (none so far: every constant here is documented behaviour).
+LESSON_CONSTANTS: tuple[str, ...] = ()

@@ -73,6 +73,15 @@ DEFAULT_THINKING_KEEP = 1
 #: What a cleared tool result holds instead of its content (this model's wording).
 PLACEHOLDER = "[工具结果已清除]"  # data
 
+#: The API facts this module states, by the stable id of their entry in docs/api-sources.md (see api_requests).
+API_FACTS: dict[str, tuple[str, ...]] = {
+    "default.clear-tool-uses-trigger": ("DEFAULT_TRIGGER",),
+    "default.clear-tool-uses-keep": ("DEFAULT_KEEP",),
+    "default.clear-thinking-keep": ("DEFAULT_THINKING_KEEP",),
+}
+#: Public constants that are this model's own choices, not facts about an API.
+LESSON_CONSTANTS = ("PLACEHOLDER",)
+
 
 def _content_text(content: object) -> str:
     if isinstance(content, str):

@@ -208,3 +208,15 @@ def model_limits(model: str) -> ModelLimits:
             return row
     raise ValueError(f"model must be a family of MODEL_TABLE ({', '.join(r.family for r in MODEL_TABLE)}) or its "
                      f"API id; look its window up on the provider's models page (got {model!r}, family {family!r})")
+
+
+#: The API facts this module states, by the stable id of their entry in docs/api-sources.md: each id names the
+#: module's constants it covers (MODEL_TABLE rows carry their own ``fact``). tests/test_api_sources.py checks that
+#: every id has an entry and every public constant of the module is an API fact or in LESSON_CONSTANTS.
+API_FACTS: dict[str, tuple[str, ...]] = {
+    **{row.fact: () for row in MODEL_TABLE},
+    "window.model-table": ("LONG_WINDOW", "LONG_MAX_OUTPUT", "DEFAULT_WINDOW"),
+    "window.truncation": ("TRUNCATES_SINCE_GENERATION", "WINDOW_STOP_REASON"),
+}
+#: Public constants that are the lesson's own rules or this module's vocabulary, not facts about an API.
+LESSON_CONSTANTS = ("COMPACT_FRACTION_DENOMINATOR", "SOURCES")
