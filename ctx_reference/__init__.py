@@ -46,7 +46,7 @@ from .sim import (
 )
 from .tokens import FakeTokenizer, Tokenizer, estimate_tokens
 from .trim import omission_marker, save_full_output, trim_and_save, trim_lines, trim_with_reference
-from .window import MODEL_TABLE, Outcome, Window, model_limits, remaining
+from .window import MODEL_TABLE, Outcome, Window, model_family, model_limits, remaining
 
 __all__ = [
     "Case", "ContextOverflowError", "LedgerEntry", "LedgerSummary", "PromptSpec", "Result",
@@ -55,7 +55,7 @@ __all__ = [
     "Assembly", "BudgetError", "FakeTokenizer", "Item", "LOST_IN_THE_MIDDLE", "MODEL_TABLE",
     "Outcome", "QuestionOutcome", "RecallModel", "STRATEGIES", "SimParams", "SimResult",
     "Tokenizer", "Window", "answer_position", "assemble", "estimate_tokens", "lesson_items",
-    "model_limits", "omission_marker", "remaining", "request_cost", "retrieved_recall",
+    "model_family", "model_limits", "omission_marker", "remaining", "request_cost", "retrieved_recall",
     "save_full_output", "select_to_clear", "simulate", "stuff_vs_retrieve", "stuffed_recall",
     "trim_and_save", "trim_lines", "trim_with_reference",
     "Record", "SessionParams", "SessionStart", "SessionsResult", "simulate_sessions",

@@ -26,22 +26,30 @@ Anthropic compactions differ in what the client sends back, and so in their head
 - on demand (``compaction``): the response holds only a signed block; the client sends it first,
   in place of the messages it summarised, on every later request, each with the on-demand header.
 
-The rules the APIs enforce beyond the types are checked here, each with a ValueError naming the
-argument: ``clear_thinking_20251015`` comes first among the edits and needs extended thinking
-(``thinking`` with ``budget_tokens`` >= 1,024 and below ``max_tokens``); a ``compact_20260112``
-trigger is at least 50,000 input tokens; a ``compaction`` request cannot also carry
-``context_management``; a signed block comes first, alone, and never with a ``compact_20260112``
-edit.
+The rules the APIs enforce beyond the types are data too: `REQUEST_RULES` holds each with the
+official page it comes from and the sentence it rests on, and `check_request` enforces them on a
+body, raising one ValueError that names the field and echoes its value. Every builder here ends
+with it, so none returns a body the API is documented to refuse: tool blocks need ``tools``; the
+thinking form must be one the model's generation accepts (`thinking_forms`: ``budget_tokens`` up to
+Claude 4.6, adaptive from Claude 4.6 on, budget refused from Claude 4.7); a budget is >= 1,024 and
+below ``max_tokens``; ``clear_thinking_20251015`` comes first among the edits, needs thinking on
+(either form) and keeps at least one turn; a ``compact_20260112`` trigger is at least 50,000 input
+tokens; a ``compaction`` request carries no ``context_management``, does not end in an unanswered
+tool call, and carries the conversation's own ``system`` and ``tools`` (`compaction_request_for`);
+a signed block comes first, alone, unchanged, and never with a ``compact_20260112`` edit.
 
 What it leaves out: sending anything (no client, no network), responses, streaming, and every
 parameter the notebook does not use. `tests/test_api_requests.py` validates what these functions
-return against the installed ``anthropic`` and ``openai`` SDK types and tests each header rule;
-the providers' documentation stays the authority on behaviour.
+return against the installed ``anthropic`` and ``openai`` SDK types and tests each header rule and
+each request rule; the providers' documentation stays the authority on behaviour, and
+``docs/api-sources.md`` quotes it for every fact here, under the ids of `API_FACTS`.
 
-Vocabulary: an edit is one entry of ``context_management.edits``; an amount is ``{"type": unit,
-"value": N}``, the form every trigger, keep and minimum takes in Anthropic's API; a feature is one
-thing a request body contains that a header rule is about (an edit type, a tool type, the
-``compaction`` parameter, a compaction block in ``messages``).
+Vocabulary: a thinking form is the ``type`` of ``thinking``: ``"enabled"`` (with ``budget_tokens``:
+the budget form) or ``"adaptive"`` (the model decides how much to think); an edit is one entry of
+``context_management.edits``; an amount is ``{"type": unit, "value": N}``, the form every trigger,
+keep and minimum takes in Anthropic's API; a feature is one thing a request body contains that a
+header rule is about (an edit type, a tool type, the ``compaction`` parameter, a compaction block
+in ``messages``); a rule is one entry of `REQUEST_RULES`.
 
 Used by notebook 06 (strategies), section "真实 API 里的清理、压缩和记忆".
 """
@@ -55,12 +63,21 @@ from typing import Any
 
 from ctx_reference._validate import require_int, require_str
 from ctx_reference.context_editing import DEFAULT_KEEP, DEFAULT_THINKING_KEEP, DEFAULT_TRIGGER, check_messages
+from ctx_reference.window import model_family
 
 from .i18n import _
+from .tables import format_table
 
 __all__ = [
+    "API_FACTS",
     "CONTEXT_EDITING_DOC",
     "HEADER_RULES",
+    "REQUEST_RULES",
+    "RequestRule",
+    "check_request",
+    "compaction_request_for",
+    "format_differences",
+    "thinking_forms",
     "MEMORY_TOOL_DOC",
     "ON_DEMAND_COMPACTION_DOC",
     "THRESHOLD_COMPACTION_DOC",
@@ -100,12 +117,19 @@ DEFAULT_COMPACT_TRIGGER = 150_000
 MIN_COMPACT_TRIGGER = 50_000
 #: Smallest ``budget_tokens`` extended thinking accepts, in tokens.
 MIN_THINKING_BUDGET = 1_024
+#: First Claude generation that takes adaptive thinking (Claude 4.6: both forms, the budget one deprecated).
+ADAPTIVE_THINKING_SINCE = (4, 6)
+#: First Claude generation that refuses the budget form with a 400 (Claude 4.7 and later: adaptive only).
+BUDGET_REFUSED_SINCE = (4, 7)
 
 _DOCS = "https://platform.claude.com/docs/en"
 CONTEXT_EDITING_DOC = f"{_DOCS}/build-with-claude/context-editing"
 THRESHOLD_COMPACTION_DOC = f"{_DOCS}/build-with-claude/compaction-threshold"
 ON_DEMAND_COMPACTION_DOC = f"{_DOCS}/build-with-claude/compaction-on-demand"
 MEMORY_TOOL_DOC = f"{_DOCS}/agents-and-tools/tool-use/memory-tool"
+THINKING_TROUBLESHOOTING_DOC = f"{_DOCS}/build-with-claude/thinking-troubleshooting"
+SONNET_5_MIGRATION_DOC = "https://platform.claude.com/docs/zh-CN/models/sonnet-5/migration-guide"
+MESSAGES_API_DOC = f"{_DOCS}/api/messages"
 
 
 @dataclass(frozen=True)
@@ -115,6 +139,31 @@ class HeaderRule:
     feature: str
     beta: str | None
     source: str
+
+    @property
+    def fact(self) -> str:
+        """The stable id of this rule's entry in docs/api-sources.md."""
+        return f"header.{self.feature}"
+
+
+@dataclass(frozen=True)
+class RequestRule:
+    """A rule the API enforces on a request body beyond the SDK's types, with the page and the sentence it rests on.
+
+    `id` is stable: `check_request` reports it, docs/api-sources.md has an entry under ``request.<id>``
+    and tests/test_api_requests.py a test ``test_rule_<id with _ for ->``.
+    """
+
+    id: str
+    rule: str
+    page: str
+    url: str
+    sentence: str
+
+    @property
+    def fact(self) -> str:
+        """The stable id of this rule's entry in docs/api-sources.md."""
+        return f"request.{self.id}"
 
 
 #: Every documented header rule of the Anthropic requests notebook 06 shows, in the order ``betas`` lists them.
@@ -128,6 +177,81 @@ HEADER_RULES = (
     HeaderRule("compaction", ON_DEMAND_COMPACTION_BETA, ON_DEMAND_COMPACTION_DOC),
     HeaderRule("signed_compaction_block", ON_DEMAND_COMPACTION_BETA, ON_DEMAND_COMPACTION_DOC),
     HeaderRule("memory_20250818", None, MEMORY_TOOL_DOC),
+)
+
+#: The documented 400 rules of the requests notebook 06 shows that the SDK's types cannot express.
+#: Each quotes its page as read for docs/api-sources.md; `check_request` enforces every one.
+REQUEST_RULES = (
+    RequestRule(
+        "tool-blocks-need-tools",
+        "messages that carry tool_use or tool_result blocks need a non-empty tools list",
+        "Messages API: the 400 invalid_request_error it returns", MESSAGES_API_DOC,
+        "Requests which include `tool_use` or `tool_result` blocks must define tools."),
+    RequestRule(
+        "thinking-form",
+        "the thinking form must be one the model's generation accepts: budget_tokens up to Claude 4.6, "
+        "adaptive from Claude 4.6 on; Claude 4.7 and later refuse the budget form",
+        "Troubleshooting thinking", THINKING_TROUBLESHOOTING_DOC,
+        "Claude Opus 4.7, Claude Opus 4.8, Claude Sonnet 5, Claude Fable 5, and Claude Mythos 5 do not support it "
+        "and reject requests that use it, returning a 400 error."),
+    RequestRule(
+        "thinking-budget-range",
+        "budget_tokens is at least 1,024 and below max_tokens",
+        "Messages API reference: thinking", MESSAGES_API_DOC,
+        "With `{\"type\": \"enabled\"}` (manual extended thinking), you set a `budget_tokens` of at least 1,024. "
+        "Thinking tokens count toward your `max_tokens` limit."),
+    RequestRule(
+        "clear-thinking-first",
+        "clear_thinking_20251015 is the first of the edits",
+        "Context editing", CONTEXT_EDITING_DOC,
+        "When using multiple strategies, the `clear_thinking_20251015` strategy must be listed first in the "
+        "`edits` array."),
+    RequestRule(
+        "clear-thinking-needs-thinking",
+        "clear_thinking_20251015 is sent with thinking on (either form)",
+        "Context editing", CONTEXT_EDITING_DOC,
+        "The `clear_thinking_20251015` strategy manages `thinking` blocks in conversations when extended "
+        "thinking is enabled."),
+    RequestRule(
+        "thinking-keep-positive",
+        "clear_thinking_20251015 keeps at least one thinking turn, or \"all\"",
+        "Context editing", CONTEXT_EDITING_DOC,
+        "`keep` `{type: \"thinking_turns\", value: 1}` ... N must be > 0 ... or `\"all\"`"),
+    RequestRule(
+        "compact-trigger-minimum",
+        "a compact_20260112 trigger is at least 50,000 input tokens",
+        "Compaction at a token threshold", THRESHOLD_COMPACTION_DOC,
+        "`value` must be at least 50,000 tokens"),
+    RequestRule(
+        "compaction-without-context-management",
+        "a compaction request carries no context_management",
+        "Compaction on demand", ON_DEMAND_COMPACTION_DOC,
+        "You can't combine `compaction` with `context_management` on one request."),
+    RequestRule(
+        "compaction-no-open-tool-call",
+        "a compaction request does not end in an assistant turn whose tool call has no result yet",
+        "Compaction on demand", ON_DEMAND_COMPACTION_DOC,
+        "If the last `assistant` turn ends in a tool call with no result yet, the API rejects the request"),
+    RequestRule(
+        "compaction-same-system-and-tools",
+        "a compaction request carries the conversation's own system and tools",
+        "Compaction on demand", ON_DEMAND_COMPACTION_DOC,
+        "Send the same `system` prompt and `tools` that you use for the rest of the conversation."),
+    RequestRule(
+        "signed-block-first",
+        "a signed compaction block opens messages, in place of the messages it summarises",
+        "Compaction on demand", ON_DEMAND_COMPACTION_DOC,
+        "If any remain in front of the block, the request returns a 400 error (`compaction_block_misplaced`)"),
+    RequestRule(
+        "one-compaction-block",
+        "a request carries exactly one compaction block, the newest",
+        "Compaction on demand", ON_DEMAND_COMPACTION_DOC,
+        "Send exactly one `compaction` block per request"),
+    RequestRule(
+        "no-threshold-with-signed-block",
+        "a request carrying a signed block has no compact_20260112 edit",
+        "Compaction on demand", ON_DEMAND_COMPACTION_DOC,
+        "Threshold compaction (`compact_20260112`) can't run on a request that carries a signed block."),
 )
 
 _UNITS = ("input_tokens", "tool_uses", "thinking_turns")
@@ -199,8 +323,9 @@ def clear_thinking_edit(keep: int | str = DEFAULT_THINKING_KEEP) -> dict:
     if keep == "all":
         return {"type": "clear_thinking_20251015", "keep": "all"}
     if isinstance(keep, str):
-        raise ValueError(f"keep must be an int >= 0 or 'all' (got {keep!r})")
-    return {"type": "clear_thinking_20251015", "keep": amount("thinking_turns", require_int(keep, "keep", minimum=0))}
+        raise ValueError(f"keep must be an int >= 1 or 'all' (got {keep!r})")
+    # REQUEST_RULES thinking-keep-positive: "N must be > 0"
+    return {"type": "clear_thinking_20251015", "keep": amount("thinking_turns", require_int(keep, "keep", minimum=1))}
 
 
 def compact_edit(
@@ -295,21 +420,146 @@ def required_betas(request: dict) -> list[str]:
     return betas
 
 
-def _check_compaction_blocks(messages: Sequence[dict], kinds: Sequence[object]) -> None:
-    """Refuse what the on-demand page rejects: a signed block that is not alone and first, or meets compact_20260112."""
+def _generation(family: str) -> tuple[int, int]:
+    """(major, minor) of a family name: "Sonnet 5" -> (5, 0), "Opus 4.7" -> (4, 7)."""
+    major, _, minor = family.split(" ")[-1].partition(".")
+    return int(major), int(minor or 0)
+
+
+def thinking_forms(model: str) -> tuple[str, ...]:
+    """Return the thinking forms (``thinking.type``) a Claude model accepts, by its generation (REQUEST_RULES).
+
+    Claude 4.5 and earlier take only the budget form (``"enabled"``); Claude 4.6 takes both (the budget
+    one deprecated); Claude 4.7 and later refuse it with a 400 and take ``"adaptive"``; Claude Mythos
+    Preview takes both.
+
+    >>> thinking_forms("claude-sonnet-5"), thinking_forms("claude-sonnet-4-6"), thinking_forms("claude-sonnet-4-5")
+    (('adaptive',), ('adaptive', 'enabled'), ('enabled',))
+
+    Used by notebook 06.
+    """
+    family = model_family(model)
+    if family == "Mythos Preview":
+        return ("adaptive", "enabled")
+    generation = _generation(family)
+    if generation >= BUDGET_REFUSED_SINCE:
+        return ("adaptive",)
+    if generation >= ADAPTIVE_THINKING_SINCE:
+        return ("adaptive", "enabled")
+    return ("enabled",)
+
+
+def _blocks(messages: Sequence[dict]) -> list[dict]:
+    return [b for m in messages if isinstance(m, dict) and isinstance(m.get("content"), list)
+            for b in m["content"] if isinstance(b, dict)]
+
+
+def _open_tool_call(messages: Sequence[dict]) -> bool:
+    last = messages[-1] if messages else None
+    return (isinstance(last, dict) and last.get("role") == "assistant" and isinstance(last.get("content"), list)
+            and any(isinstance(b, dict) and b.get("type") == "tool_use" for b in last["content"]))
+
+
+def _rule_errors(request: dict, conversation: dict | None) -> list[tuple[str, str]]:
+    """(rule id, message) for every rule of REQUEST_RULES the Anthropic body breaks, in the table's order."""
+    messages = request.get("messages", [])
+    edits = (request.get("context_management") or {}).get("edits", [])
+    kinds = [e.get("type") if isinstance(e, dict) else None for e in edits]
+    thinking = request.get("thinking")
+    errors: list[tuple[str, str]] = []
+    tool_blocks = [b["type"] for b in _blocks(messages) if b.get("type") in ("tool_use", "tool_result")]
+    if tool_blocks and not request.get("tools"):
+        errors.append(("tool-blocks-need-tools",
+                       "tools must define the conversation's tools when messages carry tool_use or tool_result "
+                       f"blocks (got tools={request.get('tools')!r} with {len(tool_blocks)} such blocks)"))
+    if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
+        forms = thinking_forms(request["model"])
+        if thinking["type"] not in forms:
+            want = "adaptive thinking" if forms == ("adaptive",) else "the budget form (budget_tokens)"
+            errors.append(("thinking-form",
+                           f"thinking must be {want} for {model_family(request['model'])} (model="
+                           f"{request['model']!r}): it takes {' or '.join(forms)} only (got {thinking!r})"))
+        if thinking["type"] == "enabled":
+            budget = thinking.get("budget_tokens")
+            if isinstance(budget, bool) or not isinstance(budget, int) or not (
+                    MIN_THINKING_BUDGET <= budget < request.get("max_tokens", 0)):
+                errors.append(("thinking-budget-range",
+                               f"thinking.budget_tokens must be >= {MIN_THINKING_BUDGET} and below "
+                               f"max_tokens={request.get('max_tokens')!r} (got {budget!r})"))
+    if "clear_thinking_20251015" in kinds[1:]:
+        errors.append(("clear-thinking-first",
+                       f"edits must list clear_thinking_20251015 first (got the order {kinds!r})"))
+    if "clear_thinking_20251015" in kinds and not (
+            isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive")):
+        errors.append(("clear-thinking-needs-thinking",
+                       "thinking must be on (a budget, or adaptive) with clear_thinking_20251015, which only "
+                       f"manages thinking blocks (got thinking={thinking!r})"))
+    for edit in edits:
+        if isinstance(edit, dict) and edit.get("type") == "clear_thinking_20251015":
+            keep = edit.get("keep", "all")
+            if keep != "all" and not (isinstance(keep, dict) and isinstance(keep.get("value"), int)
+                                      and keep["value"] >= 1):
+                errors.append(("thinking-keep-positive",
+                               f"clear_thinking_20251015 keep must keep >= 1 thinking turn or 'all' (got {keep!r})"))
+        if isinstance(edit, dict) and edit.get("type") == "compact_20260112":
+            value = (edit.get("trigger") or {}).get("value", DEFAULT_COMPACT_TRIGGER)
+            if not isinstance(value, int) or value < MIN_COMPACT_TRIGGER:
+                errors.append(("compact-trigger-minimum",
+                               f"compact_20260112 trigger must be >= {MIN_COMPACT_TRIGGER} (got {value!r})"))
+    if "compaction" in request:
+        if "context_management" in request:
+            errors.append(("compaction-without-context-management",
+                           "context_management must be left out of a compaction request "
+                           f"(got {request['context_management']!r})"))
+        if _open_tool_call(messages):
+            errors.append(("compaction-no-open-tool-call",
+                           "messages must not end in an assistant turn whose tool call has no result yet: send its "
+                           f"tool results first, then compact (got {messages[-1]!r})"))
+        if conversation is not None:
+            for field in ("system", "tools"):
+                if request.get(field) != conversation.get(field):
+                    errors.append(("compaction-same-system-and-tools",
+                                   f"{field} of the compaction request must be the conversation's "
+                                   f"(got {request.get(field)!r}, the conversation sends {conversation.get(field)!r})"))
     blocks = _compaction_blocks(messages)
     signed = [(m, b) for m, b, is_signed in blocks if is_signed]
-    if not signed:
-        return
-    if "compact_20260112" in kinds:
-        raise ValueError("edits must not hold compact_20260112 when messages carry a signed compaction block: "
-                         f"threshold compaction cannot run on such a request (got the edits {list(kinds)!r})")
-    if len(blocks) > 1:
-        raise ValueError(f"messages must carry exactly one compaction block, the newest (got {len(blocks)})")
-    if signed[0] != (0, 0):
+    if signed and signed[0] != (0, 0):
         m, b = signed[0]
-        raise ValueError("messages must start with the signed compaction block, in place of the messages it "
-                         f"summarises (got it at message {m}, block {b})")
+        errors.append(("signed-block-first",
+                       "messages must start with the signed compaction block, in place of the messages it "
+                       f"summarises (got it at message {m}, block {b})"))
+    if signed and len(blocks) > 1:
+        errors.append(("one-compaction-block",
+                       f"messages must carry exactly one compaction block, the newest (got {len(blocks)})"))
+    if signed and "compact_20260112" in kinds:
+        errors.append(("no-threshold-with-signed-block",
+                       "edits must not hold compact_20260112 when messages carry a signed compaction block: "
+                       f"threshold compaction cannot run on such a request (got the edits {kinds!r})"))
+    return errors
+
+
+def check_request(request: dict, *, conversation: dict | None = None) -> dict:
+    """Return the Anthropic request body `request` if it breaks none of `REQUEST_RULES`; else raise ValueError.
+
+    The error names the field and echoes its value, and says which rule (its id) it breaks. For a
+    compaction request, `conversation` is the request the conversation sends otherwise: its
+    ``system`` and ``tools`` must be the same.
+
+    >>> check_request({"model": "claude-sonnet-5", "max_tokens": 8_000,
+    ...                "thinking": {"type": "enabled", "budget_tokens": 4_000}, "messages": []})
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: thinking must be adaptive thinking for Sonnet 5 (model='claude-sonnet-5'): ... [rule thinking-form]
+
+    Used by every Anthropic builder here and by notebook 06's tests.
+    """
+    if not isinstance(request, dict) or not isinstance(request.get("model"), str):
+        raise ValueError(f"request must be a dict with a model (got {request!r})")
+    errors = _rule_errors(request, conversation)
+    if errors:
+        rule, message = errors[0]
+        raise ValueError(f"{message} [rule {rule}]")
+    return request
 
 
 def _with_betas(request: dict[str, Any]) -> dict[str, Any]:
@@ -334,6 +584,29 @@ def _base(messages: object, model: str, max_tokens: int, system: object, tools: 
     return request
 
 
+def _thinking(model: str, max_tokens: int, thinking_budget: int | None, adaptive_thinking: bool) -> dict | None:
+    """The ``thinking`` field the arguments ask for, checked against the model's forms (errors name the argument)."""
+    if not isinstance(adaptive_thinking, bool):
+        raise ValueError(f"adaptive_thinking must be a bool (got {adaptive_thinking!r})")
+    if thinking_budget is None:
+        if not adaptive_thinking:
+            return None
+        if "adaptive" not in thinking_forms(model):
+            raise ValueError(f"adaptive_thinking is not taken by {model_family(model)} (model={model!r}), which "
+                             f"only takes the budget form: pass thinking_budget instead (got {adaptive_thinking!r})")
+        return {"type": "adaptive"}
+    if adaptive_thinking:
+        raise ValueError(f"thinking_budget must be left out with adaptive_thinking=True (got {thinking_budget!r})")
+    require_int(thinking_budget, "thinking_budget", minimum=MIN_THINKING_BUDGET)
+    if thinking_budget >= max_tokens:
+        raise ValueError(f"thinking_budget must be below max_tokens={max_tokens} (got {thinking_budget!r})")
+    if "enabled" not in thinking_forms(model):
+        raise ValueError(f"thinking_budget is refused by {model_family(model)} (model={model!r}): Claude 4.7 and "
+                         f"later take only adaptive thinking, so pass adaptive_thinking=True "
+                         f"(got {thinking_budget!r})")
+    return {"type": "enabled", "budget_tokens": thinking_budget}
+
+
 def anthropic_request(
     messages: Sequence[dict],
     *,
@@ -343,18 +616,23 @@ def anthropic_request(
     system: object = None,
     tools: Sequence[dict] = (),
     thinking_budget: int | None = None,
+    adaptive_thinking: bool = False,
 ) -> dict:
     """Return the keyword arguments of ``client.beta.messages.create`` for a request with these `edits`.
 
     ``betas`` lists the beta headers the body needs (`required_betas`: the edits, and a compaction
-    block in `messages`) and is left out when it needs none. A ``clear_thinking_20251015`` edit
-    must come first and needs `thinking_budget` (extended thinking, >= 1,024 and < `max_tokens`).
-    A signed compaction block must open `messages`, alone, without a ``compact_20260112`` edit.
+    block in `messages`) and is left out when it needs none. Thinking is on with `thinking_budget`
+    (the budget form: Claude 4.6 and earlier, >= 1,024 and < `max_tokens`) or `adaptive_thinking`
+    (Claude 4.6 and later); `thinking_forms` says which the `model` takes. The body passes
+    `check_request`: tool blocks in `messages` need `tools`, ``clear_thinking_20251015`` comes first
+    and needs thinking on, a signed compaction block opens `messages`, alone, without
+    ``compact_20260112``.
 
     >>> r = anthropic_request([{"role": "user", "content": [{"type": "text", "text": "你好"}]}],
-    ...                       model="claude-sonnet-5", max_tokens=8_000, edits=[clear_tool_uses_edit()])
-    >>> r["betas"], r["context_management"]["edits"][0]["keep"]
-    (['context-management-2025-06-27'], {'type': 'tool_uses', 'value': 3})
+    ...                       model="claude-sonnet-5", max_tokens=8_000, adaptive_thinking=True,
+    ...                       edits=[clear_thinking_edit(), clear_tool_uses_edit()])
+    >>> r["betas"], r["thinking"], r["context_management"]["edits"][1]["keep"]
+    (['context-management-2025-06-27'], {'type': 'adaptive'}, {'type': 'tool_uses', 'value': 3})
 
     Used by notebook 06.
     """
@@ -366,20 +644,12 @@ def anthropic_request(
     for edit, kind in zip(edits, kinds, strict=True):
         if kind not in known:
             raise ValueError(f"edits must hold edits of type {', '.join(known)} (got {edit!r})")
-    if "clear_thinking_20251015" in kinds[1:]:
-        raise ValueError(f"edits must list clear_thinking_20251015 first (got the order {kinds!r})")
-    if thinking_budget is not None:
-        require_int(thinking_budget, "thinking_budget", minimum=MIN_THINKING_BUDGET)
-        if thinking_budget >= max_tokens:
-            raise ValueError(f"thinking_budget must be below max_tokens={max_tokens} (got {thinking_budget!r})")
-        request["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
-    elif "clear_thinking_20251015" in kinds:
-        raise ValueError("thinking_budget must be given with clear_thinking_20251015, which acts only "
-                         "with extended thinking on (got None)")
+    thinking = _thinking(request["model"], request["max_tokens"], thinking_budget, adaptive_thinking)
+    if thinking is not None:
+        request["thinking"] = thinking
     if edits:
         request["context_management"] = {"edits": list(edits)}
-    _check_compaction_blocks(request["messages"], kinds)
-    return _with_betas(request)
+    return check_request(_with_betas(request))
 
 
 def anthropic_compaction_request(
@@ -390,7 +660,8 @@ def anthropic_compaction_request(
 
     The API summarises every message sent and generates nothing after the block; `instructions`
     replace its default summarisation prompt. A conversation that already starts with a block can be
-    compacted again.
+    compacted again. Send the conversation's own `system` and `tools`: `compaction_request_for`
+    builds the request from the conversation's and checks that it does.
 
     >>> anthropic_compaction_request([{"role": "user", "content": [{"type": "text", "text": "你好"}]}],
     ...                              model="claude-sonnet-5", max_tokens=8_000)["compaction"]
@@ -399,17 +670,33 @@ def anthropic_compaction_request(
     Used by notebook 06.
     """
     request = _base(messages, model, max_tokens, system, tools)
-    last = request["messages"][-1] if request["messages"] else None
-    if last is not None and last.get("role") == "assistant" and isinstance(last.get("content"), list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_use" for b in last["content"]):
-        raise ValueError("messages must not end in an assistant turn whose tool call has no result yet: "
-                         f"send its tool results first, then compact (got {last!r})")
     compaction: dict[str, Any] = {"type": "summarize"}
     if instructions is not None:
         compaction["instructions"] = require_str(instructions, "instructions")
     request["compaction"] = compaction
-    _check_compaction_blocks(request["messages"], ())
-    return _with_betas(request)
+    return check_request(_with_betas(request))
+
+
+def compaction_request_for(conversation: dict, *, instructions: str | None = None) -> dict:
+    """Return the on-demand compaction request of the conversation whose latest request is `conversation`.
+
+    Same model, ``max_tokens``, ``system``, ``tools`` and ``messages`` (REQUEST_RULES
+    compaction-same-system-and-tools); its ``context_management`` is left out (a compaction request
+    cannot carry it), and so is ``thinking``, which the page does not ask for.
+
+    >>> chat = anthropic_request([{"role": "user", "content": [{"type": "text", "text": "你好"}]}],
+    ...                          model="claude-sonnet-5", max_tokens=8_000, system="简短回答")
+    >>> compaction_request_for(chat)["system"], compaction_request_for(chat)["betas"]
+    ('简短回答', ['compact-2026-09-04'])
+
+    Used by notebook 06.
+    """
+    if not isinstance(conversation, dict) or "messages" not in conversation or "model" not in conversation:
+        raise ValueError(f"conversation must be a request body as anthropic_request returns it (got {conversation!r})")
+    request = anthropic_compaction_request(
+        conversation["messages"], model=conversation["model"], max_tokens=conversation["max_tokens"],
+        instructions=instructions, system=conversation.get("system"), tools=conversation.get("tools", ()))
+    return check_request(request, conversation=conversation)
 
 
 def anthropic_after_compaction(block: dict, newer_messages: Sequence[dict]) -> list[dict]:
@@ -514,3 +801,89 @@ def format_call(call: str, request: dict, *, limit: int = 60) -> str:
         raise ValueError(f"request must be a dict (got {request!r})")
     body = json.dumps(_shorten(request, limit), ensure_ascii=False, indent=2)
     return f"# client.{call}(**request)\n{body}"
+
+
+def _block_types(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, list):
+        return "+".join(str(b.get("type")) for b in content if isinstance(b, dict))
+    return str(message.get("type", "message"))
+
+
+def _field_summary(field: str, value: object, limit: int) -> str:
+    """One line saying what a request field holds: edit types, header names, tool names, message block types."""
+    if field in ("messages", "input") and isinstance(value, list):
+        return _("{count} 条：{blocks}").format(count=len(value), blocks=" | ".join(
+            _block_types(m) for m in value if isinstance(m, dict)))
+    if field == "context_management" and isinstance(value, dict):
+        return ", ".join(str(e.get("type")) for e in value.get("edits", []) if isinstance(e, dict))
+    if field == "betas" and isinstance(value, list):
+        return ", ".join(map(str, value))
+    if field == "tools" and isinstance(value, list):
+        return ", ".join(str(t.get("name", t.get("type"))) for t in value if isinstance(t, dict))
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return str(_shorten(text, limit))
+
+
+def format_differences(requests: dict[str, dict], *, limit: int = 60) -> str:
+    """Return a table of the fields in which request bodies differ (one row per request and field), then the rest.
+
+    A field a body lacks shows as "—". Messages show as their count and the block types of each
+    message, edits as their types, tools as their names.
+
+    >>> chat = anthropic_request([{"role": "user", "content": [{"type": "text", "text": "你好"}]}],
+    ...                          model="claude-sonnet-5", max_tokens=8_000)
+    >>> print(format_differences({"对话": chat, "压缩": compaction_request_for(chat)}))
+    请求  字段        内容
+    ----  ----------  ---------------------
+    对话  betas       —
+          compaction  —
+    压缩  betas       compact-2026-09-04
+          compaction  {"type": "summarize"}
+    各请求相同的字段：model、max_tokens、messages
+
+    Used by notebook 06.
+    """
+    if not isinstance(requests, dict) or not requests or not all(isinstance(r, dict) for r in requests.values()):
+        raise ValueError(f"requests must be a non-empty dict of request bodies by name (got {requests!r})")
+    require_int(limit, "limit", minimum=1)
+    fields = list(dict.fromkeys(f for r in requests.values() for f in r))
+
+    def held(request: dict, field: str) -> str | None:
+        return json.dumps(request[field], sort_keys=True, ensure_ascii=False) if field in request else None
+
+    differing = [f for f in fields if len({held(r, f) for r in requests.values()}) > 1]
+    rows = []
+    for name, request in requests.items():
+        for i, field in enumerate(differing):
+            shown = _field_summary(field, request[field], limit) if field in request else "—"
+            rows.append([name if i == 0 else "", field, shown])
+    same = [f for f in fields if f not in differing]
+    table = format_table([_("请求"), _("字段"), _("内容")], rows, "<<<") if differing else ""
+    tail = _("各请求相同的字段：{fields}").format(fields=_("、").join(same)) if same else ""
+    return "\n".join(part for part in (table, tail) if part)
+
+
+#: The API facts this module states, by the stable id of their entry in docs/api-sources.md: the constants
+#: (by name), the header rules and the request rules (their ``fact``). tests/test_api_sources.py checks that
+#: every id has an entry and every public constant of the module is one of these.
+API_FACTS: dict[str, tuple[str, ...]] = {
+    "beta.context-management": ("CONTEXT_MANAGEMENT_BETA",),
+    "beta.threshold-compaction": ("THRESHOLD_COMPACTION_BETA",),
+    "beta.on-demand-compaction": ("ON_DEMAND_COMPACTION_BETA",),
+    "default.compact-trigger": ("DEFAULT_COMPACT_TRIGGER",),
+    "limit.compact-trigger-minimum": ("MIN_COMPACT_TRIGGER",),
+    "limit.thinking-budget-minimum": ("MIN_THINKING_BUDGET",),
+    "thinking.forms-by-generation": ("ADAPTIVE_THINKING_SINCE", "BUDGET_REFUSED_SINCE"),
+    "page.context-editing": ("CONTEXT_EDITING_DOC",),
+    "page.threshold-compaction": ("THRESHOLD_COMPACTION_DOC",),
+    "page.on-demand-compaction": ("ON_DEMAND_COMPACTION_DOC",),
+    "page.memory-tool": ("MEMORY_TOOL_DOC",),
+    "page.thinking-troubleshooting": ("THINKING_TROUBLESHOOTING_DOC",),
+    "page.sonnet-5-migration": ("SONNET_5_MIGRATION_DOC",),
+    "page.messages-api": ("MESSAGES_API_DOC",),
+    **{rule.fact: () for rule in HEADER_RULES},
+    **{rule.fact: () for rule in REQUEST_RULES},
+}
+#: Public constants that are not facts about an API (none so far: every constant here is documented behaviour).
+LESSON_CONSTANTS: tuple[str, ...] = ()

@@ -13,7 +13,8 @@ builds them), applied to the request's ``messages`` (``{"role": ..., "content": 
   but only if that frees at least ``clear_at_least.value`` input tokens; otherwise nothing
   changes. Defaults as documented: trigger 100,000 input tokens, keep 3 tool uses, no minimum.
 - ``clear_thinking_20251015``: the thinking blocks of all but the newest ``keep`` assistant turns
-  are removed (``{"type": "thinking_turns", "value": N}``, default 1; ``"all"`` keeps them all).
+  are removed (``{"type": "thinking_turns", "value": N}`` with N >= 1, default 1; ``"all"`` keeps
+  them all).
 
 Every function returns a new list; the caller's messages are never changed -- as with the real
 edit, which runs on the server while the client keeps its full history.
@@ -71,6 +72,15 @@ DEFAULT_KEEP = 3
 DEFAULT_THINKING_KEEP = 1
 #: What a cleared tool result holds instead of its content (this model's wording).
 PLACEHOLDER = "[工具结果已清除]"  # data
+
+#: The API facts this module states, by the stable id of their entry in docs/api-sources.md (see api_requests).
+API_FACTS: dict[str, tuple[str, ...]] = {
+    "default.clear-tool-uses-trigger": ("DEFAULT_TRIGGER",),
+    "default.clear-tool-uses-keep": ("DEFAULT_KEEP",),
+    "default.clear-thinking-keep": ("DEFAULT_THINKING_KEEP",),
+}
+#: Public constants that are this model's own choices, not facts about an API.
+LESSON_CONSTANTS = ("PLACEHOLDER",)
 
 
 def _content_text(content: object) -> str:
@@ -294,9 +304,9 @@ def clear_thinking(messages: Sequence[dict], edit: dict | None = None) -> tuple[
         return copy.deepcopy(checked), 0
     keep = _amount({"keep": keep_value}, "keep", ("thinking_turns",), None)
     assert keep is not None
-    require_int(keep["value"], "keep", minimum=0)
+    require_int(keep["value"], "keep", minimum=1)  # the context-editing page: "N must be > 0"
     assistant = [i for i, m in enumerate(checked) if m["role"] == "assistant"]
-    kept = set(assistant[len(assistant) - keep["value"]:]) if keep["value"] else set()
+    kept = set(assistant[len(assistant) - keep["value"]:])
     new, removed = [], 0
     for i, message in enumerate(checked):
         message = copy.deepcopy(message)

@@ -6,7 +6,9 @@ What this covers:
     * ``Window.max_output``: how many output tokens are left once the input is in.
     * ``remaining``: the room left after a cached conversation, and whether that room
       is small enough (under a tenth of the window) to compact now.
-    * ``MODEL_TABLE``: the lesson's window and output limits per model family, as data.
+    * ``MODEL_TABLE``: the window and output limits per model family, as data: the lesson's
+      table and the 1M-token families of the providers' documentation it left out
+      (``source="docs"``); ``model_limits`` reads it by family name or API model id.
 
 What counts toward the window: the system prompt, every message (tool results,
 images and documents included), the tool definitions, and this turn's output,
@@ -27,6 +29,7 @@ Vocabulary:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 
@@ -35,7 +38,7 @@ from ctx_reference._validate import require_int, require_str
 COMPACT_FRACTION_DENOMINATOR = 10  # compact when left < window / 10
 LONG_WINDOW = 1_000_000  # tokens: window of the long-context families (Oct 2026)
 LONG_MAX_OUTPUT = 128_000  # tokens: max output of the long-context families
-DEFAULT_WINDOW = 200_000  # tokens: window of every other family
+DEFAULT_WINDOW = 200_000  # tokens: the lesson's window for every family it did not list
 # A MAY_TRUNCATE request is accepted and stopped at the window edge by models from this
 # generation on; models before it answer the same request with a validation error.
 TRUNCATES_SINCE_GENERATION = (4, 5)
@@ -117,19 +120,32 @@ def remaining(window: int, read: int, write: int, input: int, max_tokens: int) -
     return left, compact
 
 
+#: Where a row of MODEL_TABLE comes from: the lesson's own table, or the provider's documentation
+#: (the page and the date it was read are in docs/api-sources.md under the row's ``fact`` id).
+SOURCES = ("seed", "docs")
+_FAMILIES = ("Opus", "Sonnet", "Haiku", "Fable", "Mythos")
+_API_ID = re.compile(r"claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d))?(?:-\d{8})?")
+_OLD_API_ID = re.compile(r"claude-(\d+)-(\d)-(opus|sonnet|haiku)(?:-\d{8})?")
+_FAMILY_NAME = re.compile(rf"({'|'.join(_FAMILIES)}) (\d+(?:\.\d)?|Preview)")
+
+
 @dataclass(frozen=True)
 class ModelLimits:
-    """One row of the model table: a family, its window and its max output (tokens)."""
+    """One row of the model table: a family, its window and its max output (tokens), and where they come from."""
 
     family: str
     window: int
-    max_output: int | None  # None: the lesson does not quote it
+    max_output: int | None  # None: the source does not quote it
     deprecated: bool = False
+    source: str = "seed"  # one of SOURCES
+    fact: str = "window.model-table"  # stable id of the row's entry in docs/api-sources.md
 
 
 MODEL_TABLE: tuple[ModelLimits, ...] = (
     ModelLimits("Fable 5.1", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Mythos 5.1", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Fable 5", LONG_WINDOW, LONG_MAX_OUTPUT, source="docs", fact="window.fable-5"),
+    ModelLimits("Mythos 5", LONG_WINDOW, LONG_MAX_OUTPUT, source="docs", fact="window.mythos-5"),
     ModelLimits("Opus 5.5", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Opus 5", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Opus 4.8", LONG_WINDOW, LONG_MAX_OUTPUT),
@@ -141,23 +157,66 @@ MODEL_TABLE: tuple[ModelLimits, ...] = (
     ModelLimits("Haiku 5.5", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Sonnet 4.5", DEFAULT_WINDOW, None, deprecated=True),
 )
-"""The lesson's model table (documentation as of Oct 2026); families not listed have DEFAULT_WINDOW."""
+"""The lesson's model table (Oct 2026) and the 1M-token families its list left out (``source="docs"``).
+
+The lesson gave every family it did not list DEFAULT_WINDOW; `model_limits` does not guess: a family
+that is not here raises, and its figures are to be read on the provider's page."""
 
 
-def model_limits(family: str) -> ModelLimits:
-    """Return the table row for ``family``, or a DEFAULT_WINDOW row with unknown max output.
+def model_family(model: str) -> str:
+    """Return the family name (``"Sonnet 5"``) of a family name or of an Anthropic API model id.
+
+    >>> model_family("claude-sonnet-5"), model_family("claude-opus-4-7"), model_family("claude-haiku-4-5-20251001")
+    ('Sonnet 5', 'Opus 4.7', 'Haiku 4.5')
+    >>> model_family("claude-mythos-preview"), model_family("claude-3-7-sonnet-20250219"), model_family("Opus 5.5")
+    ('Mythos Preview', 'Sonnet 3.7', 'Opus 5.5')
+
+    Used by `model_limits` and by the request builders of `ctx_reference.api_requests` (notebook 06).
+    """
+    require_str(model, "model")
+    if model == "claude-mythos-preview":
+        return "Mythos Preview"
+    if match := _API_ID.fullmatch(model):
+        name, major, minor = match.groups()
+        return f"{name.capitalize()} {major}" + (f".{minor}" if minor else "")
+    if match := _OLD_API_ID.fullmatch(model):
+        major, minor, name = match.groups()
+        return f"{name.capitalize()} {major}.{minor}"
+    if _FAMILY_NAME.fullmatch(model):
+        return model
+    raise ValueError("model must be a Claude model id such as 'claude-sonnet-5' or a family name such as "
+                     f"'Sonnet 5' (got {model!r})")
+
+
+def model_limits(model: str) -> ModelLimits:
+    """Return the MODEL_TABLE row of a family name or an API model id; raise ValueError for one it does not list.
 
     >>> model_limits("Opus 4.7").window
     1000000
+    >>> model_limits("claude-sonnet-5").family
+    'Sonnet 5'
     >>> model_limits("Sonnet 4.5").window
     200000
-    >>> model_limits("Sonnet 4").max_output is None
-    True
+    >>> model_limits("Fable 5").source
+    'docs'
 
     Used by notebook 01-window-math.
     """
-    require_str(family, "family")
+    family = model_family(model)
     for row in MODEL_TABLE:
         if row.family == family:
             return row
-    return ModelLimits(family, DEFAULT_WINDOW, None)
+    raise ValueError(f"model must be a family of MODEL_TABLE ({', '.join(r.family for r in MODEL_TABLE)}) or its "
+                     f"API id; look its window up on the provider's models page (got {model!r}, family {family!r})")
+
+
+#: The API facts this module states, by the stable id of their entry in docs/api-sources.md: each id names the
+#: module's constants it covers (MODEL_TABLE rows carry their own ``fact``). tests/test_api_sources.py checks that
+#: every id has an entry and every public constant of the module is an API fact or in LESSON_CONSTANTS.
+API_FACTS: dict[str, tuple[str, ...]] = {
+    **{row.fact: () for row in MODEL_TABLE},
+    "window.model-table": ("LONG_WINDOW", "LONG_MAX_OUTPUT", "DEFAULT_WINDOW"),
+    "window.truncation": ("TRUNCATES_SINCE_GENERATION", "WINDOW_STOP_REASON"),
+}
+#: Public constants that are the lesson's own rules or this module's vocabulary, not facts about an API.
+LESSON_CONSTANTS = ("COMPACT_FRACTION_DENOMINATOR", "SOURCES")

@@ -26,13 +26,17 @@ from typing_extensions import NoExtraItems, is_typeddict
 
 from ctx_reference.api_requests import (
     HEADER_RULES,
+    REQUEST_RULES,
     anthropic_after_compaction,
     anthropic_compaction_request,
     anthropic_request,
+    check_request,
     clear_thinking_edit,
     clear_tool_uses_edit,
     compact_edit,
+    compaction_request_for,
     format_call,
+    format_differences,
     memory_tool,
     openai_compact_request,
     openai_compaction_item,
@@ -40,7 +44,10 @@ from ctx_reference.api_requests import (
     openai_request,
     request_features,
     required_betas,
+    thinking_forms,
 )
+
+from notebook_cells import cells, namespace_before
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "solutions" / "06-strategies" / "strategies.ipynb"
 
@@ -92,6 +99,10 @@ def sdk_validate(call, request):
 
 
 MODEL = "claude-sonnet-5"
+#: A model of the generation that takes only the budget form of thinking (Claude 4.5).
+BUDGET_MODEL = "claude-haiku-4-5"
+TOOLS = [{"name": name, "description": f"{name} of the service", "input_schema": {"type": "object"}}
+         for name in ("read_log", "lookup_config")]
 
 
 def conversation():
@@ -123,30 +134,38 @@ def threshold_follow_up():
 
 def both_edits():
     return anthropic_request(
-        conversation(), model=MODEL, max_tokens=8_000, thinking_budget=4_000,
+        conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS, adaptive_thinking=True,
         edits=[clear_thinking_edit(), clear_tool_uses_edit(clear_at_least=20_000, exclude_tools=["lookup_config"],
                                                            clear_tool_inputs=["read_log"])])
 
 
+def budget_thinking():
+    """Both clearing edits on a model of the budget generation (Claude 4.5), thinking with budget_tokens."""
+    return anthropic_request(
+        conversation(), model=BUDGET_MODEL, max_tokens=8_000, tools=TOOLS, thinking_budget=4_000,
+        edits=[clear_thinking_edit(), clear_tool_uses_edit(clear_at_least=20_000)])
+
+
 @pytest.mark.parametrize("call, build", [
     ("beta.messages.create", both_edits),
+    ("beta.messages.create", budget_thinking),
     ("beta.messages.create", lambda: anthropic_request(
-        conversation(), model=MODEL, max_tokens=8_000,
+        conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS,
         edits=[clear_tool_uses_edit(trigger=30, trigger_unit="tool_uses", keep=0, clear_tool_inputs=True)])),
     ("beta.messages.create", lambda: anthropic_request(
-        conversation(), model=MODEL, max_tokens=8_000, thinking_budget=2_000,
+        conversation(), model=BUDGET_MODEL, max_tokens=8_000, tools=TOOLS, thinking_budget=2_000,
         edits=[clear_thinking_edit("all"), compact_edit(trigger=120_000, pause_after_compaction=True,
                                                         instructions="保留所有配置项")])),
     ("beta.messages.create", lambda: anthropic_request(
-        conversation(), model=MODEL, max_tokens=8_000, tools=[memory_tool()], system="先查记忆目录再开始",
+        conversation(), model=MODEL, max_tokens=8_000, tools=[*TOOLS, memory_tool()], system="先查记忆目录再开始",
         edits=[clear_tool_uses_edit(exclude_tools=["memory"])])),
     ("beta.messages.create", lambda: anthropic_compaction_request(
-        conversation(), model=MODEL, max_tokens=8_000, instructions="写清目标、进度和失败的尝试")),
+        conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS, instructions="写清目标、进度和失败的尝试")),
     ("beta.messages.create", lambda: anthropic_request(
         anthropic_after_compaction(SIGNED_BLOCK, [{"role": "user", "content": [{"type": "text", "text": "继续"}]}]),
-        model=MODEL, max_tokens=8_000)),
+        model=MODEL, max_tokens=8_000, tools=TOOLS)),
     ("beta.messages.create", lambda: anthropic_request(
-        threshold_follow_up(), model=MODEL, max_tokens=8_000, edits=[compact_edit()])),
+        threshold_follow_up(), model=MODEL, max_tokens=8_000, tools=TOOLS, edits=[compact_edit()])),
     ("responses.create", lambda: openai_request(
         [openai_message("user", "排查支付超时"), openai_compaction_item("gAAAA-opaque"),
          openai_message("user", "继续")], model="gpt-5.5", compact_threshold=200_000)),
@@ -166,7 +185,7 @@ def test_both_edits_carry_the_documented_shapes():
     assert edits[1]["trigger"] == {"type": "input_tokens", "value": 100_000}
     assert edits[1]["keep"] == {"type": "tool_uses", "value": 3}
     assert edits[1]["clear_at_least"] == {"type": "input_tokens", "value": 20_000}
-    assert request["thinking"] == {"type": "enabled", "budget_tokens": 4_000}
+    assert request["thinking"] == {"type": "adaptive"}  # Sonnet 5 refuses the budget form
     assert request["betas"] == ["context-management-2025-06-27"]
 
 
@@ -174,7 +193,7 @@ def test_both_edits_carry_the_documented_shapes():
     ("beta.messages.create", both_edits, ("context_management",), "context_managment"),
     ("beta.messages.create", both_edits, ("context_management", "edits", 1, "keep"), "kep"),
     ("beta.messages.create", both_edits, ("context_management", "edits", 1, "clear_tool_inputs"), "clear_tool_input"),
-    ("beta.messages.create", both_edits, ("thinking", "budget_tokens"), "budget"),
+    ("beta.messages.create", budget_thinking, ("thinking", "budget_tokens"), "budget"),
     ("beta.messages.create", both_edits, ("messages", 2, "content", 0, "tool_use_id"), "tool_id"),
     ("responses.create", lambda: openai_request([openai_message("user", "你好")], model="gpt-5.5",
                                                 compact_threshold=200_000),
@@ -211,24 +230,24 @@ def test_a_misspelled_beta_header_fails():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"edits": [clear_tool_uses_edit(), clear_thinking_edit()], "thinking_budget": 4_000},
-     "must list clear_thinking_20251015 first"),
-    ({"edits": [clear_thinking_edit()]}, "thinking_budget must be given"),
     ({"edits": [clear_thinking_edit()], "thinking_budget": 8_000}, "thinking_budget must be below max_tokens"),
     ({"edits": [clear_thinking_edit()], "thinking_budget": 1_000}, "thinking_budget must be >= 1024"),
+    ({"edits": [clear_thinking_edit()], "thinking_budget": 2_000, "adaptive_thinking": True},
+     "thinking_budget must be left out with adaptive_thinking=True"),
+    ({"adaptive_thinking": "yes"}, "adaptive_thinking must be a bool"),
     ({"edits": [{"type": "clear_tool_use"}]}, "edits must hold edits of type"),
 ])
-def test_rules_beyond_the_types_are_refused(kwargs, message):
-    """What the API refuses although the types allow it raises one ValueError naming the argument."""
+def test_bad_thinking_and_edit_arguments_are_named(kwargs, message):
+    """A wrong thinking or edits argument raises one ValueError naming it (budget-form model, so the range applies)."""
     with pytest.raises(ValueError, match=message):
-        anthropic_request(conversation(), model=MODEL, max_tokens=8_000, **kwargs)
+        anthropic_request(conversation(), model=BUDGET_MODEL, max_tokens=8_000, tools=TOOLS, **kwargs)
 
 
 @pytest.mark.parametrize("call, kwargs, message", [
     (clear_tool_uses_edit, {"trigger_unit": "messages"}, "trigger_unit must be"),
     (clear_tool_uses_edit, {"keep": -1}, "keep must be >= 0"),
     (clear_tool_uses_edit, {"exclude_tools": "memory"}, "exclude_tools must be a list of tool names"),
-    (clear_thinking_edit, {"keep": "most"}, "keep must be an int >= 0 or 'all'"),
+    (clear_thinking_edit, {"keep": "most"}, "keep must be an int >= 1 or 'all'"),
     (compact_edit, {"pause_after_compaction": 1}, "pause_after_compaction must be a bool"),
     (openai_request, {"input_items": ["……全部输出项……"], "model": "gpt-5.5"}, "input must be a list of input items"),
 ])
@@ -251,25 +270,65 @@ def _printed_requests():
     return found
 
 
+def _built_requests():
+    """(name, call, request) for every request body notebook 06 builds: each dict in the namespace after its last
+    section-8 code cell (nested in dicts too) that holds a model and messages or input."""
+    index = next(i for i, c in enumerate(cells("06-strategies")) if c.get("id") == "cell-api-summary")
+    found = []
+
+    def visit(name, value):
+        if isinstance(value, dict) and "model" in value and ("messages" in value or "input" in value):
+            call = ("beta.messages.create" if "messages" in value
+                    else "responses.compact" if set(value) == {"model", "input"} else "responses.create")
+            found.append((name, call, value))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                visit(f"{name}[{key!r}]", item)
+
+    for name, value in namespace_before("06-strategies", index).items():
+        if not name.startswith("_"):
+            visit(name, value)
+    return found
+
+
 def test_every_request_notebook_06_prints_is_accepted():
-    """Every request notebook 06 prints (both edits, both compactions, memory, OpenAI) passes the SDK check."""
+    """Every request notebook 06 prints in full passes the SDK check and every rule of REQUEST_RULES."""
     printed = _printed_requests()
-    assert [call for call, _ in printed].count("beta.messages.create") >= 4
-    assert {call for call, _ in printed} == set(ADAPTERS)
+    assert [call for call, _ in printed] == ["beta.messages.create"]
     for call, request in printed:
         sdk_validate(call, request)
-    kinds = {e["type"] for call, r in printed if call == "beta.messages.create"
-             for e in r.get("context_management", {}).get("edits", [])}
+        check_request(request)
+
+
+def test_every_request_notebook_06_builds_is_accepted():
+    """Every request body notebook 06 builds (both edits, both compactions and their follow-ups, memory, OpenAI)
+    passes the SDK check, and every Anthropic one every rule of REQUEST_RULES; the on-demand compaction request
+    carries the system and tools of the conversation it compacts."""
+    built = _built_requests()
+    assert {call for _, call, _ in built} == set(ADAPTERS)
+    assert sum(call == "beta.messages.create" for _, call, _ in built) >= 6
+    for name, call, request in built:
+        sdk_validate(call, request)
+        if call == "beta.messages.create":
+            check_request(request)
+            assert request["model"] == "claude-sonnet-5", name
+    anthropic = [r for _, call, r in built if call == "beta.messages.create"]
+    kinds = {e["type"] for r in anthropic for e in r.get("context_management", {}).get("edits", [])}
     assert kinds == {"clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112"}
-    assert any("compaction" in r for _, r in printed) and any(memory_tool() in r.get("tools", []) for _, r in printed)
+    assert all(r.get("tools") for r in anthropic)   # every conversation carries read_log's tool blocks
+    (compaction,) = {id(r): r for r in anthropic if "compaction" in r}.values()
+    assert compaction["system"] and all(r.get("system") == compaction["system"] for r in anthropic)
+    assert any(memory_tool() in r.get("tools", []) for r in anthropic)
+    assert [r["thinking"] for r in anthropic if "thinking" in r] and all(
+        r["thinking"] == {"type": "adaptive"} for r in anthropic if "thinking" in r)
 
 
-def test_every_request_notebook_06_prints_carries_the_documented_headers():
-    """The printed Anthropic requests: none sends an empty betas list; the on-demand follow-up (a signed block
-    first in messages) sends compact-2026-09-04, the threshold follow-up (unsigned block after the old messages)
-    compact-2026-01-12 only (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand,
+def test_every_request_notebook_06_builds_carries_the_documented_headers():
+    """The Anthropic requests notebook 06 builds: none sends an empty betas list; the on-demand follow-up (a signed
+    block first in messages) sends compact-2026-09-04, the threshold follow-up (unsigned block after the old
+    messages) compact-2026-01-12 only (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand,
     https://platform.claude.com/docs/en/build-with-claude/compaction-threshold)."""
-    anthropic = [r for call, r in _printed_requests() if call == "beta.messages.create"]
+    anthropic = [r for _, call, r in _built_requests() if call == "beta.messages.create"]
     assert all(r.get("betas") != [] for r in anthropic)
     carrying = {("signature" in b): r["betas"] for r in anthropic for m in r["messages"]
                 for b in (m["content"] if isinstance(m["content"], list) else []) if b["type"] == "compaction"}
@@ -300,14 +359,15 @@ ON_DEMAND = "compact-2026-09-04"
 def test_clear_tool_uses_needs_the_context_management_header():
     """clear_tool_uses_20250919 sends context-management-2025-06-27, and nothing else
     (https://platform.claude.com/docs/en/build-with-claude/context-editing, featureMetadata betaHeader)."""
-    request = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, edits=[clear_tool_uses_edit()])
+    request = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS,
+                                edits=[clear_tool_uses_edit()])
     assert request["betas"] == [CLEAR_TOOLS]
 
 
 def test_clear_thinking_needs_the_context_management_header():
     """clear_thinking_20251015 sends context-management-2025-06-27; with clear_tool_uses the header appears once
     (https://platform.claude.com/docs/en/build-with-claude/context-editing)."""
-    alone = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, thinking_budget=4_000,
+    alone = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS, adaptive_thinking=True,
                               edits=[clear_thinking_edit()])
     assert alone["betas"] == [CLEAR_TOOLS]
     assert both_edits()["betas"] == [CLEAR_TOOLS]
@@ -318,8 +378,9 @@ def test_threshold_compaction_needs_its_own_header():
     appends the response and keeps the edit; never the on-demand header
     (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold, Basic usage and
     Passing compaction blocks back)."""
-    first = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, edits=[compact_edit()])
-    follow_up = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, edits=[compact_edit()])
+    first = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS, edits=[compact_edit()])
+    follow_up = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, tools=TOOLS,
+                                  edits=[compact_edit()])
     assert first["betas"] == follow_up["betas"] == [THRESHOLD]
 
 
@@ -327,17 +388,17 @@ def test_an_unsigned_block_without_the_edit_still_needs_the_threshold_header():
     """A threshold block (no signature) is a feature of threshold compaction, whose page asks for
     compact-2026-01-12 on the requests that use it; it does not call for the on-demand header
     (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold)."""
-    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000)
+    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, tools=TOOLS)
     assert request["betas"] == [THRESHOLD]
 
 
 def test_the_compaction_request_needs_the_on_demand_header():
     """The request that asks for the summary sends compact-2026-09-04
     (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Request a summary)."""
-    request = anthropic_compaction_request(conversation(), model=MODEL, max_tokens=8_000)
+    request = anthropic_compaction_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS)
     assert request["betas"] == [ON_DEMAND]
     again = anthropic_compaction_request(anthropic_after_compaction(SIGNED_BLOCK, [CONTINUE]),
-                                         model=MODEL, max_tokens=8_000)
+                                         model=MODEL, max_tokens=8_000, tools=TOOLS)
     assert again["betas"] == [ON_DEMAND]
 
 
@@ -347,24 +408,25 @@ def test_a_follow_up_carrying_the_signed_block_needs_the_on_demand_header():
     (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Request a summary and
     Errors: a request that left the header out gets a 400)."""
     messages = anthropic_after_compaction(SIGNED_BLOCK, [CONTINUE])
-    assert anthropic_request(messages, model=MODEL, max_tokens=8_000)["betas"] == [ON_DEMAND]
-    clearing = anthropic_request(messages, model=MODEL, max_tokens=8_000, edits=[clear_tool_uses_edit()])
+    assert anthropic_request(messages, model=MODEL, max_tokens=8_000, tools=TOOLS)["betas"] == [ON_DEMAND]
+    clearing = anthropic_request(messages, model=MODEL, max_tokens=8_000, tools=TOOLS, edits=[clear_tool_uses_edit()])
     assert clearing["betas"] == [CLEAR_TOOLS, ON_DEMAND]
 
 
 def test_the_memory_tool_needs_no_header():
     """The memory tool itself needs no beta header: alone it sends none; with a clearing edit only the edit's
     (https://platform.claude.com/docs/en/agents-and-tools/tool-use/memory-tool, Implement the memory handler)."""
-    alone = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=[memory_tool()])
+    alone = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=[*TOOLS, memory_tool()])
     assert "betas" not in alone
-    paired = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=[memory_tool()],
+    paired = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=[*TOOLS, memory_tool()],
                                edits=[clear_tool_uses_edit(exclude_tools=["memory"])])
     assert paired["betas"] == [CLEAR_TOOLS]
 
 
 @pytest.mark.parametrize("build", [
-    lambda: anthropic_request(conversation(), model=MODEL, max_tokens=8_000),
-    lambda: anthropic_request(conversation(), model=MODEL, max_tokens=8_000, edits=[clear_tool_uses_edit()]),
+    lambda: anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS),
+    lambda: anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS,
+                              edits=[clear_tool_uses_edit()]),
     both_edits,
 ])
 def test_a_request_without_compaction_carries_no_compaction_header(build):
@@ -391,7 +453,7 @@ def test_every_rule_names_a_header_the_sdk_lists_and_an_official_page():
 
 def test_request_features_reads_edits_parameter_tools_and_blocks():
     """The features of a body: its edit types, the compaction parameter, tool types, and each block signed or not."""
-    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, tools=[memory_tool()],
+    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, tools=[*TOOLS, memory_tool()],
                                 edits=[compact_edit()])
     assert request_features(request) == ("compact_20260112", "memory_20250818", "threshold_compaction_block")
     assert request_features({"compaction": {"type": "summarize"},
@@ -405,7 +467,8 @@ def test_request_features_reads_edits_parameter_tools_and_blocks():
 def test_a_threshold_follow_up_keeps_the_old_messages_before_the_block():
     """Threshold compaction: the client appends the whole response; the messages before the block stay and the API
     drops them (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold, How compaction works)."""
-    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, edits=[compact_edit()])
+    request = anthropic_request(threshold_follow_up(), model=MODEL, max_tokens=8_000, tools=TOOLS,
+                                edits=[compact_edit()])
     assert request["messages"][:5] == conversation()
     assert [b["type"] for b in request["messages"][5]["content"]] == ["compaction", "text"]
 
@@ -430,14 +493,14 @@ def test_the_on_demand_block_rules_are_refused_when_broken(messages, edits, mess
     (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Continue from the summary,
     Errors, and Limits and interactions with other features)."""
     with pytest.raises(ValueError, match=message):
-        anthropic_request(messages, model=MODEL, max_tokens=8_000, edits=edits)
+        anthropic_request(messages, model=MODEL, max_tokens=8_000, tools=TOOLS, edits=edits)
 
 
 def test_the_compaction_request_refuses_an_open_tool_call():
     """The API rejects a compaction request whose last assistant turn ends in a tool call with no result
     (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Request a summary)."""
     with pytest.raises(ValueError, match="tool call has no result yet"):
-        anthropic_compaction_request(conversation()[:4], model=MODEL, max_tokens=8_000)
+        anthropic_compaction_request(conversation()[:4], model=MODEL, max_tokens=8_000, tools=TOOLS)
 
 
 def test_after_compaction_wants_the_signed_block():
@@ -453,3 +516,210 @@ def test_the_threshold_trigger_is_at_least_50000():
     assert compact_edit(trigger=50_000)["trigger"] == {"type": "input_tokens", "value": 50_000}
     with pytest.raises(ValueError, match="trigger must be >= 50000"):
         compact_edit(trigger=49_999)
+
+
+# --- Request rules: one test per rule of REQUEST_RULES, its docstring citing the rule's page ----------------
+
+def _rule_of(excinfo) -> str:
+    return str(excinfo.value).rsplit("[rule ", 1)[-1].rstrip("]")
+
+
+def test_rule_tool_blocks_need_tools():
+    """Messages carrying tool_use/tool_result blocks need tools: every builder refuses the body without them and
+    accepts it with them (the Messages API's 400: "Requests which include `tool_use` or `tool_result` blocks must
+    define tools."; https://platform.claude.com/docs/en/api/messages)."""
+    with pytest.raises(ValueError, match=r"tools must define the conversation's tools .* \(got tools=None with 4 "
+                                         r"such blocks\)") as excinfo:
+        anthropic_request(conversation(), model=MODEL, max_tokens=8_000)
+    assert _rule_of(excinfo) == "tool-blocks-need-tools"
+    with pytest.raises(ValueError, match="tool-blocks-need-tools"):
+        anthropic_compaction_request(conversation(), model=MODEL, max_tokens=8_000)
+    assert anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS)["tools"] == TOOLS
+    assert "tools" not in anthropic_request([CONTINUE], model=MODEL, max_tokens=8_000)
+
+
+@pytest.mark.parametrize("model, forms", [
+    ("claude-sonnet-5", ("adaptive",)), ("claude-opus-4-7", ("adaptive",)), ("claude-opus-4-8", ("adaptive",)),
+    ("claude-fable-5", ("adaptive",)), ("claude-mythos-5", ("adaptive",)), ("claude-sonnet-5-5", ("adaptive",)),
+    ("claude-sonnet-4-6", ("adaptive", "enabled")), ("claude-opus-4-6", ("adaptive", "enabled")),
+    ("claude-mythos-preview", ("adaptive", "enabled")),
+    ("claude-sonnet-4-5-20250929", ("enabled",)), ("claude-opus-4-5", ("enabled",)), ("claude-haiku-4-5", ("enabled",)),
+])
+def test_rule_thinking_form(model, forms):
+    """The thinking forms per model, as the page lists them: budget refused from Claude 4.7 (Opus 4.7, 4.8, Sonnet 5,
+    Fable 5, Mythos 5), both on Claude 4.6 and Mythos Preview, budget only up to 4.5; a refused form raises naming
+    the argument, an accepted one builds (https://platform.claude.com/docs/en/build-with-claude/thinking-troubleshooting,
+    and for Sonnet 5 https://platform.claude.com/docs/zh-CN/models/sonnet-5/migration-guide)."""
+    assert thinking_forms(model) == forms
+    kwargs = {"model": model, "max_tokens": 8_000, "tools": TOOLS, "edits": [clear_thinking_edit()]}
+    if "enabled" in forms:
+        built = anthropic_request(conversation(), thinking_budget=4_000, **kwargs)
+        assert built["thinking"] == {"type": "enabled", "budget_tokens": 4_000}
+    else:
+        with pytest.raises(ValueError, match=r"thinking_budget is refused by .* \(got 4000\)"):
+            anthropic_request(conversation(), thinking_budget=4_000, **kwargs)
+    if "adaptive" in forms:
+        assert anthropic_request(conversation(), adaptive_thinking=True, **kwargs)["thinking"] == {"type": "adaptive"}
+    else:
+        with pytest.raises(ValueError, match=r"adaptive_thinking is not taken by .* \(got True\)"):
+            anthropic_request(conversation(), adaptive_thinking=True, **kwargs)
+
+
+def test_rule_thinking_form_in_a_body_built_elsewhere():
+    """check_request refuses the body issue 38 found printed (budget form on claude-sonnet-5) and names the rule
+    (https://platform.claude.com/docs/en/build-with-claude/thinking-troubleshooting)."""
+    body = {"model": "claude-sonnet-5", "max_tokens": 8_000, "thinking": {"type": "enabled", "budget_tokens": 4_000},
+            "messages": [CONTINUE]}
+    with pytest.raises(ValueError, match=r"thinking must be adaptive thinking for Sonnet 5") as excinfo:
+        check_request(body)
+    assert _rule_of(excinfo) == "thinking-form"
+
+
+@pytest.mark.parametrize("budget, ok", [(1_023, False), (1_024, True), (7_999, True), (8_000, False)])
+def test_rule_thinking_budget_range(budget, ok):
+    """budget_tokens is at least 1,024 and below max_tokens (8,000 here), in the builder and in check_request
+    (https://platform.claude.com/docs/en/api/messages, the thinking field)."""
+    body = {"model": BUDGET_MODEL, "max_tokens": 8_000, "thinking": {"type": "enabled", "budget_tokens": budget},
+            "messages": [CONTINUE]}
+    if ok:
+        assert check_request(body) is body
+        assert anthropic_request([CONTINUE], model=BUDGET_MODEL, max_tokens=8_000, thinking_budget=budget)
+    else:
+        with pytest.raises(ValueError, match="thinking-budget-range"):
+            check_request(body)
+        with pytest.raises(ValueError, match="thinking_budget must be"):
+            anthropic_request([CONTINUE], model=BUDGET_MODEL, max_tokens=8_000, thinking_budget=budget)
+
+
+def test_rule_clear_thinking_first():
+    """clear_thinking_20251015 must be the first edit; second, it raises
+    (https://platform.claude.com/docs/en/build-with-claude/context-editing)."""
+    with pytest.raises(ValueError, match=r"edits must list clear_thinking_20251015 first \(got the order "
+                                         r"\['clear_tool_uses_20250919', 'clear_thinking_20251015'\]\)"):
+        anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS, adaptive_thinking=True,
+                          edits=[clear_tool_uses_edit(), clear_thinking_edit()])
+
+
+@pytest.mark.parametrize("model, thinking", [(MODEL, {"adaptive_thinking": True}),
+                                             (BUDGET_MODEL, {"thinking_budget": 2_000})])
+def test_rule_clear_thinking_needs_thinking(model, thinking):
+    """clear_thinking_20251015 manages thinking blocks, so thinking must be on: without it the builder raises; with
+    either form the model takes, it builds (https://platform.claude.com/docs/en/build-with-claude/context-editing)."""
+    with pytest.raises(ValueError, match=r"thinking must be on .* \(got thinking=None\) \[rule "
+                                         r"clear-thinking-needs-thinking\]"):
+        anthropic_request(conversation(), model=model, max_tokens=8_000, tools=TOOLS, edits=[clear_thinking_edit()])
+    built = anthropic_request(conversation(), model=model, max_tokens=8_000, tools=TOOLS,
+                              edits=[clear_thinking_edit()], **thinking)
+    assert built["context_management"]["edits"][0]["type"] == "clear_thinking_20251015"
+
+
+def test_rule_thinking_keep_positive():
+    """keep counts thinking turns and must be > 0 (or "all"): clear_thinking_edit(keep=0), a body with value 0 and
+    the offline replay all raise; keep=1 and "all" build
+    (https://platform.claude.com/docs/en/build-with-claude/context-editing)."""
+    from ctx_reference.context_editing import clear_thinking
+
+    with pytest.raises(ValueError, match=r"keep must be >= 1 \(got 0\)"):
+        clear_thinking_edit(keep=0)
+    body = {"model": MODEL, "max_tokens": 8_000, "thinking": {"type": "adaptive"}, "messages": [CONTINUE],
+            "context_management": {"edits": [{"type": "clear_thinking_20251015",
+                                              "keep": {"type": "thinking_turns", "value": 0}}]}}
+    with pytest.raises(ValueError, match="thinking-keep-positive"):
+        check_request(body)
+    with pytest.raises(ValueError, match=r"keep must be >= 1 \(got 0\)"):
+        clear_thinking(conversation(), body["context_management"]["edits"][0])
+    assert clear_thinking_edit(keep=1)["keep"] == {"type": "thinking_turns", "value": 1}
+    assert clear_thinking_edit("all")["keep"] == "all"
+
+
+def test_rule_compact_trigger_minimum():
+    """compact_20260112's trigger value must be at least 50,000 tokens, in the edit builder and in check_request
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-threshold, Parameters)."""
+    body = anthropic_request([CONTINUE], model=MODEL, max_tokens=8_000, edits=[compact_edit(trigger=50_000)])
+    body["context_management"]["edits"][0]["trigger"]["value"] = 49_999
+    with pytest.raises(ValueError, match=r"compact_20260112 trigger must be >= 50000 \(got 49999\)"):
+        check_request(body)
+
+
+def test_rule_compaction_without_context_management():
+    """A compaction request never carries context_management: the builders leave it out, check_request refuses it
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand)."""
+    chat = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS,
+                             edits=[clear_tool_uses_edit()])
+    compaction = compaction_request_for(chat)
+    assert "context_management" not in compaction and compaction["betas"] == [ON_DEMAND]
+    with pytest.raises(ValueError, match="compaction-without-context-management"):
+        check_request(dict(compaction, context_management=chat["context_management"]))
+
+
+def test_rule_compaction_no_open_tool_call():
+    """The API rejects a compaction request whose last assistant turn ends in a tool call with no result
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Request a summary)."""
+    with pytest.raises(ValueError, match="tool call has no result yet") as excinfo:
+        anthropic_compaction_request(conversation()[:4], model=MODEL, max_tokens=8_000, tools=TOOLS)
+    assert _rule_of(excinfo) == "compaction-no-open-tool-call"
+
+
+def test_rule_compaction_same_system_and_tools():
+    """The compaction request carries the conversation's own system and tools: compaction_request_for copies them,
+    and a compaction request that drops or changes one is refused against its conversation
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand)."""
+    chat = anthropic_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS, system="先查日志")
+    compaction = compaction_request_for(chat, instructions="写清目标和进度")
+    assert (compaction["system"], compaction["tools"], compaction["messages"]) == ("先查日志", TOOLS, chat["messages"])
+    other = anthropic_compaction_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS)
+    with pytest.raises(ValueError, match=r"system of the compaction request must be the conversation's \(got None"):
+        check_request(other, conversation=chat)
+    fewer = anthropic_compaction_request(conversation(), model=MODEL, max_tokens=8_000, tools=TOOLS[:1],
+                                         system="先查日志")
+    with pytest.raises(ValueError, match="tools of the compaction request must be the conversation's"):
+        check_request(fewer, conversation=chat)
+
+
+def test_rule_signed_block_first():
+    """A signed block opens messages; with messages in front of it the request is refused
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Errors)."""
+    with pytest.raises(ValueError, match=r"must start with the signed compaction block.* \(got it at message 5, "
+                                         r"block 0\)"):
+        anthropic_request([*conversation(), {"role": "assistant", "content": [SIGNED_BLOCK]}, CONTINUE],
+                          model=MODEL, max_tokens=8_000, tools=TOOLS)
+
+
+def test_rule_one_compaction_block():
+    """Exactly one compaction block per request, the newest
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Continue from the summary)."""
+    with pytest.raises(ValueError, match=r"exactly one compaction block, the newest \(got 2\)"):
+        anthropic_request([{"role": "assistant", "content": [SIGNED_BLOCK, dict(SIGNED_BLOCK, signature="sig-d")]},
+                           CONTINUE], model=MODEL, max_tokens=8_000)
+
+
+def test_rule_no_threshold_with_signed_block():
+    """Threshold compaction cannot run on a request that carries a signed block
+    (https://platform.claude.com/docs/en/build-with-claude/compaction-on-demand, Limits and interactions)."""
+    with pytest.raises(ValueError, match="edits must not hold compact_20260112"):
+        anthropic_request(anthropic_after_compaction(SIGNED_BLOCK, [CONTINUE]), model=MODEL, max_tokens=8_000,
+                          edits=[compact_edit()])
+
+
+def test_every_request_rule_has_its_test_citing_its_page():
+    """Each rule of REQUEST_RULES has a test_rule_<id> here whose docstring gives the rule's address, and a
+    platform.claude.com page; ids are unique."""
+    tests = {name: obj for name, obj in globals().items() if name.startswith("test_rule_")}
+    assert len({rule.id for rule in REQUEST_RULES}) == len(REQUEST_RULES)
+    for rule in REQUEST_RULES:
+        test = tests.get("test_rule_" + rule.id.replace("-", "_"))
+        assert test is not None, rule.id
+        assert rule.url in test.__doc__.replace("\n", ""), rule.id
+        assert rule.url.startswith("https://platform.claude.com/docs/") and rule.sentence and rule.page, rule
+
+
+def test_format_differences_shows_only_what_differs():
+    """Two bodies differing in betas and compaction: one row per body and field, the shared fields named after."""
+    chat = anthropic_request([CONTINUE], model=MODEL, max_tokens=8_000, system="先查日志")
+    text = format_differences({"对话": chat, "压缩": compaction_request_for(chat)})
+    lines = text.splitlines()
+    assert [line.split()[:2] for line in lines[2:6]] == [["对话", "betas"], ["compaction", "—"],
+                                                         ["压缩", "betas"], ["compaction", '{"type":']]
+    assert lines[-1] == "各请求相同的字段：model、max_tokens、system、messages"
+    with pytest.raises(ValueError, match="requests must be a non-empty dict"):
+        format_differences({})

@@ -189,7 +189,9 @@ def test_apply_context_management_replays_a_built_request_in_order():
     for message in msgs:
         if message["role"] == "assistant":
             message["content"].insert(0, {"type": "thinking", "thinking": "想一想", "signature": "s"})
-    request = anthropic_request(msgs[:7], model="claude-sonnet-5", max_tokens=8_000, thinking_budget=2_000,
+    grep = {"name": "grep", "description": "search the code", "input_schema": {"type": "object"}}
+    request = anthropic_request(msgs[:7], model="claude-sonnet-5", max_tokens=8_000, adaptive_thinking=True,
+                                tools=[grep],
                                 edits=[clear_thinking_edit(1), clear_tool_uses_edit(trigger=5_000, keep=1)])
     seen, (removed, report) = apply_context_management(request)
     assert removed == 2 and report.cleared == ("t0", "t1")

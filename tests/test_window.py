@@ -9,6 +9,7 @@ from ctx_reference.window import (
     MODEL_TABLE,
     Outcome,
     Window,
+    model_family,
     model_limits,
     remaining,
 )
@@ -163,26 +164,52 @@ def test_remaining_rejects_bad_input(args, pattern):
 
 
 def test_model_table_long_context_families():
-    """Seed: eleven families (Fable 5.1 ... Haiku 5.5, Opus 4.6-4.8 as three) have 1,000,000 / 128,000."""
-    long_rows = [row for row in MODEL_TABLE if row.window == 1_000_000]
-    assert len(long_rows) == 11
-    assert {row.max_output for row in long_rows} == {128_000}
+    """Seed: eleven families (Fable 5.1 ... Haiku 5.5, Opus 4.6-4.8 as three) have 1,000,000 / 128,000; the docs add
+    Fable 5 and Mythos 5 ("Context window: 1M tokens · Max output: 128K tokens", Claude Fable 5 overview page)."""
+    seed = [row for row in MODEL_TABLE if row.window == 1_000_000 and row.source == "seed"]
+    docs = [row for row in MODEL_TABLE if row.source == "docs"]
+    assert len(seed) == 11
+    assert [(row.family, row.window, row.max_output) for row in docs] == [
+        ("Fable 5", 1_000_000, 128_000), ("Mythos 5", 1_000_000, 128_000)]
+    assert {row.max_output for row in seed} == {128_000}
     assert model_limits("Opus 4.7").window == 1_000_000
     assert model_limits("Haiku 5.5").max_output == 128_000
+    assert {row.source for row in MODEL_TABLE} <= {"seed", "docs"}
 
 
-def test_model_table_others_have_200k():
-    """Seed: the deprecated Sonnet 4.5 and any unlisted family have a 200,000 window."""
+def test_model_table_sonnet_45_has_200k():
+    """Seed: the deprecated Sonnet 4.5 has a 200,000 window, the lesson's figure for every family it did not list."""
     sonnet_45 = model_limits("Sonnet 4.5")
     assert sonnet_45.window == 200_000
     assert sonnet_45.deprecated is True
-    unlisted = model_limits("Sonnet 4")
-    assert unlisted.window == 200_000
-    assert unlisted.max_output is None
     assert DEFAULT_WINDOW == 200_000
 
 
+@pytest.mark.parametrize("model, family", [
+    ("claude-sonnet-5", "Sonnet 5"), ("claude-opus-4-7", "Opus 4.7"), ("claude-sonnet-5-5", "Sonnet 5.5"),
+    ("claude-sonnet-4-5-20250929", "Sonnet 4.5"), ("claude-fable-5", "Fable 5"), ("claude-mythos-5-1", "Mythos 5.1"),
+    ("Haiku 5.5", "Haiku 5.5"),
+])
+def test_model_limits_takes_api_ids(model, family):
+    """The API ids the notebooks use name their family's row: claude-sonnet-5 is Sonnet 5 (1,000,000 tokens)."""
+    assert model_family(model) == family
+    assert model_limits(model).family == family
+
+
+@pytest.mark.parametrize("model, pattern", [
+    ("Sonnet 4", r"model must be a family of MODEL_TABLE .* \(got 'Sonnet 4', family 'Sonnet 4'\)"),
+    ("claude-haiku-4-5", r"model must be a family of MODEL_TABLE .* \(got 'claude-haiku-4-5', family 'Haiku 4.5'\)"),
+    ("gpt-5.5", r"model must be a Claude model id such as 'claude-sonnet-5' .* \(got 'gpt-5.5'\)"),
+    ("sonnet 5", r"model must be a Claude model id .* \(got 'sonnet 5'\)"),
+])
+def test_model_limits_refuses_a_model_it_does_not_list(model, pattern):
+    """A family the table does not hold, or a name that is no Claude model, raises naming `model` instead of
+    guessing 200,000."""
+    with pytest.raises(ValueError, match=pattern):
+        model_limits(model)
+
+
 def test_model_limits_rejects_non_str():
-    """model_limits() of a non-str raises ValueError naming `family`."""
-    with pytest.raises(ValueError, match=r"family must be a str \(got 4.5\)"):
+    """model_limits() of a non-str raises ValueError naming `model`."""
+    with pytest.raises(ValueError, match=r"model must be a str \(got 4.5\)"):
         model_limits(4.5)
