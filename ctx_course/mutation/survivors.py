@@ -1,0 +1,77 @@
+"""The reviewed survivors: mutants the visible checks let through, each with the reason that is right.
+
+Covers: reading ``equivalent_mutants.toml`` (``load_equivalents``), where each entry names one
+surviving mutant by its identity (exercise, function, the line's text, the mutated text, the
+operator; see ``campaign.Mutant``) and says why it is equivalent to the reference or changes only
+behaviour outside the domain the exercise's text states; and ``review``, which sets a campaign's
+survivors against the list: a survivor not listed is a gap of the checks, an entry of an exercise
+that was run whose mutant no longer survives is stale.
+
+Leaves out: running anything, and deciding what is equivalent (a person does, and writes why).
+"""
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .campaign import ExerciseRun, Mutant
+
+EQUIVALENTS = Path(__file__).with_name("equivalent_mutants.toml")
+
+_FIELDS = ("exercise", "function", "operator", "line", "mutated", "reason")
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """One reviewed survivor and why it may survive."""
+
+    exercise: str
+    function: str
+    operator: str
+    line: str
+    mutated: str
+    reason: str
+
+    @property
+    def identity(self) -> tuple[str, str, str, str, str]:
+        return (self.exercise, self.function, self.line, self.mutated, self.operator)
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> list[Equivalent]:
+    """Return the entries of the reviewed list; an entry without a field or a reason raises ValueError."""
+    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    entries = []
+    for number, raw in enumerate(data.get("mutant", []), start=1):
+        missing = [name for name in _FIELDS if not isinstance(raw.get(name), str)]
+        extra = sorted(set(raw) - set(_FIELDS))
+        if missing or extra or not raw["reason"].strip():
+            raise ValueError(f"entry {number} of {path.name} must have exactly the fields {', '.join(_FIELDS)} "
+                             f"with a reason (got {raw!r})")
+        entries.append(Equivalent(**raw))
+    return entries
+
+
+@dataclass(frozen=True)
+class Review:
+    """Survivors not on the list, and entries (of the exercises run) whose mutant no longer survives."""
+
+    unlisted: tuple[Mutant, ...]
+    stale: tuple[Equivalent, ...]
+    listed: tuple[Mutant, ...]
+
+
+def review(runs: Iterable[ExerciseRun], equivalents: Iterable[Equivalent]) -> Review:
+    """Set the survivors of ``runs`` against ``equivalents``; entries of exercises not run are left alone."""
+    runs = list(runs)
+    run_names = {run.exercise for run in runs}
+    entries = [e for e in equivalents if e.exercise in run_names]
+    known = {e.identity for e in entries}
+    survivors = [m for run in runs for m in run.survivors]
+    alive = {m.identity for m in survivors}
+    return Review(
+        unlisted=tuple(m for m in survivors if m.identity not in known),
+        stale=tuple(e for e in entries if e.identity not in alive),
+        listed=tuple(m for m in survivors if m.identity in known),
+    )
