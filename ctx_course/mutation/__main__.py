@@ -13,8 +13,8 @@ import sys
 from .campaign import TIMEOUT, ExerciseRun, run_campaign
 from .judge import judge
 from .report import LAST_RUN, REPORT, load_run, mutation_markdown, save_run
-from .survivors import load_equivalents, review
 from .server import serve
+from .survivors import load_equivalents, review
 from .targets import targets
 
 

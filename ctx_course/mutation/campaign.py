@@ -27,8 +27,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -104,7 +104,7 @@ def _toml_string(text: str) -> str:
 def session_config(target: Target, path: Path, server: str, timeout: float) -> str:
     """Return the cosmic-ray configuration (TOML) of one exercise's session over the copy ``path``."""
     command = " ".join(judge_command(target.exercise, path, server))
-    lines = ", ".join(_toml_string(f"{start}-{end}") for start, end in target.spans)
+    lines = ", ".join(_toml_string(f"{start}-{end}") for _, start, end in target.spans)
     return "\n".join([
         "[cosmic-ray]",
         f"module-path = {_toml_string(str(path))}",
@@ -193,8 +193,8 @@ def judge_server(timeout: float = TIMEOUT) -> Iterator[str]:
     """Start the fork server of ``server.py`` for the duration of the block; yield its socket's path."""
     with tempfile.TemporaryDirectory(prefix="mutation-judge-") as folder:
         path = str(Path(folder) / "judge.sock")
-        process = subprocess.Popen([sys.executable, "-m", "ctx_course.mutation", "serve", path, "--limit", str(timeout)],
-                                   stdout=subprocess.PIPE, text=True)
+        command = [sys.executable, "-m", "ctx_course.mutation", "serve", path, "--limit", str(timeout)]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
         try:
             assert process.stdout is not None
             if process.stdout.readline().strip() != "ready":
@@ -220,7 +220,7 @@ def run_campaign(exercises: Iterable[str], jobs: int = 0, timeout: float = TIMEO
             return run
 
         # the longest sources first, so that the last session to finish is a short one
-        size = {name: sum(end - start for start, end in targets()[name].spans) for name in names}
+        size = {name: sum(end - start for _, start, end in targets()[name].spans) for name in names}
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             for run in pool.map(one, sorted(names, key=lambda name: -size[name])):
                 results[run.exercise] = run

@@ -67,37 +67,47 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         "function, to the exercise's visible check as the notebook calls it",
         "(`check_exercise(name, func, quiet=True)`), not to the hidden tests. A mutant is *killed* when the",
         "check fails on it (a timeout of a hanging mutant included), *survives* when every visible case",
-        "passes; a survivor is *listed* when it is reviewed as equivalent or as changing only behaviour",
-        "outside the domain the exercise's text states. A survivor that is not listed is a gap of the checks.",
+        "passes. Every survivor is reviewed in the list: *listed* ones are equivalent to the reference or",
+        "differ only on inputs outside the domain the exercise's text states; *gaps* are wrong on an input",
+        "the text covers (the list names it) and the visible check does not catch them yet; a survivor not",
+        "reviewed at all fails tests/test_mutation_campaign.py.",
         "",
-        "| notebook | exercise | mutated | mutants | killed | of them by timeout | survived | listed | not listed |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| notebook | exercise | mutated | mutants | killed | of them by timeout | survived | listed | gaps "
+        "| not reviewed |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    totals = [0, 0, 0, 0, 0, 0]
-    gaps, listed = [], []
+    kinds = {e.identity: e.kind for e in equivalents}
+    totals = [0, 0, 0, 0, 0, 0, 0]
+    gaps, listed, unreviewed = [], [], []
     for name, run in runs.items():
         finding = review([run], equivalents)
-        row = [run.mutants, run.killed, run.timeouts, len(run.survivors), len(finding.listed), len(finding.unlisted)]
+        found_gaps = [m for m in finding.listed if kinds[m.identity] == "gap"]
+        found_listed = [m for m in finding.listed if kinds[m.identity] != "gap"]
+        row = [run.mutants, run.killed, run.timeouts, len(run.survivors), len(found_listed), len(found_gaps),
+               len(finding.unlisted)]
         totals = [a + b for a, b in zip(totals, row)]
-        mutated = ", ".join(f"`{n}`" for n in all_targets[name].names) if name in all_targets else "?"
+        mutated = ", ".join(f"`{n}`" for n in all_targets[name].mutated) if name in all_targets else "?"
         lines.append(f"| {NOTEBOOKS.get(name, '?')} | `{name}` | {mutated} | " + " | ".join(map(str, row)) + " |")
-        gaps += finding.unlisted
-        listed += finding.listed
+        gaps += found_gaps
+        listed += found_listed
+        unreviewed += finding.unlisted
     lines.append("| **total** | | | " + " | ".join(f"**{n}**" for n in totals) + " |")
     lines += ["", f"Last full run: {data['wall_seconds']} s of wall time, "
               f"{data['jobs'] or 'one per core'} exercises at a time."]
-    lines += ["", "## Survivors not listed (gaps of the visible checks)", ""]
-    if gaps:
+    lines += ["", "## Survivors not reviewed", ""]
+    if unreviewed:
         lines += ["| exercise | function | line | mutation | operator |", "|---|---|---|---|---|"]
         lines += [f"| `{m.exercise}` | `{m.function}` | `{_cell(m.line)}` | `{_cell(m.mutated)}` | {m.operator} |"
-                  for m in gaps]
+                  for m in unreviewed]
     else:
         lines.append("None.")
-    lines += ["", "## Listed survivors", ""]
-    if listed:
-        lines += ["| exercise | function | line | mutation | why it may survive |", "|---|---|---|---|---|"]
-        lines += [f"| `{m.exercise}` | `{m.function}` | `{_cell(m.line)}` | `{_cell(m.mutated)}` | "
-                  f"{_cell(reasons[m.identity])} |" for m in listed]
-    else:
-        lines.append("None.")
+    for title, which, column in (("Gaps: survivors the visible checks should kill", gaps, "the input that kills it"),
+                                 ("Listed survivors", listed, "why it may survive")):
+        lines += ["", f"## {title}", ""]
+        if which:
+            lines += [f"| exercise | function | line | mutation | kind | {column} |", "|---|---|---|---|---|---|"]
+            lines += [f"| `{m.exercise}` | `{m.function}` | `{_cell(m.line)}` | `{_cell(m.mutated)}` | "
+                      f"{kinds[m.identity]} | {_cell(reasons[m.identity])} |" for m in which]
+        else:
+            lines.append("None.")
     return "\n".join(lines) + "\n"

@@ -2,10 +2,12 @@
 
 Covers: reading ``equivalent_mutants.toml`` (``load_equivalents``), where each entry names one
 surviving mutant by its identity (exercise, function, the line's text, the mutated text, the
-operator; see ``campaign.Mutant``) and says why it is equivalent to the reference or changes only
-behaviour outside the domain the exercise's text states; and ``review``, which sets a campaign's
-survivors against the list: a survivor not listed is a gap of the checks, an entry of an exercise
-that was run whose mutant no longer survives is stale.
+operator; see ``campaign.Mutant``), its *kind* and the reason: ``equivalent`` (it computes what the
+reference computes on every input), ``outside-domain`` (it differs only on inputs the exercise's
+text does not admit), or ``gap`` (it is wrong on an input the text covers, which the reason names:
+a weakness of today's visible checks, listed so that it is tracked, never as equivalent); and
+``review``, which sets a campaign's survivors against the list: a survivor not listed is
+unreviewed, an entry of an exercise that was run whose mutant no longer survives is stale.
 
 Leaves out: running anything, and deciding what is equivalent (a person does, and writes why).
 """
@@ -20,7 +22,8 @@ from .campaign import ExerciseRun, Mutant
 
 EQUIVALENTS = Path(__file__).with_name("equivalent_mutants.toml")
 
-_FIELDS = ("exercise", "function", "operator", "line", "mutated", "reason")
+_FIELDS = ("exercise", "function", "operator", "line", "mutated", "kind", "reason")
+KINDS = ("equivalent", "outside-domain", "gap")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Equivalent:
     operator: str
     line: str
     mutated: str
+    kind: str
     reason: str
 
     @property
@@ -46,9 +50,9 @@ def load_equivalents(path: Path = EQUIVALENTS) -> list[Equivalent]:
     for number, raw in enumerate(data.get("mutant", []), start=1):
         missing = [name for name in _FIELDS if not isinstance(raw.get(name), str)]
         extra = sorted(set(raw) - set(_FIELDS))
-        if missing or extra or not raw["reason"].strip():
-            raise ValueError(f"entry {number} of {path.name} must have exactly the fields {', '.join(_FIELDS)} "
-                             f"with a reason (got {raw!r})")
+        if missing or extra or not raw["reason"].strip() or raw["kind"] not in KINDS:
+            raise ValueError(f"entry {number} of {path.name} must have exactly the fields {', '.join(_FIELDS)}, "
+                             f"a kind among {', '.join(KINDS)} and a reason (got {raw!r})")
         entries.append(Equivalent(**raw))
     return entries
 

@@ -24,7 +24,6 @@ its decorators included.
 """
 from __future__ import annotations
 
-import __future__
 import ast
 import importlib
 import inspect
@@ -53,7 +52,12 @@ class Target:
     """The source one exercise's mutants are made from, and which of its definitions are the exercise.
 
     ``module`` is the importable module the source is (None for the capstone's generated file);
-    ``source`` its text; ``names`` the qualified names mutated; ``spans`` their line ranges.
+    ``source`` its text; ``names`` the qualified names of the definitions compiled from the copy
+    (the references and their private helpers); ``spans`` (name, first line, last line) the parts
+    of them that are mutated: the functions and methods that the exercise's check reaches (a method
+    of a reference class the exercise never calls, or a reference such as ``stuffed_recall`` that
+    exists only so that a learner cannot call it, is not the exercise), and a reference class's
+    field defaults.
     """
 
     exercise: str
@@ -61,11 +65,16 @@ class Target:
     module: str | None
     source: str
     names: tuple[str, ...]
-    spans: tuple[tuple[int, int], ...]
+    spans: tuple[tuple[str, int, int], ...]
+
+    @property
+    def mutated(self) -> tuple[str, ...]:
+        """Return the names whose lines are mutated, in the order of ``spans``."""
+        return tuple(dict.fromkeys(name for name, _, _ in self.spans))
 
     def function_at(self, line: int) -> str | None:
         """Return the mutated name whose span holds ``line`` (the innermost), or None."""
-        inside = [(end - start, name) for name, (start, end) in zip(self.names, self.spans) if start <= line <= end]
+        inside = [(end - start, name) for name, start, end in self.spans if start <= line <= end]
         return min(inside)[1] if inside else None
 
 
@@ -150,6 +159,45 @@ def capstone_answer_source(notebook: Path = CAPSTONE_NOTEBOOK) -> str:
     raise ValueError(f"notebook must hold a cell with grade_id {CAPSTONE_ANSWER!r} (got {notebook})")
 
 
+def _reached(exercise: str, source: str, names: tuple[str, ...], filename: str) -> set[str]:
+    """Return the qualified names of the copy's functions that the exercise's check calls."""
+    from ctx_reference.checks import CheckFailed, check_exercise
+
+    probe = f"<reach probe of {exercise}>"
+    entered: set[str] = set()
+
+    def tracer(frame, event, arg):  # noqa: ARG001 - the trace protocol
+        if event == "call" and frame.f_code.co_filename == probe:
+            entered.add(frame.f_code.co_qualname)
+
+    func = _learner_function(exercise, source, probe, names, filename)
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        check_exercise(exercise, func, quiet=True)
+    except CheckFailed as exc:
+        raise ValueError(f"the unmutated reference of {exercise} must pass its own check ({exc})") from None
+    finally:
+        sys.settrace(previous)
+    return entered
+
+
+def _mutated_spans(tree: ast.Module, names: tuple[str, ...], reached: set[str]) -> tuple[tuple[str, int, int], ...]:
+    """Return (name, first, last) for every function of ``names`` reached, and the fields of a class whose method is."""
+    spans = []
+    for name in names:
+        node = _find(tree, name)
+        if isinstance(node, ast.ClassDef):
+            methods = [n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            hit = [m for m in methods if f"{name}.{m.name}" in reached]
+            if hit:
+                spans += [(name, *_span(n)) for n in node.body if isinstance(n, (ast.AnnAssign, ast.Assign))]
+            spans += [(f"{name}.{m.name}", *_span(m)) for m in hit]
+        elif name in reached:
+            spans.append((name, *_span(node)))
+    return tuple(spans)
+
+
 @cache
 def targets() -> dict[str, Target]:
     """Return the target of every exercise of ``ctx_reference.checks``, in the checks' order."""
@@ -170,8 +218,8 @@ def targets() -> dict[str, Target]:
             tops = tuple(dict.fromkeys(q.split(".")[0] for q in qualnames))
             qualnames += private_helpers(module, tops)
             filename = path.name
-        tree = ast.parse(source)
-        spans = tuple(_span(_find(tree, name)) for name in qualnames)
+        reached = _reached(exercise, source, qualnames, module_name or "")
+        spans = _mutated_spans(ast.parse(source), qualnames, reached)
         found[exercise] = Target(exercise, filename, module_name, source, qualnames, spans)
     return found
 
@@ -205,18 +253,34 @@ ADAPT: dict[str, Callable[[Mapping[str, Any]], Callable]] = {
 }
 
 
-def _compiled(target: Target, source: str, filename: str) -> types.CodeType:
-    """Compile the mutated names' definitions of ``source``, one line lower than in the file."""
+def _compiled(names: tuple[str, ...], capstone: bool, source: str, filename: str) -> types.CodeType:
+    """Compile the definitions ``names`` of ``source``, one line lower than in the file."""
     tree = ast.parse(source, filename)
-    tops = list(dict.fromkeys(name.split(".")[0] for name in target.names))
-    if target.module is None:  # the capstone's file is the answer cell: all of it runs
+    tops = list(dict.fromkeys(name.split(".")[0] for name in names))
+    if capstone:  # the capstone's file is the answer cell: all of it runs
         body = tree.body
     else:
         body = [node for node in tree.body
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in tops]
     module = ast.Module(body=body, type_ignores=[])
     ast.increment_lineno(module, 1)
-    return compile(module, filename, "exec", flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    future = ast.ImportFrom(module="__future__", names=[ast.alias("annotations")], level=0)  # as the module has
+    module.body.insert(0, ast.fix_missing_locations(ast.copy_location(future, module.body[0])))
+    return compile(module, filename, "exec", dont_inherit=True)
+
+
+def _learner_function(exercise: str, source: str, filename: str, names: tuple[str, ...], module_name: str) -> Callable:
+    module = types.ModuleType(f"mutant_of_{module_name or CAPSTONE_MODULE}")
+    if module_name:
+        real = sys.modules.get(module_name) or importlib.import_module(module_name)
+        module.__dict__.update({key: value for key, value in vars(real).items() if not key.startswith("__")})
+    module.__file__ = filename
+    sys.modules[module.__name__] = module  # dataclasses look their module up there
+    namespace = module.__dict__
+    exec(_compiled(names, not module_name, source, filename), namespace)  # noqa: S102 - the code under test
+    if exercise in ADAPT:
+        return ADAPT[exercise](namespace)
+    return namespace[names[0]]
 
 
 def learner_function(exercise: str, source: str, filename: str = "<mutant>") -> Callable:
@@ -229,14 +293,4 @@ def learner_function(exercise: str, source: str, filename: str = "<mutant>") -> 
     if exercise not in all_targets:
         raise ValueError(f"exercise must be one of: {', '.join(all_targets)} (got {exercise!r})")
     target = all_targets[exercise]
-    module = types.ModuleType(f"mutant_of_{target.module or CAPSTONE_MODULE}")
-    if target.module is not None:
-        real = sys.modules.get(target.module) or importlib.import_module(target.module)
-        module.__dict__.update({key: value for key, value in vars(real).items() if not key.startswith("__")})
-    module.__file__ = filename
-    sys.modules[module.__name__] = module  # dataclasses look their module up there
-    namespace = module.__dict__
-    exec(_compiled(target, source, filename), namespace)  # noqa: S102 - the mutant is the code under test
-    if exercise in ADAPT:
-        return ADAPT[exercise](namespace)
-    return namespace[target.names[0]]
+    return _learner_function(exercise, source, filename, target.names, target.module or "")
