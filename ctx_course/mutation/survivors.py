@@ -4,7 +4,9 @@ Covers: reading ``equivalent_mutants.toml`` (``load_equivalents``), where each e
 surviving mutant by its identity (exercise, function, the line's text, the mutated text, the
 operator; see ``campaign.Mutant``), its *kind* and the reason: ``equivalent`` (it computes what the
 reference computes on every input), ``outside-domain`` (it differs only on inputs the exercise's
-text does not admit), or ``gap`` (it is wrong on an input the text covers, which the reason names:
+text does not admit), ``another-answer`` (an exercise that admits many answers, the capstone's
+policy, and the mutant is one: it follows the stated rules on a sweep of workloads wider than the
+check's, which the reason names), or ``gap`` (it is wrong on an input the text covers, which the reason names:
 a weakness of today's visible checks, listed so that it is tracked, never as equivalent); and
 ``review``, which sets a campaign's survivors against the list: a survivor not listed is
 unreviewed, an entry of an exercise that was run whose mutant no longer survives is stale.
@@ -23,7 +25,7 @@ from .campaign import ExerciseRun, Mutant
 EQUIVALENTS = Path(__file__).with_name("equivalent_mutants.toml")
 
 _FIELDS = ("exercise", "function", "operator", "line", "mutated", "kind", "reason")
-KINDS = ("equivalent", "outside-domain", "gap")
+KINDS = ("equivalent", "outside-domain", "another-answer", "gap")
 
 
 @dataclass(frozen=True)
