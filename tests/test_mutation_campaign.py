@@ -22,7 +22,7 @@ from ctx_course.mutation.targets import ADAPT, learner_function, private_helpers
 from ctx_reference.checks import EXERCISES, REFERENCES, CheckFailed, check_exercise
 
 # Exercises whose campaign runs live on every run of the suite: small sources, quick checks.
-SUBSET = ("check", "zone")
+SUBSET = ("check", "estimate_tokens")
 
 REMAINING_RULE = "compact = left * COMPACT_FRACTION_DENOMINATOR < window"
 

@@ -8,7 +8,9 @@ server does for each mutant cosmic-ray makes).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 
 from .campaign import TIMEOUT, ExerciseRun, run_campaign
 from .judge import judge
@@ -55,16 +57,16 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [name for name in names if name not in targets()]
     if unknown:
         parser.error(f"exercise must be one of: {', '.join(targets())} (got {unknown[0]!r})")
-    import time
-
+    load_before = os.getloadavg()[0]
     started = time.perf_counter()
     runs = run_campaign(names, args.jobs, args.timeout, progress=_show)
     wall = round(time.perf_counter() - started, 1)
+    load = (round(load_before, 2), round(os.getloadavg()[0], 2))
     total = sum(r.mutants for r in runs.values())
     print(f"{'total':18} {total:5} mutants in {wall} s")
     finding = review(runs.values(), equivalents)
     if set(names) == set(targets()):
-        save_run(runs, wall, args.jobs)
+        save_run(runs, wall, args.jobs or os.cpu_count() or 1, load)
         REPORT.write_text(mutation_markdown(load_run(), equivalents), encoding="utf-8")
         print(f"wrote {LAST_RUN} and {REPORT}")
     for mutant in finding.unlisted:

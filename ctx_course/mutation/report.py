@@ -12,6 +12,7 @@ reviewed list only, so a test can regenerate it and compare.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from importlib.metadata import version
 from pathlib import Path
@@ -24,12 +25,15 @@ LAST_RUN = Path(__file__).with_name("last_run.json")
 REPORT = ROOT / "docs" / "mutation.md"
 
 
-def save_run(runs: Mapping[str, ExerciseRun], wall: float, jobs: int, path: Path = LAST_RUN) -> None:
-    """Write the data of a full campaign (every exercise) to ``path``."""
+def save_run(runs: Mapping[str, ExerciseRun], wall: float, jobs: int, load: tuple[float, float],
+             path: Path = LAST_RUN) -> None:
+    """Write the data of a full campaign (every exercise) to ``path``; ``load``: the 1-minute load before, after."""
     data = {
         "tool": f"cosmic-ray {version('cosmic-ray')}",
         "wall_seconds": wall,
         "jobs": jobs,
+        "cores": os.cpu_count(),
+        "load_average": list(load),
         "exercises": {name: run.as_data() for name, run in runs.items()},
     }
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
@@ -94,8 +98,10 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         listed += found_listed
         unreviewed += finding.unlisted
     lines.append("| **total** | | | " + " | ".join(f"**{n}**" for n in totals) + " |")
-    lines += ["", f"Last full run: {data['wall_seconds']} s of wall time, "
-              f"{data['jobs'] or 'one per core'} exercises at a time."]
+    lines += ["", f"Last full run: {totals[0]} mutants in {data['wall_seconds']} s of wall time, "
+              f"{data['jobs'] or 'one per core'} exercises at a time on {data['cores']} cores, the machine's 1-minute "
+              f"load average {data['load_average'][0]} before and {data['load_average'][1]} after (a shared machine: "
+              "the seconds per exercise above are wall time, not CPU time)."]
     lines += ["", "## Survivors not reviewed", ""]
     if unreviewed:
         lines += ["| exercise | function | line | mutation | operator |", "|---|---|---|---|---|"]
