@@ -17,7 +17,7 @@ import pytest
 from ctx_course.mutation.campaign import ExerciseRun, Mutant, judge_command, judge_server, run_campaign
 from ctx_course.mutation.judge import KILLED, SURVIVED, judge
 from ctx_course.mutation.report import REPORT, load_run, mutation_markdown
-from ctx_course.mutation.survivors import KINDS, load_equivalents, review
+from ctx_course.mutation.survivors import KINDS, load_equivalents, review, without_stale
 from ctx_course.mutation.targets import ADAPT, learner_function, private_helpers, targets
 from ctx_reference.checks import EXERCISES, REFERENCES, CheckFailed, check_exercise
 
@@ -163,6 +163,23 @@ def test_review_tells_unlisted_from_stale():
     finding = review([run], [])
     assert finding.unlisted == (mutant,) and finding.stale == ()
     assert review([ExerciseRun("zone", mutants=1, killed=1)], []).unlisted == ()
+
+
+def test_prune_drops_only_the_stale_entries(tmp_path):
+    """An entry whose mutant no longer survives goes; the others and the header comment stay as they were."""
+    path = tmp_path / "equivalent_mutants.toml"
+    entries = load_equivalents()[:3]
+    path.write_text("# header\n\n" + "\n".join(_entry(e) for e in entries), encoding="utf-8")
+    assert without_stale([entries[1]], path) == 1
+    assert load_equivalents(path) == [entries[0], entries[2]]
+    assert path.read_text(encoding="utf-8").startswith("# header\n\n[[mutant]]")
+
+
+def _entry(entry) -> str:
+    import json
+
+    return "[[mutant]]\n" + "".join(f"{name} = {json.dumps(getattr(entry, name), ensure_ascii=False)}\n" for name in (
+        "exercise", "function", "operator", "line", "mutated", "kind", "reason"))
 
 
 def test_the_campaign_of_a_subset_finds_what_the_last_run_found():

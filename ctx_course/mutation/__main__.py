@@ -1,9 +1,10 @@
-"""``python -m ctx_course.mutation run|report|judge``: the checks' strength, measured by cosmic-ray.
+"""``python -m ctx_course.mutation run|report|prune|judge``: the checks' strength, measured by cosmic-ray.
 
 ``run [EXERCISE ...]`` runs the campaign (every exercise by default) and, over every exercise,
 writes the last run's data and docs/mutation.md; ``report`` rewrites docs/mutation.md from the
-data; ``judge EXERCISE FILE`` judges one file as the exercise's answer (what the ``serve`` fork
-server does for each mutant cosmic-ray makes).
+data; ``prune`` drops the reviewed entries whose mutant that run no longer saw survive; ``judge
+EXERCISE FILE`` judges one file as the exercise's answer (what the ``serve`` fork server does for
+each mutant cosmic-ray makes).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .campaign import TIMEOUT, ExerciseRun, run_campaign
 from .judge import judge
 from .report import LAST_RUN, REPORT, load_run, mutation_markdown, save_run
 from .server import serve
-from .survivors import load_equivalents, review
+from .survivors import load_equivalents, review, without_stale
 from .targets import targets
 
 
@@ -33,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--jobs", type=int, default=0, help="exercises run at once (default: one per core)")
     run.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds a mutant's check may run")
     sub.add_parser("report", help="rewrite docs/mutation.md from the last run's data")
+    sub.add_parser("prune", help="drop the reviewed entries whose mutant the last full run no longer saw survive")
     one = sub.add_parser("judge", help="judge one (mutated) file as the exercise's answer, without the server")
     one.add_argument("exercise")
     one.add_argument("path")
@@ -52,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     equivalents = load_equivalents()
     if args.command == "report":
         REPORT.write_text(mutation_markdown(load_run(), equivalents), encoding="utf-8")
+        return 0
+    if args.command == "prune":
+        removed = without_stale(review(load_run()["exercises"].values(), equivalents).stale)
+        REPORT.write_text(mutation_markdown(load_run(), load_equivalents()), encoding="utf-8")
+        print(f"removed {removed} stale entries; rewrote {REPORT}")
         return 0
     names = args.exercises or list(targets())
     unknown = [name for name in names if name not in targets()]

@@ -11,10 +11,14 @@ a weakness of today's visible checks, listed so that it is tracked, never as equ
 ``review``, which sets a campaign's survivors against the list: a survivor not listed is
 unreviewed, an entry of an exercise that was run whose mutant no longer survives is stale.
 
+``without_stale`` rewrites the list without the entries a full run found stale (``python -m
+ctx_course.mutation prune``), keeping its header and the others as they are.
+
 Leaves out: running anything, and deciding what is equivalent (a person does, and writes why).
 """
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -81,3 +85,19 @@ def review(runs: Iterable[ExerciseRun], equivalents: Iterable[Equivalent]) -> Re
         stale=tuple(e for e in entries if e.identity not in alive),
         listed=tuple(m for m in survivors if m.identity in known),
     )
+
+
+def _entry_text(entry: Equivalent) -> str:
+    fields = [f"{name} = {json.dumps(getattr(entry, name), ensure_ascii=False)}" for name in _FIELDS]
+    return "\n".join(["[[mutant]]", *fields]) + "\n"
+
+
+def without_stale(stale: Iterable[Equivalent], path: Path = EQUIVALENTS) -> int:
+    """Rewrite ``path`` without the entries ``stale``; return how many were removed."""
+    text = path.read_text(encoding="utf-8")
+    header = text[: text.index("[[mutant]]")] if "[[mutant]]" in text else text
+    gone = {entry.identity for entry in stale}
+    kept = [entry for entry in load_equivalents(path) if entry.identity not in gone]
+    removed = len(load_equivalents(path)) - len(kept)
+    path.write_text(header + "\n".join(_entry_text(entry) for entry in kept), encoding="utf-8")
+    return removed
