@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from .campaign import ExerciseRun
+from .campaign import ExerciseRun, Mutant
 from .survivors import Equivalent, review
 from .targets import ROOT, targets
 
@@ -78,13 +78,21 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         "the text covers (the list names it) and the visible check does not catch them yet; a survivor not",
         "reviewed at all fails tests/test_mutation_campaign.py.",
         "",
+        "The mutants are those of cosmic-ray's core operators: arithmetic, comparison (`==`, `<`, `is` …),",
+        "unary and boolean operators, numbers, `break`/`continue`, exception types, decorators and loops made",
+        "to run zero times. It has no operator for string constants, for `in`/`not in`, or for calls, so",
+        "mistakes such as stripping text, a regular expression without anchors or a wrong separator are not",
+        "made here: tests/test_mutations.py's hand-written mutants cover those.",
+        "",
         "| notebook | exercise | mutated | mutants | killed | of them by timeout | survived | listed | gaps "
         "| not reviewed |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     kinds = {e.identity: e.kind for e in equivalents}
     totals = [0, 0, 0, 0, 0, 0, 0]
-    gaps, listed, unreviewed = [], [], []
+    gaps: list[Mutant] = []
+    listed: list[Mutant] = []
+    unreviewed: list[Mutant] = []
     for name, run in runs.items():
         finding = review([run], equivalents)
         found_gaps = [m for m in finding.listed if kinds[m.identity] == "gap"]

@@ -126,15 +126,15 @@ def private_helpers(module: types.ModuleType, names: tuple[str, ...]) -> tuple[s
     return tuple(name for name in chosen if name not in names)
 
 
-def _span(node: ast.AST) -> tuple[int, int]:
+def _span(node: ast.stmt) -> tuple[int, int]:
     first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
     return first, node.end_lineno or node.lineno
 
 
-def _find(tree: ast.Module, qualname: str) -> ast.AST:
+def _find(tree: ast.Module, qualname: str) -> ast.stmt:
     """Return the def or class node of ``qualname`` (``Window.check``) in a parsed module."""
     body: list[ast.stmt] = tree.body
-    node: ast.AST | None = None
+    node: ast.stmt | None = None
     for part in qualname.split("."):
         node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                      and n.name == part), None)
