@@ -20,7 +20,8 @@ endif
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab update test preflight test-browser test-hub lint lessons grade formgrader bench bench-grading clean-grading
+.PHONY: lab update test preflight test-browser test-hub lint lessons grade formgrader bench bench-grading clean-grading \
+	mutation
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -83,6 +84,12 @@ bench: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_sim.py
 	$(ACTIVATE) python benchmarks/bench_policy.py
 	$(ACTIVATE) python benchmarks/bench_rulers.py
+
+# The checks' strength: cosmic-ray mutates every exercise's reference and the exercise's visible
+# check judges each mutant; writes ctx_course/mutation/last_run.json and docs/mutation.md, and fails on
+# a survivor not reviewed in ctx_course/mutation/equivalent_mutants.toml (docs/mutation.md).
+mutation: $(STAMP)
+	$(ACTIVATE) python -m ctx_course.mutation run
 
 bench-grading: $(STAMP)
 	$(ACTIVATE) python benchmarks/bench_grading.py

@@ -6,6 +6,7 @@ a function (a lazy import closes a circle as surely as one at the top) and under
 from __future__ import annotations
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -242,8 +243,11 @@ def test_the_wheel_lists_every_package_of_ctx_course():
 
 
 # Where a module may be named without an import statement: nbgrader's configuration (dotted class
-# names), the hub's files, and the entry points of pyproject.toml; ``python -m ctx_course`` runs these.
-ENTRY_MODULES = {PACKAGE, f"{PACKAGE}.__main__"}
+# names), the hub's files, and the entry points of pyproject.toml; ``python -m ctx_course`` runs these,
+# and so does ``python -m`` of a subpackage that the Makefile runs (``make mutation``).
+ENTRY_MODULES = {PACKAGE, f"{PACKAGE}.__main__"} | {
+    f"{name}.__main__" for name in re.findall(rf"python -m ({PACKAGE}(?:\.\w+)+)",
+                                              (REPO / "Makefile").read_text(encoding="utf-8"))}
 DOTTED = r"\bctx_course(?:\.\w+)+"
 
 
