@@ -67,8 +67,13 @@ c.SandboxSettings.cpu_limit = 600  # CPU seconds of one notebook's kernel
 
 # Student output is capped and hidden tests are kept out of the feedback, for nbgrader's own
 # commands and the formgrader as for `python -m ctx_course grade` (see ctx_course/grading/steps/preprocessors.py).
+# The same submission gives the same bytes on every run: what a cell printed is one output per
+# stream however often the kernel flushed (ctx_course/grading/steps/streams.py), and no cell
+# records when it ran.
+c.Execute.record_timing = False
 c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.Execute",
+    "ctx_course.grading.steps.streams.MergeStreams",
     "ctx_course.grading.steps.behaviour.ScoreFromBehaviour",
     "ctx_course.grading.steps.preprocessors.ScoreFromErrorsOnly",
     "nbgrader.preprocessors.IgnorePattern",
@@ -80,6 +85,7 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.GenerateFeedback.preprocessors = [
+    "ctx_course.grading.steps.streams.MergeStreams",
     "nbgrader.preprocessors.GetGrades",
     "ctx_course.grading.deadlines.ShowLateness",
     "ctx_course.grading.steps.preprocessors.HideHiddenTests",

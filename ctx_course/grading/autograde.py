@@ -117,6 +117,8 @@ def grading_config(
     config.GenerateFeedback.exporter_class = FeedbackExporter  # HTMLExporter's page, for less CPU
     # Each kernel would print a transport warning to the terminal; keep only its errors.
     config.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
+    # No cell records when it ran: an autograded notebook is the same bytes on every run.
+    config.Execute.record_timing = False
     return config
 
 

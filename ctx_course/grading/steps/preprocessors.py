@@ -54,6 +54,7 @@ from ...editions.translate import as_source_stub, in_edition, stubs, submitted_e
 from ..deadlines import ShowLateness
 from .behaviour import ScoreFromBehaviour, StartEvaluation
 from .metadata import RestoreMetadata
+from .streams import MergeStreams
 
 # Longest text kept from one output of a graded cell, in characters (about 250 lines of 80).
 MAX_OUTPUT_CHARS = 20_000
@@ -399,6 +400,7 @@ SANITIZE_PREPROCESSORS = [
 ]
 AUTOGRADE_PREPROCESSORS = [
     Execute,
+    MergeStreams,
     ScoreFromBehaviour,
     ScoreFromErrorsOnly,
     IgnorePattern,
@@ -409,4 +411,6 @@ AUTOGRADE_PREPROCESSORS = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
-FEEDBACK_PREPROCESSORS = [GetGrades, ShowLateness, HideHiddenTests, ShowEditionStubs, CSSHTMLHeaderPreprocessor]
+FEEDBACK_PREPROCESSORS = [
+    MergeStreams, GetGrades, ShowLateness, HideHiddenTests, ShowEditionStubs, CSSHTMLHeaderPreprocessor,
+]
