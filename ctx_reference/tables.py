@@ -449,12 +449,13 @@ def seed_cells(strategy: str, params: SimParams) -> frozenset[str] | None:
     return _SEED_SIM_CELLS.get((strategy, variant), frozenset())
 
 
-def format_strategy_table(results: Mapping[str, SimResult], params: SimParams) -> str:
+def format_strategy_table(results: Mapping[str, SimResult], params: SimParams, *, title: str = "") -> str:
     """Return one row per strategy: peak, facts lost/asked, rewrites, input equivalent, overflow.
 
     ``results`` maps a strategy name to its ``SimResult``; ``params`` is the
     ``SimParams`` the runs used (it decides which numbers the lesson quotes).
-    Numbers the lesson does not quote carry ``DERIVED_MARK``.
+    Numbers the lesson does not quote carry ``DERIVED_MARK``. ``title``, a message (its
+    Chinese text, from a notebook's check cell), is shown above the table in the reader's language.
 
     With the lesson's defaults the ``clear`` row reads
     ``clear  清除旧工具结果  59,550  11/12  15  1,359,425  —`` and the ``none`` row
@@ -492,7 +493,7 @@ def format_strategy_table(results: Mapping[str, SimResult], params: SimParams) -
         notes.append(_(_NOTES["DERIVED_NOTE"]))
     if not all_lesson_runs:
         notes.append(_(_NOTES["OTHER_PARAMS_NOTE"]))
-    return "\n".join([text, *notes])
+    return "\n".join([*([_(title)] if title else []), text, *notes])
 
 
 # ---------------------------------------------------------------- ledger

@@ -395,7 +395,7 @@ def test_failure_renders_as_one_line():
 
 def test_demo_guard_names_the_exercise():
     """An error inside `uses_exercise` becomes one CheckFailed line naming the exercise to revisit."""
-    with pytest.raises(CheckFailed, match="请回到练习 trim_lines 再检查一遍"):
+    with pytest.raises(CheckFailed, match="请回到练习 `trim_lines` 再检查一遍"):
         with uses_exercise("trim_lines"):
             raise TypeError("can only concatenate tuple")
 
