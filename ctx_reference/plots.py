@@ -41,6 +41,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
+from ctx_reference.calibrate import KIND_LABELS
 from ctx_reference.ledger import (
     BUCKETS,
     CAUTION_FROM_PERCENT,
@@ -395,7 +396,7 @@ def plot_bucket_shares(entries: Sequence[LedgerEntry], share: bool = False, deri
         ax.set_ylabel(_("占本次调用的比例（%）"))
     else:
         ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-        ax.set_ylabel("token")
+        ax.set_ylabel(_("token"))
     ax.set_xlabel(_("调用"))
     ax.set_title(_("每次调用里四个桶各占多少（每次调用的拆分是推导值）") if derived else _("每次调用里四个桶各占多少"))
     ax.legend(loc="upper right")
@@ -588,7 +589,7 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
     ``errors[real][estimate][kind]`` is (estimate - real) / real, e.g.
     ``{"o200k_base": {"FakeTokenizer": {"zh_prose": -0.69, ...}, ...}, "Qwen": {...}}``;
     every panel shows the same estimates and kinds. ``kind_labels`` names the kinds on the x
-    axis (default: the keys). Bars below 0 undercount: the ledger's alarm would ring late. The
+    axis (default: ``calibrate.KIND_LABELS`` in the reader's language, other keys as they are). Bars below 0 undercount: the ledger's alarm would ring late. The
     bars carry gids ``"error:<real>:<estimate>"``; FakeTokenizer and EstimateTokenizer keep their
     colours (`ESTIMATE_COLORS`) from figure to figure.
 
@@ -607,7 +608,7 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
         for estimate, by_kind in by_estimate.items():
             if not isinstance(by_kind, Mapping) or list(by_kind) != kinds:
                 raise ValueError(f"errors[{real!r}][{estimate!r}] must have the kinds {kinds} (got {by_kind!r})")
-    labels = [str((kind_labels or {}).get(kind, kind)) for kind in kinds]
+    labels = [str((KIND_LABELS if kind_labels is None else kind_labels).get(kind, kind)) for kind in kinds]
     fig = Figure(figsize=(WIDE_FIGSIZE[0], WIDE_FIGSIZE[1] * len(errors)), layout="constrained")
     width = 0.8 / len(estimates)
     axes = fig.subplots(len(errors), 1, sharex=True, squeeze=False)[:, 0]

@@ -180,7 +180,8 @@ class CheckCase:
     ``label_values``, so that the translated template is formatted with the same values.
     ``message`` marks an ``expect`` that is a sentence of the catalogue, one the projection returns
     in the reader's language when the value is right (render's ``SAME_TEXT``): it is compared and
-    shown translated, so both editions grade alike.
+    shown translated, so both editions grade alike. ``hint``, a message, is added to the × line
+    when the case fails: what to do about the likeliest cause.
     """
 
     label: str
@@ -197,6 +198,7 @@ class CheckCase:
     label_template: str | None = None
     label_values: Mapping[str, Any] = field(default_factory=dict)
     message: bool = False
+    hint: str | None = None
 
 
 def expected(case: CheckCase) -> Any:
@@ -372,7 +374,10 @@ def _raised(case: CheckCase, exc: Exception) -> Outcome:
 
 
 def _fail(case: CheckCase, why: str) -> Outcome:
-    return Outcome(False, _("{mark} {label}：{why}").format(mark=FAIL_MARK, label=shown_label(case), why=why))
+    line = _("{mark} {label}：{why}").format(mark=FAIL_MARK, label=shown_label(case), why=why)
+    if case.hint:
+        line = _("{line}；{hint}").format(line=line, hint=_(case.hint))
+    return Outcome(False, line)
 
 
 def run_cases(func: Callable, cases: Sequence[CheckCase], codes: frozenset[CodeType] = frozenset()) -> list[Outcome]:
