@@ -505,5 +505,5 @@ def test_feedback_tells_a_failed_visible_check_from_a_hidden_one(monkeypatch):
     visible, hidden = (HideHiddenTests().preprocess_cell(nb.cells[i], {}, i)[0] for i in (1, 2))
     [visible_error] = [o for o in visible.outputs if o.output_type == "error"]
     [hidden_error] = [o for o in hidden.outputs if o.output_type == "error"]
-    assert "练习 trim_lines" in visible_error.traceback[0]
+    assert "练习 `trim_lines`" in visible_error.traceback[0]
     assert hidden_error.traceback == ["CheckFailed（隐藏测试没有通过）"]

@@ -152,7 +152,7 @@ def requires_exercise(name: str, func, *, needed_by: str) -> None:
     try:
         check_exercise(name, func, quiet=True)
     except CheckFailed as exc:
-        reason = str(exc).rstrip("。.")  # it stands inside the sentence, in parentheses
+        reason = str(exc).rstrip("。.")  # data: full stops; the reason stands inside the sentence, in parentheses
         raise CheckFailed(
             _("{needed_by} 下面这一步还要用到你的 {name}，而它还没通过自己的检查（{reason}）："
               "请先回到练习 {name}。").format(needed_by=_(needed_by), name=shown_name(name), reason=reason)
