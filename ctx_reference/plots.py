@@ -30,6 +30,7 @@ Vocabulary:
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,6 +83,8 @@ HEADROOM = 1.1  # y axis reaches this multiple of the highest line or bar
 RECALL_HEADROOM = 1.25  # the same for the recall-by-position curve
 MIN_RECALL_AXIS = 0.05  # top of that y axis at the least, for a curve close to 0
 MAX_ZONE_TICKS = 20  # at most this many labelled bars in plot_zones
+TITLE_SHARE = 0.96  # a figure's title may take this share of its width
+LEGEND_COLUMNS = 2  # columns of a legend under the axes: long English labels fit in two
 
 
 # ---------------------------------------------------------------- fonts and helpers
@@ -103,11 +106,47 @@ def cjk_font() -> str:
 
 
 def _finish(fig: Figure) -> Figure:
-    """Give every text of ``fig`` the bundled Chinese font as the fallback of DejaVu Sans."""
+    """Give every text of ``fig`` the bundled Chinese font as the fallback of DejaVu Sans, then fit its titles."""
     family = cjk_font()
     for text in fig.findobj(Text):
         text.set_fontfamily([LATIN_FONT, family])
+    _fit_titles(fig)
     return fig
+
+
+_BREAK = re.compile(r"[\u3400-\u9fff][，、：；）]?|[^\s\u3400-\u9fff]+\s*|\s+")
+"""The pieces a title may break between: a Chinese character (with the punctuation after it), a word."""
+
+
+def _wrapped(title: Text, width: float) -> str:
+    """Return the text of ``title`` broken into lines no wider than ``width`` pixels (a piece never splits)."""
+    lines: list[str] = []
+    line = ""
+    for piece in _BREAK.findall(title.get_text()):
+        title.set_text((line + piece).rstrip())
+        if line.strip() and title.get_window_extent().width > width:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _fit_titles(fig: Figure) -> None:
+    """Break every title wider than its axes (the suptitle: than the figure) onto more lines.
+
+    The same figure is laid out for either language: an English title is often twice as wide
+    as its Chinese text, and two side by side would run into each other. The figure is laid out
+    once to measure; constrained layout makes room for the extra lines when it is drawn.
+    """
+    fig.draw_without_rendering()
+    fitted = [(ax.title, ax.get_window_extent().width) for ax in fig.axes if ax.get_visible()]
+    if fig._suptitle is not None:
+        fitted.append((fig._suptitle, fig.bbox.width * TITLE_SHARE))
+    for title, width in fitted:
+        if title.get_text() and title.get_window_extent().width > width:
+            title.set_text(_wrapped(title, width))
 
 
 def _thousands(value: float, _position: object = None) -> str:
@@ -350,7 +389,8 @@ def plot_context_per_turn(results: Mapping[str, SimResult], params: SimParams) -
     handles, labels = ax.get_legend_handles_labels()
     handles.append(Line2D([], [], marker="o", linestyle="none", color="black", markersize=4))
     labels.append(_("改写（缓存失效）"))
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4, frameon=False)
+    # Under the axes, in the figure: constrained layout gives it the rows it needs, the axes keep the width.
+    fig.legend(handles, labels, loc="outside lower center", ncol=LEGEND_COLUMNS, frameon=False)
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     ax.set_xlim(0, params.turns + 1)
     ax.set_ylim(0, params.window * HEADROOM)
@@ -567,6 +607,7 @@ def plot_position_fit(base: float, middle: float, end_drop: float,
                 base=base, middle=middle, end_drop=end_drop))
     ax.axhline(curve.closed_book_percent, color="#7f7f7f", linestyle=":",
                label=_("闭卷 {percent} %").format(percent=curve.closed_book_percent))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a document's number is whole
     ax.set_xlabel(_("答案所在文档的位置（第几篇）"))
     ax.set_ylabel(_("准确率（%）"))
     ax.set_title(_("玩具模型的位置曲线，用最小二乘拟合到实测"))

@@ -29,7 +29,11 @@ from ctx_course.catalogues import source_notebook
 from ctx_course.config import assignments
 from ctx_course.editions import chinese_in_outputs, compare_outputs, execute_english
 from ctx_course.translation import has_chinese
-from ctx_reference import assemble, calibrate, evaldiff, sessions, trim
+import ctx_reference.calibrate as calibrate
+import ctx_reference.evaldiff as evaldiff
+import ctx_reference.sessions as sessions
+from ctx_reference.assemble import lesson_items
+from ctx_reference.trim import omission_marker
 from ctx_reference.checks import EXERCISES
 
 from conftest import REPO
@@ -91,14 +95,14 @@ DATA: dict[str, tuple[tuple[Callable[[dict], set[str]], str], ...]] = {
         (cases("estimate_tokens"), "estimate_tokens' check inputs: it counts Chinese characters one by one"),
     ),
     "04-assembly": (
-        (made(lambda: [item.text for item in assemble.lesson_items()]),
+        (made(lambda: [item.text for item in lesson_items()]),
          "the lesson's items: the duplicate rule compares their texts"),
         (cells("cell-10"), "the texts of the duplicate demo, compared the same way"),
         (cases("assemble"), "the item names of the checks (规则, 文档甲 …), glossed in the notebook"),
     ),
     "05-trim-lines": (
-        (made(lambda: [trim.omission_marker(n) for n in range(101)]
-                      + [trim.omission_marker(100, "tool-output/pytest-run-1.txt")]),
+        (made(lambda: [omission_marker(n) for n in range(1, 101)]
+                      + [omission_marker(100, "tool-output/pytest-run-1.txt")]),
          "the omission marker: the exercise must return it exactly"),
         (cells("cell-07", "cell-09", "cell-11", "cell-13", "cell-15"), "the marker as the demos build it"),
         (cases("trim_lines"), "the check inputs 第 N 行 (line N) and their markers"),
@@ -115,7 +119,8 @@ DATA: dict[str, tuple[tuple[Callable[[dict], set[str]], str], ...]] = {
         (made(evaldiff.lesson_cases), "the questions and expected answers the grader compares"),
         (made(lambda: [evaldiff.fake_model(v, c.question) for v in evaldiff.PROMPTS for c in evaldiff.lesson_cases()]),
          "the model's answers, graded by substring"),
-        (module(evaldiff), "the prompts and their added sentences"),
+        (made(evaldiff.PROMPTS.values), "the prompts the answers depend on"),
+        (module(evaldiff), "their added sentences"),
         (cases("diff"), "diff's check inputs"),
     ),
     "09-context-ledger": (
