@@ -142,8 +142,9 @@ def _fit_titles(fig: Figure) -> None:
     """
     fig.draw_without_rendering()
     fitted = [(ax.title, ax.get_window_extent().width) for ax in fig.axes if ax.get_visible()]
-    if fig._suptitle is not None:
-        fitted.append((fig._suptitle, fig.bbox.width * TITLE_SHARE))
+    suptitle = getattr(fig, "_suptitle", None)  # the Text of fig.suptitle (get_suptitle gives only its string)
+    if suptitle is not None:
+        fitted.append((suptitle, fig.bbox.width * TITLE_SHARE))
     for title, width in fitted:
         if title.get_text() and title.get_window_extent().width > width:
             title.set_text(_wrapped(title, width))
@@ -630,9 +631,10 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
     ``errors[real][estimate][kind]`` is (estimate - real) / real, e.g.
     ``{"o200k_base": {"FakeTokenizer": {"zh_prose": -0.69, ...}, ...}, "Qwen": {...}}``;
     every panel shows the same estimates and kinds. ``kind_labels`` names the kinds on the x
-    axis (default: ``calibrate.KIND_LABELS`` in the reader's language, other keys as they are). Bars below 0 undercount: the ledger's alarm would ring late. The
-    bars carry gids ``"error:<real>:<estimate>"``; FakeTokenizer and EstimateTokenizer keep their
-    colours (`ESTIMATE_COLORS`) from figure to figure.
+    axis (default: ``calibrate.KIND_LABELS`` in the reader's language, other keys as they are).
+    Bars below 0 undercount: the ledger's alarm would ring late. The bars carry gids
+    ``"error:<real>:<estimate>"``; FakeTokenizer and EstimateTokenizer keep their colours
+    (`ESTIMATE_COLORS`) from figure to figure.
 
     Used by the context-ledger notebook (section "对账：校准估算").
     """

@@ -110,7 +110,8 @@ def lint_tool(tool: Mapping) -> list[str]:
     description = _description(tool)
     length = len(re.sub(r"\s+", "", description))
     if length < MIN_DESCRIPTION_CHARS:
-        warnings.append(_("工具 {name!r}：描述只有 {length} 个字，说不清做什么、什么时候用").format(name=name, length=length))
+        warnings.append(_("工具 {name!r}：描述只有 {length} 个字，说不清做什么、什么时候用").format(
+            name=name, length=length))
     lowered = description.lower()
     if not any(marker in lowered for marker in WHEN_MARKERS):
         warnings.append(_("工具 {name!r}：描述没有说什么时候该用（或不该用）").format(name=name))
@@ -119,7 +120,8 @@ def lint_tool(tool: Mapping) -> list[str]:
     for param, spec in properties.items():
         text = spec.get("description", "") if isinstance(spec, Mapping) else ""
         if not isinstance(text, str) or len(text.strip()) < MIN_PARAMETER_CHARS:
-            warnings.append(_("工具 {name!r}：参数 {param!r} 没有说明（格式、单位或例子）").format(name=name, param=param))
+            warnings.append(_("工具 {name!r}：参数 {param!r} 没有说明（格式、单位或例子）").format(
+                name=name, param=param))
     for param in schema.get("required", []):
         if param not in properties:
             warnings.append(_("工具 {name!r}：必填参数 {param!r} 没有定义").format(name=name, param=param))
@@ -151,6 +153,7 @@ def lint_tools(tools: Sequence[Mapping]) -> list[str]:
         for b in checked[i + 1:]:
             overlap = description_overlap(_description(a), _description(b))
             if overlap >= OVERLAP_THRESHOLD:
-                warnings.append(_("工具 {first!r} 和 {second!r} 的描述太像（重合 {overlap:.2f}），模型分不清该用哪个").format(
-                    first=a["name"], second=b["name"], overlap=overlap))
+                warnings.append(
+                    _("工具 {first!r} 和 {second!r} 的描述太像（重合 {overlap:.2f}），模型分不清该用哪个").format(
+                        first=a["name"], second=b["name"], overlap=overlap))
     return warnings

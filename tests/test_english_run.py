@@ -25,16 +25,16 @@ from types import ModuleType
 
 import pytest
 
+import ctx_reference.calibrate as calibrate
+import ctx_reference.evaldiff as evaldiff
+import ctx_reference.sessions as sessions
 from ctx_course.catalogues import source_notebook
 from ctx_course.config import assignments
 from ctx_course.editions import chinese_in_outputs, compare_outputs, execute_english
 from ctx_course.translation import has_chinese
-import ctx_reference.calibrate as calibrate
-import ctx_reference.evaldiff as evaldiff
-import ctx_reference.sessions as sessions
 from ctx_reference.assemble import lesson_items
-from ctx_reference.trim import omission_marker
 from ctx_reference.checks import EXERCISES
+from ctx_reference.trim import omission_marker
 
 from conftest import REPO
 

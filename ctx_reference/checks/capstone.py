@@ -11,8 +11,8 @@ each run on the capstone's visible workloads (``ctx_reference.workloads.visible_
 * ``beat_clear_notes`` / ``beat_compact`` -- on every workload the policy is safe and, where
   that built-in is safe, costs less than it (the built-in is run beside the learner's policy).
 
-The expectations are literals (``{"overflow_turn": None, "facts_lost": 0}``, "更便宜"); only the runs themselves use the reference
-simulation, as notebook 06's checks do with the learner's hooks.
+The expectations are literals (``{"overflow_turn": None, "facts_lost": 0}``, "更便宜"); only the runs
+themselves use the reference simulation, as notebook 06's checks do with the learner's hooks.
 
 References: the built-in policies (``keep_everything``, ``ClearOldest``, ``CompactOld``, the
 values of ``BUILTIN_POLICIES``) are what the learner must not hand in or call. The bonus checks
