@@ -111,8 +111,13 @@ def notebook_edition(environ: Mapping[str, str], user_ns: Mapping[str, object], 
 
 @cache
 def _running_notebook_edition() -> str | None:
-    """Return ``notebook_edition`` for this process, found once (a kernel runs one notebook)."""
+    """Return ``notebook_edition`` if this process is a Jupyter kernel, found once (a kernel runs one notebook).
+
+    Any other process (a script, the grader, the tests) reads no notebook: its language is never a guess.
+    """
     shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if getattr(shell, "kernel", None) is None:
+        return None
     return notebook_edition(os.environ, getattr(shell, "user_ns", None) or {}, os.getcwd())
 
 

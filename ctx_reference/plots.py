@@ -114,7 +114,7 @@ def _finish(fig: Figure) -> Figure:
     return fig
 
 
-_BREAK = re.compile(r"[\u3400-\u9fff][，、：；）]?|[^\s\u3400-\u9fff]+\s*|\s+")
+_BREAK = re.compile(r"[\u3400-\u9fff][，、：；）]?|[^\s\u3400-\u9fff]+\s*|\s+")  # data: punctuation
 """The pieces a title may break between: a Chinese character (with the punctuation after it), a word."""
 
 
