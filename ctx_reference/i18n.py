@@ -2,7 +2,8 @@
 
 Covers: ``gettext`` (imported as ``_``), which returns a message in the reader's language;
 ``N_``, which only marks a message for extraction (a label defined at import time, translated
-where it is shown); ``language``, the reader's language; ``using``, a block in another language.
+where it is shown); ``language``, the reader's language; ``using``, a block in another language;
+``notebook_edition``, the edition of the notebook a kernel runs.
 
 The workbook is written in Simplified Chinese: a message's id *is* its Chinese text, so the
 ``zh_CN`` edition needs no catalogue and a message missing from the English one reads in Chinese
