@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ctx_reference._validate import require_int, require_str
+from ctx_reference.i18n import _
 
 DUPLICATE = "duplicate"  # drop reason: same text as an item already kept
 NO_ROOM = "no room"  # drop reason: would push the total over the budget
@@ -80,17 +81,18 @@ class Assembly:
 
 
 class BudgetError(ValueError):
-    """The required items alone need more tokens than the budget allows."""
+    """The required items alone need more tokens than the budget allows.
+
+    ``required_tokens`` and ``budget`` are the two numbers (notebook 04's check compares them);
+    the message says them in the reader's language, once.
+    """
 
     def __init__(self, required_tokens: int, budget: int) -> None:
         self.required_tokens = required_tokens
         self.budget = budget
         super().__init__(
-            # The Chinese part is data: notebook 04's check looks for "必需项共 5000 tokens" and "超过预算 4000".
-            f"预算不够：必需项共 {required_tokens} tokens，超过预算 {budget}；"  # data
-            "请精简或拆分必需项，或者加大预算。"  # data
-            f"required items need {required_tokens} tokens but budget is {budget} "
-            f"(got budget={budget!r}); shrink or split the required items, or raise the budget"
+            _("预算不够：必需项共 {required_tokens} tokens，超过了 budget={budget}；"
+              "请精简或拆分必需项，或者加大预算。").format(required_tokens=required_tokens, budget=budget)
         )
 
 

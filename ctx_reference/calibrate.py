@@ -37,7 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ctx_reference._validate import require_int, require_real, require_str
+from ctx_reference.i18n import N_
 from ctx_reference.ledger import BUCKETS, LongHaul, lesson_calls, long_haul_calls
+from ctx_reference.tables import Labels
 from ctx_reference.tokens import ASCII_LIMIT, FakeTokenizer, Tokenizer
 
 __all__ = [
@@ -62,8 +64,9 @@ __all__ = [
 
 #: The kinds of text, in the order tables show them.
 KINDS = ("zh_prose", "en_prose", "code", "json")
-#: How tables and plots name each kind (the lesson's buckets keep their own names).
-KIND_LABELS = {"zh_prose": "中文", "en_prose": "英文", "code": "代码", "json": "JSON 工具输出"}  # data
+#: How tables and plots name each kind, in the reader's language (the lesson's buckets keep their own names).
+#: Results are keyed by the kinds themselves (``"zh_prose"``); only what is shown goes through these labels.
+KIND_LABELS = Labels({"zh_prose": N_("中文"), "en_prose": N_("英文"), "code": N_("代码"), "json": N_("JSON 工具输出")})
 
 _DIGITS = 6  # decimals the rates are rounded to before a count is rounded up (0.1 * 30 is 3.0000000000000004)
 

@@ -2,7 +2,8 @@
 
 Covers: ``gettext`` (imported as ``_``), which returns a message in the reader's language;
 ``N_``, which only marks a message for extraction (a label defined at import time, translated
-where it is shown); ``language``, the reader's language; ``using``, a block in another language.
+where it is shown); ``language``, the reader's language; ``using``, a block in another language;
+``notebook_edition``, the edition of the notebook a kernel runs.
 
 The workbook is written in Simplified Chinese: a message's id *is* its Chinese text, so the
 ``zh_CN`` edition needs no catalogue and a message missing from the English one reads in Chinese
@@ -12,7 +13,12 @@ rather than not at all (``tests/test_i18n.py`` fails on any). The English messag
 
 The language comes, in this order, from ``using`` (the grader renders a page for one
 submission), from the environment variable ``CTX_LANG`` (``make lab LANG=en`` sets it for the
-learner's kernels, the grader for an English submission's), or is ``zh_CN``.
+learner's kernels, the grader for every submission's), from the notebook the kernel runs
+(``notebook_edition``: an English release notebook says ``"ctx_edition": "en"`` in its metadata,
+so it reads in English in any Jupyter), or is ``zh_CN``.
+
+Vocabulary: the *edition* of a notebook is the language its metadata names (``ctx_edition``;
+none is the Chinese source edition).
 
 Only messages are translated, never data: a value a function returns or a check compares is the
 same in both editions, so a submission of either grades the same.
@@ -22,8 +28,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import gettext as _gettext
+import json
 import os
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -33,6 +41,10 @@ LANGUAGES = (SOURCE, "en")
 """The editions: Simplified Chinese and English."""
 ENVIRONMENT = "CTX_LANG"
 """The environment variable naming the reader's language."""
+METADATA_KEY = "ctx_edition"
+"""The notebook metadata naming a notebook's edition (``"en"`` in ``lessons-en/``)."""
+SESSION = "JPY_SESSION_NAME"
+"""Set by Jupyter Server (JupyterLab, Notebook, a hub) in a kernel's environment: the path of its notebook."""
 DOMAIN = "ctx"
 LOCALE = Path(__file__).with_name("locale")
 """Where the catalogues are: ``<language>/messages/*.po`` and the compiled ``<language>/LC_MESSAGES/ctx.mo``."""
@@ -57,12 +69,57 @@ def normalize(name: str, *, argument: str = "language") -> str:
 
 
 def language() -> str:
-    """Return the reader's language: the one ``using`` chose, else ``CTX_LANG``, else ``zh_CN``."""
+    """Return the reader's language: the one ``using`` chose, else ``CTX_LANG``, else the edition of the
+    notebook this kernel runs (``notebook_edition``), else ``zh_CN``."""
     chosen = _chosen.get()
     if chosen is not None:
         return chosen
     named = os.environ.get(ENVIRONMENT, "").strip()
-    return normalize(named, argument=ENVIRONMENT) if named else SOURCE
+    if named:
+        return normalize(named, argument=ENVIRONMENT)
+    return _running_notebook_edition() or SOURCE
+
+
+def _edition_in(path: Path) -> str | None:
+    """Return the edition a notebook file names in its metadata (``None``: the source edition, or unreadable)."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            named = json.load(handle).get("metadata", {}).get(METADATA_KEY)
+        return normalize(named) if isinstance(named, str) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def notebook_edition(environ: Mapping[str, str], user_ns: Mapping[str, object], cwd: str | os.PathLike) -> str | None:
+    """Return the edition of the notebook a kernel runs, or ``None`` if it names none or cannot be found.
+
+    The notebook is, in this order: the one Jupyter Server names (``JPY_SESSION_NAME``: JupyterLab,
+    Notebook, a hub); the one VS Code names (``__vsc_ipynb_file__`` in the kernel's namespace);
+    else the notebooks of the kernel's working directory, where ``jupyter nbconvert --execute``,
+    nbclient and papermill start it, when every one of them that names an edition names the same.
+    A Chinese notebook names none, so in its folder the answer is ``None``: the source edition.
+    """
+    for named in (environ.get(SESSION), user_ns.get("__vsc_ipynb_file__")):
+        if isinstance(named, str) and named.endswith(".ipynb") and Path(named).is_file():
+            return _edition_in(Path(named))
+    try:
+        found = {_edition_in(path) for path in sorted(Path(cwd).glob("*.ipynb"))}
+    except OSError:
+        return None
+    found.discard(None)
+    return found.pop() if len(found) == 1 else None
+
+
+@cache
+def _running_notebook_edition() -> str | None:
+    """Return ``notebook_edition`` if this process is a Jupyter kernel, found once (a kernel runs one notebook).
+
+    Any other process (a script, the grader, the tests) reads no notebook: its language is never a guess.
+    """
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if getattr(shell, "kernel", None) is None:
+        return None
+    return notebook_edition(os.environ, getattr(shell, "user_ns", None) or {}, os.getcwd())
 
 
 @contextlib.contextmanager

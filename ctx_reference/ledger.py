@@ -163,7 +163,7 @@ class ContextOverflowError(Exception):
     Deliberately not a ValueError: the arguments are well formed, the call is
     simply too big for the window -- the simulated counterpart of an API
     rejecting the request. Callers are expected to catch it and shrink the
-    context. Attributes: `name`, `total`, `limit`.
+    context. Attributes: `name`, `total`, `limit`; the message says them once, in the reader's language.
     """
 
     def __init__(self, name: str, total: int, limit: int, reserve_output: int = 0) -> None:
@@ -171,11 +171,11 @@ class ContextOverflowError(Exception):
         self.total = total
         self.limit = limit
         self.reserve_output = reserve_output
-        reserved = f" (prompt {total - reserve_output} + reserved output {reserve_output})" if reserve_output else ""
-        detail = f"call {name!r} needs {total} tokens{reserved}, over the window limit of {limit} tokens"
+        reserved = _("（提示词 {prompt} + 预留输出 {reserve}）").format(
+            prompt=total - reserve_output, reserve=reserve_output) if reserve_output else ""
         super().__init__(
-            _("上下文超出窗口：调用 {name!r} 需要 {total} tokens，超过窗口上限 {limit} tokens。{detail}").format(
-                name=name, total=total, limit=limit, detail=detail)
+            _("上下文超出窗口：调用 {name!r} 需要 {total} tokens{reserved}，超过窗口上限 {limit} tokens").format(
+                name=name, total=total, reserved=reserved, limit=limit)
         )
 
 

@@ -30,6 +30,7 @@ Vocabulary:
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +42,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, MaxNLocator, PercentFormatter
 
+from ctx_reference.calibrate import KIND_LABELS
 from ctx_reference.ledger import (
     BUCKETS,
     CAUTION_FROM_PERCENT,
@@ -81,6 +83,8 @@ HEADROOM = 1.1  # y axis reaches this multiple of the highest line or bar
 RECALL_HEADROOM = 1.25  # the same for the recall-by-position curve
 MIN_RECALL_AXIS = 0.05  # top of that y axis at the least, for a curve close to 0
 MAX_ZONE_TICKS = 20  # at most this many labelled bars in plot_zones
+TITLE_SHARE = 0.96  # a figure's title may take this share of its width
+LEGEND_COLUMNS = 2  # columns of a legend under the axes: long English labels fit in two
 
 
 # ---------------------------------------------------------------- fonts and helpers
@@ -102,11 +106,48 @@ def cjk_font() -> str:
 
 
 def _finish(fig: Figure) -> Figure:
-    """Give every text of ``fig`` the bundled Chinese font as the fallback of DejaVu Sans."""
+    """Give every text of ``fig`` the bundled Chinese font as the fallback of DejaVu Sans, then fit its titles."""
     family = cjk_font()
     for text in fig.findobj(Text):
         text.set_fontfamily([LATIN_FONT, family])
+    _fit_titles(fig)
     return fig
+
+
+_BREAK = re.compile(r"[\u3400-\u9fff][，、：；）]?|[^\s\u3400-\u9fff]+\s*|\s+")  # data: punctuation
+"""The pieces a title may break between: a Chinese character (with the punctuation after it), a word."""
+
+
+def _wrapped(title: Text, width: float) -> str:
+    """Return the text of ``title`` broken into lines no wider than ``width`` pixels (a piece never splits)."""
+    lines: list[str] = []
+    line = ""
+    for piece in _BREAK.findall(title.get_text()):
+        title.set_text((line + piece).rstrip())
+        if line.strip() and title.get_window_extent().width > width:
+            lines.append(line.rstrip())
+            line = piece.lstrip()
+        else:
+            line += piece
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _fit_titles(fig: Figure) -> None:
+    """Break every title wider than its axes (the suptitle: than the figure) onto more lines.
+
+    The same figure is laid out for either language: an English title is often twice as wide
+    as its Chinese text, and two side by side would run into each other. The figure is laid out
+    once to measure; constrained layout makes room for the extra lines when it is drawn.
+    """
+    fig.draw_without_rendering()
+    fitted = [(ax.title, ax.get_window_extent().width) for ax in fig.axes if ax.get_visible()]
+    suptitle = getattr(fig, "_suptitle", None)  # the Text of fig.suptitle (get_suptitle gives only its string)
+    if suptitle is not None:
+        fitted.append((suptitle, fig.bbox.width * TITLE_SHARE))
+    for title, width in fitted:
+        if title.get_text() and title.get_window_extent().width > width:
+            title.set_text(_wrapped(title, width))
 
 
 def _thousands(value: float, _position: object = None) -> str:
@@ -349,7 +390,8 @@ def plot_context_per_turn(results: Mapping[str, SimResult], params: SimParams) -
     handles, labels = ax.get_legend_handles_labels()
     handles.append(Line2D([], [], marker="o", linestyle="none", color="black", markersize=4))
     labels.append(_("改写（缓存失效）"))
-    ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4, frameon=False)
+    # Under the axes, in the figure: constrained layout gives it the rows it needs, the axes keep the width.
+    fig.legend(handles, labels, loc="outside lower center", ncol=LEGEND_COLUMNS, frameon=False)
     ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     ax.set_xlim(0, params.turns + 1)
     ax.set_ylim(0, params.window * HEADROOM)
@@ -395,7 +437,7 @@ def plot_bucket_shares(entries: Sequence[LedgerEntry], share: bool = False, deri
         ax.set_ylabel(_("占本次调用的比例（%）"))
     else:
         ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
-        ax.set_ylabel("token")
+        ax.set_ylabel(_("token"))
     ax.set_xlabel(_("调用"))
     ax.set_title(_("每次调用里四个桶各占多少（每次调用的拆分是推导值）") if derived else _("每次调用里四个桶各占多少"))
     ax.legend(loc="upper right")
@@ -566,6 +608,7 @@ def plot_position_fit(base: float, middle: float, end_drop: float,
                 base=base, middle=middle, end_drop=end_drop))
     ax.axhline(curve.closed_book_percent, color="#7f7f7f", linestyle=":",
                label=_("闭卷 {percent} %").format(percent=curve.closed_book_percent))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a document's number is whole
     ax.set_xlabel(_("答案所在文档的位置（第几篇）"))
     ax.set_ylabel(_("准确率（%）"))
     ax.set_title(_("玩具模型的位置曲线，用最小二乘拟合到实测"))
@@ -588,9 +631,10 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
     ``errors[real][estimate][kind]`` is (estimate - real) / real, e.g.
     ``{"o200k_base": {"FakeTokenizer": {"zh_prose": -0.69, ...}, ...}, "Qwen": {...}}``;
     every panel shows the same estimates and kinds. ``kind_labels`` names the kinds on the x
-    axis (default: the keys). Bars below 0 undercount: the ledger's alarm would ring late. The
-    bars carry gids ``"error:<real>:<estimate>"``; FakeTokenizer and EstimateTokenizer keep their
-    colours (`ESTIMATE_COLORS`) from figure to figure.
+    axis (default: ``calibrate.KIND_LABELS`` in the reader's language, other keys as they are).
+    Bars below 0 undercount: the ledger's alarm would ring late. The bars carry gids
+    ``"error:<real>:<estimate>"``; FakeTokenizer and EstimateTokenizer keep their colours
+    (`ESTIMATE_COLORS`) from figure to figure.
 
     Used by the context-ledger notebook (section "对账：校准估算").
     """
@@ -607,7 +651,7 @@ def plot_estimate_errors(errors: Mapping[str, Mapping[str, Mapping[str, float]]]
         for estimate, by_kind in by_estimate.items():
             if not isinstance(by_kind, Mapping) or list(by_kind) != kinds:
                 raise ValueError(f"errors[{real!r}][{estimate!r}] must have the kinds {kinds} (got {by_kind!r})")
-    labels = [str((kind_labels or {}).get(kind, kind)) for kind in kinds]
+    labels = [str((KIND_LABELS if kind_labels is None else kind_labels).get(kind, kind)) for kind in kinds]
     fig = Figure(figsize=(WIDE_FIGSIZE[0], WIDE_FIGSIZE[1] * len(errors)), layout="constrained")
     width = 0.8 / len(estimates)
     axes = fig.subplots(len(errors), 1, sharex=True, squeeze=False)[:, 0]

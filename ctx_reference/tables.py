@@ -182,20 +182,26 @@ def format_share(part: float, whole: float) -> str:
     return format_percent(part / whole if whole else 0.0)
 
 
-def format_percent(fraction: float) -> str:
-    """Return a fraction (0.747...) as a percentage with one decimal: ``74.7 %``.
+def format_percent(fraction: float, *, places: int = SHARE_DECIMALS, sign: bool = False) -> str:
+    """Return a fraction (0.747...) as a percentage with ``places`` decimals, in the reader's style.
 
-    >>> format_percent(1080 / 1445), format_percent(0.0)
-    ('74.7 %', '0.0 %')
+    Chinese tables write ``74.7 %``, English ones ``74.7%``; ``sign`` writes ``+`` before a
+    positive number (a relative error: ``+27 %``).
 
-    Used by the ledger tables.
+    >>> format_percent(1080 / 1445), format_percent(0.0), format_percent(0.2712, places=0, sign=True)
+    ('74.7 %', '0.0 %', '+27 %')
+
+    Used by the ledger tables and notebook 09.
     """
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
         raise ValueError(f"fraction must be a number (got {fraction!r})")
     if fraction != fraction or fraction in (float("inf"), float("-inf")):
         raise ValueError(f"fraction must be finite (got {fraction!r})")
-    quantum = Decimal(1).scaleb(-SHARE_DECIMALS)
-    return f"{(Decimal(fraction) * PERCENT).quantize(quantum, rounding=ROUND_HALF_UP)} %"
+    if isinstance(places, bool) or not isinstance(places, int) or places < 0:
+        raise ValueError(f"places must be an int >= 0 (got {places!r})")
+    quantum = Decimal(1).scaleb(-places)
+    number = (Decimal(fraction) * PERCENT).quantize(quantum, rounding=ROUND_HALF_UP)
+    return _("{number} %").format(number=f"{number:+}" if sign else f"{number}")
 
 
 def format_facts(lost: int, asked: int) -> str:
@@ -328,7 +334,8 @@ def format_window_check(size: int, input_tokens: int, max_tokens: int) -> str:
     ]
     label_width = max(display_width(label) for label, _ in rows) + 2
     number_width = max(display_width(number) for _, number in rows)
-    lines = [pad(label, label_width) + pad(number, number_width, ">") + " token" for label, number in rows]
+    lines = [pad(label, label_width) + _("{number} token").format(number=pad(number, number_width, ">"))
+             for label, number in rows]
     lines.append(_("输入 + max_tokens = {total} token，{verdict}").format(total=format_int(total), verdict=verdict))
     lines.append(_("结果：{outcome}（{reading}）").format(outcome=outcome.name, reading=OUTCOME_LABELS[outcome.name]))
     lines.append(_("最多还能生成 {count} token").format(count=format_int(window.max_output(input_tokens))))
@@ -396,7 +403,7 @@ def format_assembly(assembly: Assembly, budget: int | None = None) -> str:
         for number, item in enumerate(assembly.items, start=1)
     ]
     lines = [_("保留（按发送顺序：稳定的在前，动态的在后）")]
-    lines.append(format_table(["#", _("名称"), "token", _("类型")], kept, "><><"))
+    lines.append(format_table(["#", _("名称"), _("token"), _("类型")], kept, "><><"))
     if budget is None:
         lines.append(_("合计 {used} token").format(used=format_int(assembly.used)))
     else:
@@ -409,7 +416,7 @@ def format_assembly(assembly: Assembly, budget: int | None = None) -> str:
         ]
         lines.append("")
         lines.append(_("丢弃"))
-        lines.append(format_table([_("名称"), "token", _("原因")], dropped, "<><"))
+        lines.append(format_table([_("名称"), _("token"), _("原因")], dropped, "<><"))
     else:
         lines.append(_("没有丢弃任何一项"))
     return "\n".join(lines)
@@ -449,12 +456,13 @@ def seed_cells(strategy: str, params: SimParams) -> frozenset[str] | None:
     return _SEED_SIM_CELLS.get((strategy, variant), frozenset())
 
 
-def format_strategy_table(results: Mapping[str, SimResult], params: SimParams) -> str:
+def format_strategy_table(results: Mapping[str, SimResult], params: SimParams, *, title: str = "") -> str:
     """Return one row per strategy: peak, facts lost/asked, rewrites, input equivalent, overflow.
 
     ``results`` maps a strategy name to its ``SimResult``; ``params`` is the
     ``SimParams`` the runs used (it decides which numbers the lesson quotes).
-    Numbers the lesson does not quote carry ``DERIVED_MARK``.
+    Numbers the lesson does not quote carry ``DERIVED_MARK``. ``title``, a message (its
+    Chinese text, from a notebook's check cell), is shown above the table in the reader's language.
 
     With the lesson's defaults the ``clear`` row reads
     ``clear  清除旧工具结果  59,550  11/12  15  1,359,425  —`` and the ``none`` row
@@ -492,7 +500,7 @@ def format_strategy_table(results: Mapping[str, SimResult], params: SimParams) -
         notes.append(_(_NOTES["DERIVED_NOTE"]))
     if not all_lesson_runs:
         notes.append(_(_NOTES["OTHER_PARAMS_NOTE"]))
-    return "\n".join([text, *notes])
+    return "\n".join([*([_(title)] if title else []), text, *notes])
 
 
 # ---------------------------------------------------------------- ledger
@@ -524,7 +532,7 @@ def format_ledger_summary(summary: LedgerSummary) -> str:
     ]
     total_share = format_percent(1.0 if summary.total_tokens else 0.0)
     rows.append([_("合计"), format_int(summary.total_tokens), total_share])
-    return headline + "\n" + format_table([_("桶"), "token", _("占比")], rows, "<>>")
+    return headline + "\n" + format_table([_("桶"), _("token"), _("占比")], rows, "<>>")
 
 
 def format_ledger_entries(entries: Sequence[LedgerEntry], derived: bool = False) -> str:

@@ -16,6 +16,9 @@ Vocabulary:
 - overlap: Jaccard similarity of the two descriptions' sets of character bigrams (spaces removed),
   so it works for Chinese and English alike.
 
+The warnings are messages in the reader's language; what they are about is in the names they
+quote (``'helper'``, ``'lines'``), the same in both editions.
+
 Used by the render notebook (07), section "工具描述也是提示词".
 """
 
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+
+from ctx_reference.i18n import _
 
 __all__ = [
     "MIN_DESCRIPTION_CHARS",
@@ -88,7 +93,7 @@ def description_overlap(a: str, b: str) -> float:
 
 
 def lint_tool(tool: Mapping) -> list[str]:
-    """Return the warnings (Chinese, one per finding) for one tool definition.
+    """Return the warnings (in the reader's language, one per finding, each naming the tool) for one tool definition.
 
     >>> lint_tool({"name": "helper", "description": "搜索"})
     ["工具 'helper'：名字说不清它做什么（helper）",
@@ -101,23 +106,25 @@ def lint_tool(tool: Mapping) -> list[str]:
     parts = [p for p in re.split(r"[_\-\s]+", name.lower()) if p]
     vague = [p for p in parts if p in VAGUE_NAME_WORDS]
     if parts and len(vague) == len(parts):          # every part of the name is a filler word
-        warnings.append(f"工具 {name!r}：名字说不清它做什么（{'、'.join(vague)}）")  # data
+        warnings.append(_("工具 {name!r}：名字说不清它做什么（{words}）").format(name=name, words=_("、").join(vague)))
     description = _description(tool)
     length = len(re.sub(r"\s+", "", description))
     if length < MIN_DESCRIPTION_CHARS:
-        warnings.append(f"工具 {name!r}：描述只有 {length} 个字，说不清做什么、什么时候用")  # data
+        warnings.append(_("工具 {name!r}：描述只有 {length} 个字，说不清做什么、什么时候用").format(
+            name=name, length=length))
     lowered = description.lower()
     if not any(marker in lowered for marker in WHEN_MARKERS):
-        warnings.append(f"工具 {name!r}：描述没有说什么时候该用（或不该用）")  # data
+        warnings.append(_("工具 {name!r}：描述没有说什么时候该用（或不该用）").format(name=name))
     schema = tool.get("input_schema", {})
     properties = schema.get("properties", {})
     for param, spec in properties.items():
         text = spec.get("description", "") if isinstance(spec, Mapping) else ""
         if not isinstance(text, str) or len(text.strip()) < MIN_PARAMETER_CHARS:
-            warnings.append(f"工具 {name!r}：参数 {param!r} 没有说明（格式、单位或例子）")  # data
+            warnings.append(_("工具 {name!r}：参数 {param!r} 没有说明（格式、单位或例子）").format(
+                name=name, param=param))
     for param in schema.get("required", []):
         if param not in properties:
-            warnings.append(f"工具 {name!r}：必填参数 {param!r} 没有定义")  # data
+            warnings.append(_("工具 {name!r}：必填参数 {param!r} 没有定义").format(name=name, param=param))
     return warnings
 
 
@@ -140,13 +147,13 @@ def lint_tools(tools: Sequence[Mapping]) -> list[str]:
     seen = set()
     for t in checked:
         if t["name"] in seen:
-            warnings.append(f"工具名 {t['name']!r} 重复了")  # data
+            warnings.append(_("工具名 {name!r} 重复了").format(name=t["name"]))
         seen.add(t["name"])
     for i, a in enumerate(checked):
         for b in checked[i + 1:]:
             overlap = description_overlap(_description(a), _description(b))
             if overlap >= OVERLAP_THRESHOLD:
                 warnings.append(
-                    f"工具 {a['name']!r} 和 {b['name']!r} 的描述太像（重合 {overlap:.2f}），模型分不清该用哪个"  # data
-                )
+                    _("工具 {first!r} 和 {second!r} 的描述太像（重合 {overlap:.2f}），模型分不清该用哪个").format(
+                        first=a["name"], second=b["name"], overlap=overlap))
     return warnings

@@ -31,6 +31,8 @@ KEEP_RANGE = (0, 20)
 THRESHOLD_RANGE = (20_000, 100_000, 2_000)
 CLEAR_AT_LEAST_RANGE = (0, 60_000, 2_000)
 SUMMARY_CAPACITY_RANGE = (0, 20)
+# A description as wide as its text, in either language (ipywidgets' default width cuts "Summary capacity" short).
+LABEL_STYLE = {"description_width": "initial"}
 
 
 def live_frontend() -> bool:
@@ -104,10 +106,10 @@ def explore_recall(documents: int = 200, position: int = 101, middle: float = 0.
     from IPython.display import display
 
     docs = w.IntSlider(value=documents, min=DOCUMENTS_RANGE[0], max=DOCUMENTS_RANGE[1],
-                       description=_("文档数"))
-    pos = w.IntSlider(value=position, min=1, max=documents, description=_("答案在第几篇"))
+                       description=_("文档数"), style=LABEL_STYLE)
+    pos = w.IntSlider(value=position, min=1, max=documents, description=_("答案在第几篇"), style=LABEL_STYLE)
     mid = w.FloatSlider(value=middle, min=MIDDLE_RANGE[0], max=MIDDLE_RANGE[1],
-                        step=MIDDLE_RANGE[2], description=_("中间劣势"))
+                        step=MIDDLE_RANGE[2], description=_("中间劣势"), style=LABEL_STYLE)
 
     def follow(change) -> None:
         pos.max = change["new"]
@@ -135,15 +137,17 @@ def explore_strategies(params: SimParams = SimParams(), *, live: bool | None = N
     import ipywidgets as w
     from IPython.display import display
 
-    keep = w.IntSlider(value=params.keep, min=KEEP_RANGE[0], max=KEEP_RANGE[1], description="keep")
+    keep = w.IntSlider(value=params.keep, min=KEEP_RANGE[0], max=KEEP_RANGE[1], description="keep",
+                        style=LABEL_STYLE)
     threshold = w.IntSlider(value=params.threshold, min=THRESHOLD_RANGE[0], max=THRESHOLD_RANGE[1],
-                            step=THRESHOLD_RANGE[2], description=_("阈值"))
+                            step=THRESHOLD_RANGE[2], description=_("阈值"), style=LABEL_STYLE)
     at_least = w.IntSlider(value=params.clear_at_least, min=CLEAR_AT_LEAST_RANGE[0],
                            max=CLEAR_AT_LEAST_RANGE[1], step=CLEAR_AT_LEAST_RANGE[2],
-                           description="clear_at_least")
-    unlimited = w.Checkbox(value=params.summary_capacity is None, description=_("摘要不限容量"))
+                           description="clear_at_least", style=LABEL_STYLE)
+    unlimited = w.Checkbox(value=params.summary_capacity is None, description=_("摘要不限容量"),
+                           indent=False, style=LABEL_STYLE)
     capacity = w.IntSlider(value=params.summary_capacity or 2, min=SUMMARY_CAPACITY_RANGE[0],
-                           max=SUMMARY_CAPACITY_RANGE[1], description=_("摘要容量"))
+                           max=SUMMARY_CAPACITY_RANGE[1], description=_("摘要容量"), style=LABEL_STYLE)
 
     def draw(keep, threshold, clear_at_least, unlimited, capacity) -> None:
         _show(*strategy_view(keep, threshold, clear_at_least, None if unlimited else capacity))

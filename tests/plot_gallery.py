@@ -5,7 +5,6 @@ from matplotlib.figure import Figure
 
 from ctx_reference import plots
 from ctx_reference.calibrate import (
-    KIND_LABELS,
     LinearEstimate,
     held_out_receipts,
     receipt_error_by_kind,
@@ -30,8 +29,8 @@ def every_figure() -> list[Figure]:
               "my_policy": score_policy(BUILTIN_POLICIES["clear_notes"], workloads, "my_policy")}
     fit = fit_position_curve()
     estimate_errors = {  # the shape notebook 09's section 14 passes (recorded receipts, no tokenizer needed)
-        ruler: {"EstimateTokenizer": {KIND_LABELS[k]: v for k, v in receipt_error_by_kind(
-            held_out_receipts(ruler), LinearEstimate(0.25, 1.0)).items()}} for ruler in ("o200k_base", "Qwen")
+        ruler: {"EstimateTokenizer": receipt_error_by_kind(held_out_receipts(ruler), LinearEstimate(0.25, 1.0))}
+        for ruler in ("o200k_base", "Qwen")
     }
     return [
         plots.plot_recall_vs_length(),

@@ -6,6 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ctx_course.editions.translate import has_chinese
+from ctx_reference import i18n
 from ctx_reference.assemble import (
     LESSON_BUDGET,
     Assembly,
@@ -45,11 +47,20 @@ def test_lesson_items():
 
 def test_assemble_required_over_budget():
     """Required items cost 3,000 + 2,000 + 20 + 100 = 5,120; a budget of 5,119 raises BudgetError naming both."""
-    with pytest.raises(BudgetError, match=r"5120 tokens but budget is 5119") as caught:
+    with pytest.raises(BudgetError) as caught:
         assemble(lesson_items(), 5_119)
     assert isinstance(caught.value, ValueError)
     assert caught.value.required_tokens == 5_120
     assert caught.value.budget == 5_119
+
+
+def test_budget_error_says_its_numbers_once_in_the_readers_language():
+    """The message names the required tokens and budget=…, in Chinese or in English, never both."""
+    for language, words in (("zh_CN", "必需项共 5120 tokens"), ("en", "5120 tokens, more than budget=5119")):
+        with i18n.using(language):
+            message = str(BudgetError(5_120, 5_119))
+        assert words in message and "budget=5119" in message, message
+        assert has_chinese(message) == (language == "zh_CN"), message
 
 
 def test_assemble_required_exactly_fills_budget():
@@ -85,8 +96,9 @@ def test_assemble_one_oversized_item():
     result = assemble([Item("log", 12_000)], 11_000)
     assert result.items == [] and result.used == 0
     assert [(item.name, reason) for item, reason in result.dropped] == [("log", "no room")]
-    with pytest.raises(BudgetError, match=r"12000 tokens but budget is 11000"):
+    with pytest.raises(BudgetError, match=r"budget=11000") as caught:
         assemble([Item("log", 12_000, required=True)], 11_000)
+    assert (caught.value.required_tokens, caught.value.budget) == (12_000, 11_000)
 
 
 def test_assemble_priority_beats_input_order():

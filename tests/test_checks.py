@@ -244,7 +244,8 @@ def test_demo_cell_names_the_exercise_when_the_function_misbehaves(folder, index
     namespace = namespace_before(folder, index)
     for name in names:
         namespace[name] = broken
-    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(CheckFailed, match=f"请回到练习 {'、'.join(names)}"):
+    shown = " 和 ".join(f"`{name}`" for name in names)
+    with contextlib.redirect_stdout(io.StringIO()), pytest.raises(CheckFailed, match=f"请回到练习 {shown}"):
         exec(source(cells(folder)[index]), namespace)
 
 

@@ -395,7 +395,7 @@ def test_failure_renders_as_one_line():
 
 def test_demo_guard_names_the_exercise():
     """An error inside `uses_exercise` becomes one CheckFailed line naming the exercise to revisit."""
-    with pytest.raises(CheckFailed, match="请回到练习 trim_lines 再检查一遍"):
+    with pytest.raises(CheckFailed, match="请回到练习 `trim_lines` 再检查一遍"):
         with uses_exercise("trim_lines"):
             raise TypeError("can only concatenate tuple")
 
@@ -505,5 +505,5 @@ def test_feedback_tells_a_failed_visible_check_from_a_hidden_one(monkeypatch):
     visible, hidden = (HideHiddenTests().preprocess_cell(nb.cells[i], {}, i)[0] for i in (1, 2))
     [visible_error] = [o for o in visible.outputs if o.output_type == "error"]
     [hidden_error] = [o for o in hidden.outputs if o.output_type == "error"]
-    assert "练习 trim_lines" in visible_error.traceback[0]
+    assert "练习 `trim_lines`" in visible_error.traceback[0]
     assert hidden_error.traceback == ["CheckFailed（隐藏测试没有通过）"]

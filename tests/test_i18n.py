@@ -10,6 +10,7 @@ the catalogue (neither marked with ``_``/``N_`` nor a docstring nor data marked 
 from __future__ import annotations
 
 import ast
+import json
 import re
 import string
 
@@ -141,3 +142,42 @@ def test_english_messages_hold_no_chinese_but_data():
             if has_chinese(english):
                 leftovers.append((name, english[:60]))
     assert leftovers == [], leftovers[:10]
+
+
+def _notebook(folder, name, edition=None):
+    metadata = {"ctx_edition": edition} if edition else {}
+    path = folder / name
+    notebook = {"cells": [], "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return path
+
+
+def test_a_notebook_names_its_edition_wherever_it_runs(tmp_path):
+    """Jupyter Server's session path, then VS Code's file, then the notebooks of the working directory
+    (nbconvert, nbclient): an English notebook is "en"; a Chinese one, or none found, is None."""
+    english = _notebook(tmp_path, "remaining.ipynb", "en")
+    chinese_folder = tmp_path / "zh"
+    chinese_folder.mkdir()
+    chinese = _notebook(chinese_folder, "remaining.ipynb")
+    assert i18n.notebook_edition({"JPY_SESSION_NAME": str(english)}, {}, chinese_folder) == "en"
+    assert i18n.notebook_edition({"JPY_SESSION_NAME": str(chinese)}, {}, tmp_path) is None
+    assert i18n.notebook_edition({}, {"__vsc_ipynb_file__": str(english)}, chinese_folder) == "en"
+    assert i18n.notebook_edition({}, {}, tmp_path) == "en"
+    assert i18n.notebook_edition({}, {}, chinese_folder) is None
+    assert i18n.notebook_edition({}, {}, tmp_path / "missing") is None
+    _notebook(tmp_path, "odd.ipynb", "fr")  # unreadable as an edition: named by no one
+    assert i18n.notebook_edition({}, {}, tmp_path) == "en"
+
+
+def test_ctx_lang_wins_over_the_notebook_and_only_a_kernel_reads_one(monkeypatch, tmp_path):
+    """CTX_LANG (make lab, the grader) decides before any notebook; a process that is no kernel reads none."""
+    _notebook(tmp_path, "remaining.ipynb", "en")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CTX_LANG", raising=False)
+    i18n._running_notebook_edition.cache_clear()
+    try:
+        assert i18n.language() == "zh_CN"  # pytest is no Jupyter kernel
+        monkeypatch.setenv("CTX_LANG", "zh_CN")
+        assert i18n.language() == "zh_CN"
+    finally:
+        i18n._running_notebook_edition.cache_clear()

@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ctx_reference.i18n import using
 from ctx_reference.ledger import (
     BUCKETS,
     ContextOverflowError,
@@ -207,9 +208,12 @@ def test_enforce_raises_on_the_call_over_the_window():
     ledger = WindowLedger(window_limit_tokens=500, enforce=True)
     calls = lesson_calls()
     ledger.record(calls[0][0], **calls[0][1])
-    message = r"'research_1' needs 552 tokens, over the window limit of 500"
+    message = r"调用 'research_1' 需要 552 tokens，超过窗口上限 500 tokens"
     with pytest.raises(ContextOverflowError, match=message) as info:
         ledger.record(calls[1][0], **calls[1][1])
+    with using("en"):
+        english = str(ContextOverflowError("research_1", 552, 500))
+    assert english == "context over the window: call 'research_1' needs 552 tokens, over the window limit of 500 tokens"
     assert (info.value.name, info.value.total, info.value.limit) == ("research_1", 552, 500)
     assert [e.name for e in ledger.entries] == ["plan", "research_1"]
     assert ledger.summary().calls_over == 1
@@ -339,8 +343,11 @@ def test_enforcing_ledger_refuses_a_prompt_that_leaves_no_room_for_the_reserved_
     """Window 8,000, reserve 1,000: a 7,500-token prompt fits alone but is refused; the error says
     8,500 = 7,500 + 1,000."""
     ledger = WindowLedger(enforce=True, reserve_output=1_000)
-    with pytest.raises(ContextOverflowError, match=r"needs 8500 tokens \(prompt 7500 \+ reserved output 1000\)"):
+    with pytest.raises(ContextOverflowError, match=r"需要 8500 tokens（提示词 7500 \+ 预留输出 1000）"):
         ledger.record("big", history="h" * 30_000)
+    with using("en"):
+        english = str(ContextOverflowError("big", 8_500, 8_000, reserve_output=1_000))
+    assert "needs 8500 tokens (prompt 7500 + reserved output 1000)" in english
     assert len(ledger.entries) == 1 and ledger.summary().calls_over == 1
 
 

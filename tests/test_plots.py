@@ -142,7 +142,7 @@ def test_context_per_turn_marks_every_rewrite(lesson_runs):
 def test_context_per_turn_has_a_chinese_legend(lesson_runs):
     """The legend names each strategy, the threshold, the window and the rewrite marker."""
     fig = plots.plot_context_per_turn(lesson_runs, SimParams())
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]  # under the axes, in the figure
     assert "阈值 60,000" in labels and "窗口 100,000" in labels and "改写（缓存失效）" in labels
     assert any(label.startswith("clear（") for label in labels)
 

@@ -2,6 +2,8 @@
 
 import pytest
 
+from ctx_course.editions.translate import has_chinese
+from ctx_reference import i18n
 from ctx_reference.tools_lint import description_overlap, lint_tool, lint_tools
 
 GOOD = {
@@ -25,6 +27,15 @@ def test_vague_name_short_description_and_no_when():
     warnings = lint_tool({"name": "helper", "description": "搜索"})
     assert len(warnings) == 3
     assert "名字说不清" in warnings[0] and "只有 2 个字" in warnings[1] and "什么时候" in warnings[2]
+
+
+def test_warnings_read_in_the_readers_language_and_quote_the_names():
+    """In English the same three warnings of helper / "搜索" hold no Chinese and quote the tool's name."""
+    with i18n.using("en"):
+        warnings = lint_tool({"name": "helper", "description": "搜索"})
+    assert len(warnings) == 3
+    assert all("'helper'" in w and not has_chinese(w) for w in warnings), warnings
+    assert "2 characters" in warnings[1]
 
 
 def test_a_name_with_one_specific_word_is_not_vague():

@@ -60,6 +60,18 @@ def test_sliders_redraw(capsys):
     assert "89,450" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("language", ["zh_CN", "en"])
+def test_every_description_is_as_wide_as_its_text(language):
+    """No slider or checkbox label is cut off: every description takes the width of its text, in either language."""
+    from ctx_reference.i18n import using
+
+    with using(language):
+        boxes = [explore_recall(live=True), explore_strategies(live=True)]
+    controls = [c for box in boxes for row in box.children[:-1] for c in row.children]
+    assert len(controls) == 8
+    assert all(c.style.description_width == "initial" and c.description for c in controls)
+
+
 def test_recall_sliders_follow_document_count():
     """The position slider's maximum follows the number of documents."""
     box = explore_recall(live=True)

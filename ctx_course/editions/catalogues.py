@@ -73,7 +73,7 @@ def extract_messages(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-NOTEBOOK_CALLS = {"expect_digest": 0, "requires_exercise": "needed_by"}
+NOTEBOOK_CALLS = {"expect_digest": 0, "requires_exercise": "needed_by", "format_strategy_table": "title"}
 """Calls in the notebooks whose argument is a message ``ctx_reference`` shows (position or keyword)."""
 
 

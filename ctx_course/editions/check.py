@@ -3,8 +3,9 @@
 Covers: ``english_notebook`` (the English source notebook of an assignment, built from
 ``solutions/`` and its catalogue), ``check_assignment`` (entry by entry: nothing left to translate,
 the code unchanged where the grader runs it, every number and number label of a markdown cell kept)
-and ``run_assignment`` (the English edition executed with ``CTX_LANG=en``; every cell's errors and
-output numbers compared with the Chinese edition's stored outputs). ``python -m ctx_course i18n
+and ``run_assignment`` (the English edition executed with ``CTX_LANG=en``, ``execute_english``; every
+cell's errors and output numbers compared with the Chinese edition's stored outputs, ``compare_outputs``);
+``chinese_in_outputs`` finds the Chinese an executed notebook shows. ``python -m ctx_course i18n
 check`` and ``run`` print their findings; ``tests/test_editions.py`` fails on any.
 
 What may differ, by cell (see ``translate.py``): in a check or answer cell only comments,
@@ -171,18 +172,14 @@ def _output_text(cell: dict) -> tuple[str, list[str]]:
     return "\n".join(texts), errors
 
 
-def run_assignment(root: str | os.PathLike, assignment: str, timeout: int = 600) -> list[str]:
-    """Execute the English edition of ``assignment`` and return where its outputs disagree with the Chinese.
-
-    The kernel runs in the source folder with ``CTX_LANG=en``. For every code cell: the same errors
-    (by name), and the same numbers in its text outputs as the Chinese stored outputs.
-    """
+def execute_english(root: str | os.PathLike, assignment: str, timeout: int = 600) -> dict:
+    """Return the English edition of ``assignment`` executed in a kernel of its own, in the source folder,
+    with ``CTX_LANG=en`` (a notebook node, every code cell's outputs fresh)."""
     import nbformat
     from nbclient import NotebookClient
 
     root = Path(root).resolve()
     path = source_notebook(root, assignment)
-    chinese = json.loads(path.read_text(encoding="utf-8"))
     english = nbformat.from_dict(english_notebook(root, assignment))
     for cell in english.cells:
         if cell.cell_type == "code":
@@ -192,8 +189,16 @@ def run_assignment(root: str | os.PathLike, assignment: str, timeout: int = 600)
                             resources={"metadata": {"path": str(path.parent)}})
     client.km = client.kernel_manager_class(kernel_name="python3", config=client.config)
     client.execute(env=env)
+    return english
+
+
+def compare_outputs(chinese: dict, english: dict) -> list[str]:
+    """Return where the outputs of an executed English notebook disagree with the Chinese stored outputs.
+
+    For every code cell: the same errors (by name), and the same numbers in its text outputs.
+    """
     problems = []
-    for zh, en in zip(chinese["cells"], english.cells):
+    for zh, en in zip(chinese["cells"], english["cells"]):
         if zh["cell_type"] != "code":
             continue
         zh_text, zh_errors = _output_text(zh)
@@ -206,3 +211,44 @@ def run_assignment(root: str | os.PathLike, assignment: str, timeout: int = 600)
             problems.append(f"code cell {zh['id']}: output numbers differ (only in Chinese: "
                             f"{sorted(lost)[:8]}, only in English: {sorted(extra)[:8]})")
     return problems
+
+
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
+
+
+def chinese_in_outputs(notebook: dict) -> list[tuple[str, str]]:
+    """Return (cell id, run) for every run of Chinese characters or punctuation in a notebook's outputs, in order.
+
+    Streams, the ``text/plain``, ``text/html`` and ``text/markdown`` of results and displays, and
+    errors (name, value) are read; a picture is not.
+
+    >>> chinese_in_outputs({"cells": [{"id": "a", "cell_type": "code", "outputs": [
+    ...     {"output_type": "stream", "text": "ok 中文 ok：x"}]}]})
+    [('a', '中文'), ('a', '：')]
+    """
+    found = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
+            kind = output["output_type"]
+            if kind == "stream":
+                texts = [source_text(output["text"])]
+            elif kind in ("execute_result", "display_data"):
+                data = output.get("data", {})
+                texts = [source_text(data[key]) for key in ("text/plain", "text/html", "text/markdown") if key in data]
+            elif kind == "error":
+                texts = [output.get("ename", ""), output.get("evalue", "")]
+            else:
+                texts = []
+            found += [(cell["id"], run) for text in texts for run in _CJK_RUN.findall(text)]
+    return found
+
+
+def run_assignment(root: str | os.PathLike, assignment: str, timeout: int = 600) -> list[str]:
+    """Execute the English edition of ``assignment`` and return where its outputs disagree with the Chinese.
+
+    The kernel runs in the source folder with ``CTX_LANG=en`` (``execute_english``); every code
+    cell is compared with the Chinese stored outputs (``compare_outputs``).
+    """
+    root = Path(root).resolve()
+    chinese = json.loads(source_notebook(root, assignment).read_text(encoding="utf-8"))
+    return compare_outputs(chinese, execute_english(root, assignment, timeout))

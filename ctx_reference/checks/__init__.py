@@ -67,6 +67,10 @@ REFERENCES = {name: objects for module in _MODULES for name, objects in module.R
 
 _CODES = {name: reference_codes(objects) for name, objects in REFERENCES.items()}
 
+#: The learner's function each exercise checks, where the notebook calls it by another name than the exercise's.
+FUNCTIONS: dict[str, str] = {name: function for module in _MODULES
+                             for name, function in getattr(module, "FUNCTIONS", {}).items()}
+
 # Exercises whose learner's object is not called directly: the adapter turns it into the
 # function the cases call (the capstone runs a policy on a named workload).
 ADAPTERS = {**capstone.ADAPTERS}
@@ -84,14 +88,32 @@ def _is_reference_object(name: str, func: Callable) -> bool:
     return getattr(inner, "__code__", None) in _CODES[name]
 
 
+def shown_name(name: str) -> str:
+    """Return exercise ``name`` as the notebook calls it, quoted: the learner's function (```my_policy``` for
+    ``context_policy``), not the check's key.
+
+    >>> shown_name("context_policy"), shown_name("trim_lines")
+    ('`my_policy`', '`trim_lines`')
+    """
+    return f"`{FUNCTIONS.get(name, name)}`"
+
+
+def _shown_names(names: tuple[str, ...]) -> str:
+    """Return several exercises as the notebook calls them, joined in the reader's language (```a`` and ``b```)."""
+    shown = [shown_name(n) for n in dict.fromkeys(FUNCTIONS.get(n, n) for n in names)]
+    if len(shown) == 1:
+        return shown[0]
+    return _("{first} 和 {last}").format(first=_("、").join(shown[:-1]), last=shown[-1])
+
+
 def _used_reference(name: str) -> str:
     return _("这个练习要自己实现：检查发现你直接用了参考实现 {reference}，"
-             "用参考实现作答，练习 {name} 得 0 分。").format(reference=_reference_names(name), name=name)
+             "用参考实现作答，练习 {name} 得 0 分。").format(reference=_reference_names(name), name=shown_name(name))
 
 
 def _called_reference(name: str, which: str) -> str:
     return _("这个练习要自己实现：检查发现你调用了参考实现 {reference}，"
-             "用参考实现作答，练习 {name} 得 0 分。").format(reference=which, name=name)
+             "用参考实现作答，练习 {name} 得 0 分。").format(reference=which, name=shown_name(name))
 
 
 def check_exercise(name: str, func, *, quiet: bool = False) -> None:
@@ -114,10 +136,11 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
     if not quiet:
         print(format_report(outcomes))
     if outcomes and outcomes[-1].pending:
-        raise CheckFailed(_("练习 {name} 还没有完成。").format(name=name))
+        raise CheckFailed(_("练习 {name} 还没有完成。").format(name=shown_name(name)))
     failed = sum(not o.passed for o in outcomes)
     if failed:
-        raise CheckFailed(_("练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。").format(name=name, failed=failed))
+        raise CheckFailed(_("练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。").format(
+            name=shown_name(name), failed=failed))
 
 
 def requires_exercise(name: str, func, *, needed_by: str) -> None:
@@ -129,9 +152,10 @@ def requires_exercise(name: str, func, *, needed_by: str) -> None:
     try:
         check_exercise(name, func, quiet=True)
     except CheckFailed as exc:
+        reason = str(exc).rstrip("。.")  # data: full stops; the reason stands inside the sentence, in parentheses
         raise CheckFailed(
-            _("{needed_by} 下面这一步还要用到练习 {name} 的函数，而它还没通过自己的检查（{reason}）："
-              "请先回到练习 {name}。").format(needed_by=_(needed_by), name=name, reason=exc)
+            _("{needed_by} 下面这一步还要用到你的 {name}，而它还没通过自己的检查（{reason}）："
+              "请先回到练习 {name}。").format(needed_by=_(needed_by), name=shown_name(name), reason=reason)
         ) from None
 
 
@@ -143,17 +167,19 @@ def uses_exercise(*names: str) -> Iterator[None]:
     when the function is unfinished, raises, or returns something the cell's asserts reject, the
     cell ends with one line instead of a traceback.
     """
-    which = _("、").join(names)
+    which = _shown_names(names)
+    several = len(set(names)) > 1
     try:
         yield
     except NotImplementedError:
-        raise CheckFailed(
-            _("这一格要用到你写的 {which}，它还没有完成：请先完成练习 {which}。").format(which=which)
-        ) from None
+        message = (_("这一格要用到你写的 {which}，它们还没有完成：请先完成这几个练习。") if several
+                   else _("这一格要用到你写的 {which}，它还没有完成：请先完成练习 {which}。"))
+        raise CheckFailed(message.format(which=which)) from None
     except Exception as exc:
-        detail = f"{type(exc).__name__}: {show(str(exc))[1:-1][:120]}" if str(exc) else type(exc).__name__
         if isinstance(exc, AssertionError) and not str(exc):
-            detail = _("结果和演示里写的不一致")
+            message = _("这一格用到了你写的 {which}，但结果和演示期望的不一致：请回到练习 {which} 再检查一遍。")
+            raise CheckFailed(message.format(which=which)) from None
+        detail = f"{type(exc).__name__}: {show(str(exc))[1:-1][:120]}" if str(exc) else type(exc).__name__
         raise CheckFailed(
             _("这一格用到了你写的 {which}，运行出了问题（{detail}）：请回到练习 {which} 再检查一遍。").format(
                 which=which, detail=detail)
@@ -165,6 +191,7 @@ __all__ = [
     "CheckCase",
     "CheckFailed",
     "EXERCISES",
+    "FUNCTIONS",
     "NOTEBOOKS",
     "Outcome",
     "REFERENCES",
@@ -176,5 +203,6 @@ __all__ = [
     "format_report",
     "requires_exercise",
     "run_cases",
+    "shown_name",
     "uses_exercise",
 ]

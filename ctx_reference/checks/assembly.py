@@ -84,7 +84,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
                 4_000,
             ),
             raises=BudgetError,
-            message_has=("必需项共 5000 tokens", "超过预算 4000"),  # data
+            error_has={"required_tokens": 5_000, "budget": 4_000},
         ),
         CheckCase(
             N_("必需项正好等于预算不算超：规则 5,120（必需、稳定）、文档 1（优先级 1），预算 5,120"),

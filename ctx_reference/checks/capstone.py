@@ -11,8 +11,8 @@ each run on the capstone's visible workloads (``ctx_reference.workloads.visible_
 * ``beat_clear_notes`` / ``beat_compact`` -- on every workload the policy is safe and, where
   that built-in is safe, costs less than it (the built-in is run beside the learner's policy).
 
-The expectations are literals (None, 0, "更便宜"); only the runs themselves use the reference
-simulation, as notebook 06's checks do with the learner's hooks.
+The expectations are literals (``{"overflow_turn": None, "facts_lost": 0}``, "更便宜"); only the runs
+themselves use the reference simulation, as notebook 06's checks do with the learner's hooks.
 
 References: the built-in policies (``keep_everything``, ``ClearOldest``, ``CompactOld``, the
 values of ``BUILTIN_POLICIES``) are what the learner must not hand in or call. The bonus checks
@@ -69,12 +69,16 @@ def _against(builtin: str) -> Callable[[Callable], Callable]:
 
 
 def _overflow_and_lost(value: tuple) -> dict:
-    """Return (overflow turn, facts lost) as the dict shown in a feedback line."""
+    """Return (overflow turn, facts lost) as the dict shown in a feedback line.
+
+    Its keys are the names of the run's attributes (``SimResult.overflow_turn``, ``facts_lost``),
+    the same in both editions: the learner reads them in the notebook's code.
+    """
     overflow, lost = value
-    return {"溢出轮次": overflow, "丢失的事实": lost}  # data
+    return {"overflow_turn": overflow, "facts_lost": lost}
 
 
-_SAFE = {"溢出轮次": None, "丢失的事实": 0}  # data
+_SAFE = {"overflow_turn": None, "facts_lost": 0}
 
 
 def _case(template: str, name: str, **kwargs) -> CheckCase:
@@ -95,6 +99,9 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         _case(N_("任务 {name}：安全，而且比 compact 便宜"), name, expect=CHEAPER, message=True)
         for name in _WORKLOADS),
 }
+
+#: The learner's function all three exercises check, as the notebook names it.
+FUNCTIONS: dict[str, str] = {name: "my_policy" for name in CASES}
 
 #: The built-in policies: handing one in, or a policy that calls one, scores 0.
 REFERENCES: dict[str, tuple] = {name: (keep_everything, ClearOldest, CompactOld) for name in CASES}

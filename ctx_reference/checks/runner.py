@@ -168,7 +168,9 @@ class CheckCase:
     returned value must have; ``project`` turns the returned value into the plain data that
     ``expect`` is written in (e.g. an Assembly into its kept names); ``tol`` compares floats
     within an absolute tolerance; ``raises`` names the exception type the call must raise
-    instead of returning, and ``message_has`` strings its message must contain; ``fresh``
+    instead of returning, ``message_has`` strings its message must contain and ``error_has``
+    attributes it must carry, with their values (a message is in the reader's language, so a
+    number the error reports is compared as an attribute, never as text); ``fresh``
     requires a returned object that is none of the arguments. Every case also requires that the
     call leaves its list and dict arguments unchanged.
 
@@ -178,7 +180,8 @@ class CheckCase:
     ``label_values``, so that the translated template is formatted with the same values.
     ``message`` marks an ``expect`` that is a sentence of the catalogue, one the projection returns
     in the reader's language when the value is right (render's ``SAME_TEXT``): it is compared and
-    shown translated, so both editions grade alike.
+    shown translated, so both editions grade alike. ``hint``, a message, is added to the × line
+    when the case fails: what to do about the likeliest cause.
     """
 
     label: str
@@ -189,11 +192,13 @@ class CheckCase:
     tol: float | None = None
     raises: type[BaseException] | None = None
     message_has: tuple[str, ...] = ()
+    error_has: Mapping[str, Any] = field(default_factory=dict)
     returns: type | None = None
     fresh: bool = False
     label_template: str | None = None
     label_values: Mapping[str, Any] = field(default_factory=dict)
     message: bool = False
+    hint: str | None = None
 
 
 def expected(case: CheckCase) -> Any:
@@ -356,6 +361,11 @@ def _raised(case: CheckCase, exc: Exception) -> Outcome:
         if missing:
             return _fail(case, _("报错信息里应该写出 {missing}，你的信息是 {message}").format(
                 missing=_("、").join(missing), message=show(message)))
+        for attribute, value in case.error_has.items():
+            got = getattr(exc, attribute, None)
+            if not same(python_scalar(got), value):
+                return _fail(case, _("报错 {error} 的 {attribute} 应该是 {expect}，你的是 {got}").format(
+                    error=case.raises.__name__, attribute=attribute, expect=show(value), got=show(got)))
         return Outcome(True, _("{mark} {label}：按要求报错 {error}").format(
             mark=PASS_MARK, label=shown_label(case), error=case.raises.__name__))
     wanted = _("报错 {error}").format(error=case.raises.__name__) if case.raises is not None else show(expected(case))
@@ -364,7 +374,10 @@ def _raised(case: CheckCase, exc: Exception) -> Outcome:
 
 
 def _fail(case: CheckCase, why: str) -> Outcome:
-    return Outcome(False, _("{mark} {label}：{why}").format(mark=FAIL_MARK, label=shown_label(case), why=why))
+    line = _("{mark} {label}：{why}").format(mark=FAIL_MARK, label=shown_label(case), why=why)
+    if case.hint:
+        line = _("{line}；{hint}").format(line=line, hint=_(case.hint))
+    return Outcome(False, line)
 
 
 def run_cases(func: Callable, cases: Sequence[CheckCase], codes: frozenset[CodeType] = frozenset()) -> list[Outcome]:

@@ -1,7 +1,8 @@
 """Visible check cases of notebook 05, TrimLines (literals from docs/models.md §5).
 
 The lesson's example (100 lines, head 3, tail 2) is checked whole and then through three
-narrower views — how many lines come back, the marker line, what follows the marker — so that
+narrower views — how many lines come back, the marker line (every line that is not an input line,
+with a hint to build it with ``omission_marker``), what follows the marker — so that
 an off-by-one (95 vs 96 omitted, one tail line too many) gets a × line that names the exact part
 that is wrong. Two boundary cases pin ``len(lines) == head + tail`` (unchanged) against
 ``len(lines) == head + tail + 1`` (one line omitted). The prompt's other rules each have a case:
@@ -22,8 +23,11 @@ _HUNDRED = tuple(f"line {i}" for i in range(1, 101))
 
 
 def _marker_lines(lines) -> list[str]:
-    """Return the lines that contain 省略 (the omission marker), in order."""
-    return [line for line in lines if "省略" in line]  # data
+    """Return the lines of a result of the 100-line example that are not input lines (the marker, if right), in order.
+
+    A marker of the learner's own wording shows here as it is, beside the one expected.
+    """
+    return [line for line in lines if line not in _HUNDRED]
 
 
 def _after_marker(lines) -> list[str]:
@@ -53,6 +57,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             args=(list(_HUNDRED), 3, 2),
             expect=[MARKER_95],
             project=_marker_lines,
+            hint=N_("说明行要用 omission_marker(n) 生成，一字不差，不要自己写"),
         ),
         CheckCase(
             N_("同一个例子，说明行后面只有尾部 2 行"),
