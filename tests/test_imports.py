@@ -94,7 +94,7 @@ def test_the_course_package_has_no_import_cycle():
 
 # The rooms of ctx_course: each folder is one place and one time of running (CONTRIBUTING.md,
 # "The packages, by role"). A module outside them is one of the modules the rooms share.
-ROOMS = ("grading.steps", "grading", "sandbox", "term", "learner", "editions")
+ROOMS = ("grading.steps", "grading", "sandbox", "term", "learner", "editions", "mutation")
 SHARED = {"cli", "__main__", "release", "config", "cells", "exchange", "hubcheck", "scratch_folders", "deferred_iri"}
 # What runs inside the sandbox, in the learner's kernel or the answer process, sent there as text.
 IN_THE_SANDBOX = {f"{PACKAGE}.sandbox.kernel_guard", f"{PACKAGE}.sandbox.answerer"}
@@ -319,3 +319,11 @@ def test_the_unused_module_check_sees_a_module_nobody_imports():
     assert unused_modules(graph, {"ctx_course", "ctx_course.sub.c"}) == ["ctx_course.a", "ctx_course.d"]
     named = named_modules('steps = ["ctx_course.sub.c.Step"]', {name: Path() for name in graph})
     assert named == {"ctx_course.sub.c"}
+
+
+def test_the_mutation_campaign_imports_no_room():
+    """ctx_course/mutation/ (the maintainer's measure of the checks, `make mutation`) runs the learner's
+    checks of ctx_reference against mutants and imports nothing of the course's rooms."""
+    graph = import_graph()
+    _room_modules(graph, "mutation")
+    assert crossings(graph, "mutation", {"grading", "grading.steps", "sandbox", "term", "learner", "editions"}) == {}
