@@ -28,8 +28,8 @@ import pytest
 import ctx_reference.calibrate as calibrate
 import ctx_reference.evaldiff as evaldiff
 import ctx_reference.sessions as sessions
-from ctx_course.editions.catalogues import source_notebook
 from ctx_course.config import assignments
+from ctx_course.editions.catalogues import source_notebook
 from ctx_course.editions.check import chinese_in_outputs, compare_outputs, execute_english
 from ctx_course.editions.translate import has_chinese
 from ctx_reference.assemble import lesson_items
@@ -108,7 +108,8 @@ DATA: dict[str, tuple[tuple[Callable[[dict], set[str]], str], ...]] = {
         (cases("trim_lines"), "the check inputs 第 N 行 (line N) and their markers"),
     ),
     "06-strategies": (
-        (cells("cell-api-03"), "the system prompt and tool descriptions whose tokens the request estimate counts"),
+        (cells("cell-api-01", "cell-api-03"),
+         "the system prompt and tool descriptions every request body carries, whose tokens the estimate counts"),
     ),
     "07-render": (
         (cells("cell-02", "cell-06", "cell-08", "cell-12", "cell-18", "cell-tools-01", "cell-tools-03", "render"),
