@@ -69,6 +69,15 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
+# The model answer of 02-remaining as a learner writes it: the grading modules hand it in as a submission.
+REMAINING_MODEL = '''
+def remaining(window, read, write, input, max_tokens):
+    """返回 (余量, 是否建议压缩)。"""
+    left = window - (read + write + input) - max_tokens
+    return left, left < window / 10
+'''
+
+
 @pytest.fixture(scope="session")
 def released_remaining(tmp_path_factory) -> Path:
     """Return remaining.ipynb of 02-remaining as the grader releases it (``Grader.prepare``, fresh from solutions/).

@@ -34,6 +34,7 @@ from ctx_course.grading.grader import Grader
 from ctx_course.grading.records import Student
 from ctx_course.sandbox.policy import sandbox_problem
 
+from conftest import REMAINING_MODEL as MODEL_FUNCTION
 from conftest import REPO, class_builder
 
 pytestmark = [
@@ -46,12 +47,6 @@ ASSIGNMENT = "02-remaining"
 TIMEOUT = 20
 TAG = "ctx-leftover-" + os.urandom(6).hex()  # in the leftover process's command line
 
-MODEL_FUNCTION = '''
-def remaining(window, read, write, input, max_tokens):
-    """返回 (余量, 是否建议压缩)。"""
-    left = window - (read + write + input) - max_tokens
-    return left, left < window / 10
-'''
 
 WRONG_FUNCTION = '''
 def remaining(window, read, write, input, max_tokens):

@@ -27,6 +27,7 @@ from ctx_course.grading.grader import Grader
 from ctx_course.grading.records import WorkerRefused
 from ctx_course.sandbox.policy import sandbox_problem
 
+from conftest import REMAINING_MODEL as MODEL
 from conftest import REPO
 
 pytestmark = [
@@ -36,12 +37,6 @@ pytestmark = [
 ]
 
 ASSIGNMENT = "02-remaining"
-MODEL = '''
-def remaining(window, read, write, input, max_tokens):
-    """返回 (余量, 是否建议压缩)。"""
-    left = window - (read + write + input) - max_tokens
-    return left, left < window / 10
-'''
 STUB = "raise NotImplementedError()"
 NAPPER = MODEL + "\nimport time\n\ntime.sleep({seconds})\n"
 DASK = Path(sys.executable).with_name("dask")

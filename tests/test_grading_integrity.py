@@ -35,6 +35,7 @@ import pytest
 
 from ctx_course.sandbox.policy import sandbox_problem
 
+from conftest import REMAINING_MODEL as MODEL
 from conftest import REPO, class_builder
 
 pytestmark = [
@@ -46,12 +47,6 @@ ASSIGNMENT = "02-remaining"
 NOTEBOOK = "remaining.ipynb"
 FORGED = "[9/9] forged   02-remaining     … 3/3 autograded"
 
-MODEL = '''
-def remaining(window, read, write, input, max_tokens):
-    """返回 (余量, 是否建议压缩)。"""
-    left = window - (read + write + input) - max_tokens
-    return left, left < window / 10
-'''
 
 ATTACKS = {
     "copied_code": '''

@@ -25,6 +25,7 @@ from ctx_course.cli import main
 from ctx_course.grading.grader import Grader
 from ctx_course.sandbox.policy import sandbox_problem
 
+from conftest import REMAINING_MODEL as MODEL
 from conftest import REPO
 
 pytestmark = [pytest.mark.heavy, pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
@@ -32,12 +33,6 @@ needs_sandbox = pytest.mark.skipif(sandbox_problem() is not None, reason="bubble
 
 ASSIGNMENT = "02-remaining"
 
-MODEL = '''
-def remaining(window, read, write, input, max_tokens):
-    """返回 (余量, 是否建议压缩)。"""
-    left = window - (read + write + input) - max_tokens
-    return left, left < window / 10
-'''
 
 SLEEPER = MODEL + '''
 import time

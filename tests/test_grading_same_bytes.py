@@ -16,6 +16,7 @@ import pytest
 from ctx_course.cli import main
 from ctx_course.sandbox.policy import sandbox_problem
 
+from conftest import REMAINING_MODEL as MODEL
 from conftest import REPO
 
 pytestmark = [
@@ -25,12 +26,6 @@ pytestmark = [
 ]
 
 ASSIGNMENT = "02-remaining"
-MODEL = '''
-def remaining(window, read, write, input, max_tokens):
-    """返回 (余量, 是否建议压缩)。"""
-    left = window - (read + write + input) - max_tokens
-    return left, left < window / 10
-'''
 PRINTER = MODEL + '''
 import time
 
