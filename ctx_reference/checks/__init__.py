@@ -98,9 +98,14 @@ def shown_name(name: str) -> str:
     return f"`{FUNCTIONS.get(name, name)}`"
 
 
-def _shown_names(names: tuple[str, ...]) -> str:
-    """Return several exercises as the notebook calls them, joined in the reader's language (```a`` and ``b```)."""
-    shown = [shown_name(n) for n in dict.fromkeys(FUNCTIONS.get(n, n) for n in names)]
+def _functions(names: tuple[str, ...]) -> list[str]:
+    """Return the learner's functions exercises ``names`` check, each once, in order."""
+    return list(dict.fromkeys(FUNCTIONS.get(n, n) for n in names))
+
+
+def _shown_names(functions: list[str]) -> str:
+    """Return the learner's functions quoted and joined in the reader's language (```a`` and ``b```)."""
+    shown = [f"`{function}`" for function in functions]
     if len(shown) == 1:
         return shown[0]
     return _("{first} 和 {last}").format(first=_("、").join(shown[:-1]), last=shown[-1])
@@ -167,8 +172,9 @@ def uses_exercise(*names: str) -> Iterator[None]:
     when the function is unfinished, raises, or returns something the cell's asserts reject, the
     cell ends with one line instead of a traceback.
     """
-    which = _shown_names(names)
-    several = len(set(names)) > 1
+    functions = _functions(names)
+    which = _shown_names(functions)
+    several = len(functions) > 1
     try:
         yield
     except NotImplementedError:
