@@ -88,7 +88,7 @@ def _tool(name: str) -> str:
     """Return the path of one of cosmic-ray's commands, installed beside this Python."""
     path = Path(sys.executable).parent / name
     if not path.exists():
-        raise CampaignError(f"{name} is not installed beside {sys.executable}: pip install -e '.[mutation]'")
+        raise CampaignError(f"{name} is not installed beside {sys.executable}: pip install -e '.[test]'")
     return str(path)
 
 
