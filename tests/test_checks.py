@@ -12,6 +12,7 @@ import ctx_reference.calibrate
 import ctx_reference.sessions
 import ctx_reference.window
 from ctx_reference.checks import ADAPTERS, EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
+from ctx_reference.checks.generated import bank
 from ctx_reference.checks.runner import show
 from ctx_reference.window import Outcome
 
@@ -33,12 +34,13 @@ def stub(*args, **kwargs):
 
 
 def test_correct_function_passes_with_one_tick_per_case(capsys):
-    """A correct `remaining` prints a ✓ line per visible case and a ✓ summary line."""
+    """A correct `remaining` prints a ✓ line per visible case, one for the generated cases and a ✓ summary line."""
     check_exercise("remaining", good_remaining)
     out = capsys.readouterr().out
-    assert out.count("✓") == len(EXERCISES["remaining"]) + 1 == 7
+    assert out.count("✓") == len(EXERCISES["remaining"]) + 2 == 8
     assert "(66000, True)" in out
-    assert "✓ 全部 6 个检查通过。" in out
+    assert f"✓ 另外 {len(bank('remaining'))} 个生成的例子也都对" in out
+    assert "✓ 全部 7 个检查通过。" in out
 
 
 def test_wrong_function_fails_naming_input_expected_and_returned(capsys):

@@ -1,7 +1,7 @@
 """Hidden tests are judged on the grader's side: real grading runs of notebook 02 (check_remaining: 3 points).
 
-A small class whose ``almost`` function is right except when nothing was used (only the hidden
-test "什么都没用" tries that), handed in plain and with patches of the checker, of hashlib and of
+A small class whose ``almost`` function is right except when nothing of a window of 100,000 was
+used (only the hidden test "什么都没用" tries that; the visible generated cases use smaller windows), handed in plain and with patches of the checker, of hashlib and of
 the digests; a right function whose hidden values are not plain data; a right function that
 reads the notebook file next to its kernel; the model answer.
 """
@@ -25,9 +25,9 @@ ASSIGNMENT = "02-remaining"
 
 ALMOST = '''
 def remaining(window, read, write, input, max_tokens):
-    """返回 (余量, 是否建议压缩)；什么输入都没有时总是建议压缩（错的）。"""
+    """返回 (余量, 是否建议压缩)；窗口 100,000 什么输入都没有时总是建议压缩（错的）。"""
     left = window - (read + write + input) - max_tokens
-    if read + write + input == 0:
+    if read + write + input == 0 and window == 100_000:
         return left, True
     return left, left < window / 10
 '''

@@ -36,11 +36,11 @@ def _markdown_before_check(name: str) -> str:
 
 
 def hidden_labels(text: str) -> list[str]:
-    """Return the literal labels passed to ``expect_digest`` in a block of code, in order."""
+    """Return the literal labels passed to ``expect_digest`` or ``expect_generated`` in a block of code, in order."""
     return [
         node.args[0].value
         for node in ast.walk(ast.parse(text))
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "expect_digest"
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("expect_digest", "expect_generated")
         and node.args and isinstance(node.args[0], ast.Constant)
     ]
 

@@ -36,6 +36,8 @@ from . import (
     trim,
     window_math,
 )
+from .generated import Generated, bank, run_generated
+from .generated import expect_generated as _expect_generated
 from .hidden import digest, expect_digest
 from .rules import Rule
 from .runner import (
@@ -58,6 +60,10 @@ EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.
 
 #: The rules each exercise's text states, with the cases that decide them (``rules.py``).
 RULES = {name: rules for module in _MODULES for name, rules in module.RULES.items()}
+
+#: How each exercise's generated cases (the bank, ``generated.py``) compare the returned value.
+GENERATED: dict[str, Generated] = {name: getattr(module, "GENERATED", {}).get(name, Generated()) for module in _MODULES
+                                   for name in module.CASES}
 
 #: The notebook folder of each exercise.
 NOTEBOOKS = {name: module.NOTEBOOK for module in _MODULES for name in module.CASES}
@@ -136,6 +142,10 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
         func = ADAPTERS[name](func)
     try:
         outcomes = run_cases(func, EXERCISES[name], _CODES[name])
+        generated = bank(name)
+        if generated and not (outcomes and outcomes[-1].pending):
+            outcomes.append(run_generated(func, FUNCTIONS.get(name, name), generated, GENERATED[name],
+                                          RULES[name], _CODES[name]))
     except UsedReference as exc:
         raise CheckFailed(_called_reference(name, str(exc))) from None
     if not quiet:
@@ -146,6 +156,19 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
     if failed:
         raise CheckFailed(_("练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。").format(
             name=shown_name(name), failed=failed))
+
+
+def expect_generated(label: str, name: str, func) -> None:
+    """Raise CheckFailed naming ``label`` unless ``func`` gives every hidden generated case of exercise ``name``.
+
+    A hidden test cell reads ``expect_generated("生成的隐藏例子", "remaining", remaining)``; the cases
+    are the bank's hidden part, compared by digest (``generated.py``).
+    """
+    if name not in EXERCISES:
+        raise ValueError(f"name must be one of: {', '.join(sorted(EXERCISES))} (got {name!r})")
+    if name in ADAPTERS and callable(func):
+        func = ADAPTERS[name](func)
+    _expect_generated(label, name, func, GENERATED[name])
 
 
 def requires_exercise(name: str, func, *, needed_by: str) -> None:
@@ -198,6 +221,8 @@ __all__ = [
     "CheckFailed",
     "EXERCISES",
     "FUNCTIONS",
+    "GENERATED",
+    "Generated",
     "NOTEBOOKS",
     "Outcome",
     "REFERENCES",
@@ -206,6 +231,7 @@ __all__ = [
     "check_exercise",
     "digest",
     "expect_digest",
+    "expect_generated",
     "format_report",
     "requires_exercise",
     "run_cases",

@@ -213,7 +213,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'assemble': (
         Rule(
             'returns-an-assembly',
-            '返回 `Assembly(items=..., used=..., dropped=...)`',  # data
+            N_('返回 `Assembly(items=..., used=..., dropped=...)`'),
             visible=(
                 '原课的例子：九个候选项，预算 11,000',  # data
             ),
@@ -224,7 +224,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'required-over-budget-raises',
-            '光必需项加起来就超过预算，抛出 `BudgetError`',  # data
+            N_('光必需项加起来就超过预算，抛出 `BudgetError`'),
             visible=(
                 '必需项 rules 3,000 + tools 2,000 = 5,000，预算只有 4,000',  # data
                 '必需项正好等于预算不算超：规则 5,120（必需、稳定）、文档 1（优先级 1），预算 5,120',  # data
@@ -236,7 +236,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'by-priority',
-            '其余的按优先级从高到低尝试',  # data
+            N_('其余的按优先级从高到低尝试'),
             visible=(
                 '优先级高的先放：旧日志 800（优先级 1）在前、相关文档 800（优先级 5）在后，预算 1,000',  # data
             ),
@@ -246,7 +246,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'ties-in-input-order',
-            '优先级相同的，按输入顺序',  # data
+            N_('优先级相同的，按输入顺序'),
             visible=(
                 '优先级相同按输入顺序：x 60、y 60、z 40（优先级都是 1），'  # data
                 '预算 100：x 先放，y 放不下，z 还放得下',  # data
@@ -257,7 +257,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'fit-or-skip',
-            '放得下就放，放不下就跳过、接着看下一项',  # data
+            N_('放得下就放，放不下就跳过、接着看下一项'),
             visible=(
                 '放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、'  # data
                 '小文档 500（优先级 1），预算 1,000',  # data
@@ -271,7 +271,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'same-text-is-a-duplicate',
-            '一字不差的内容只留一份',  # data
+            N_('一字不差的内容只留一份'),
             visible=(
                 '原课的例子：九个候选项，预算 11,000',  # data
                 '内容相同才算重复：文档甲和文档乙文字相同、文档丙不同，各 100（优先级 1），预算 1,000',  # data
@@ -279,7 +279,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'duplicate-before-no-room',
-            '**先判重复，再判放不下**',  # data
+            N_('**先判重复，再判放不下**'),
             visible=(
                 '原课的例子：九个候选项，预算 11,000',  # data
             ),
@@ -289,7 +289,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'duplicate-of-a-kept-item-only',
-            '只"看过"、因为放不下被丢掉的项不算',  # data
+            N_('只"看过"、因为放不下被丢掉的项不算'),
             visible=(
                 '原课的九个候选项，预算 5,120：只放得下必需项；doc A 没放进去，它的副本就只是放不下，不算重复',  # data
             ),
@@ -299,7 +299,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'required-texts-count',
-            '（包括必需项）',  # data
+            N_('（包括必需项）'),
             visible=(
                 '和必需项文字相同也算重复：规则 10（必需，文字“规则”）、'  # data
                 '副本 10（优先级 1，文字也是“规则”），预算 100',  # data
@@ -310,28 +310,28 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'no-text-no-duplicate',
-            '它的 `text` 不是 `None`',  # data
+            N_('它的 `text` 不是 `None`'),
             visible=(
                 '没有文字（text 是 None）的项不算重复：甲、乙各 10（优先级 1，都没有 text），预算 100',  # data
             ),
         ),
         Rule(
             'required-never-duplicates',
-            '必需项之间不判重复',  # data
+            N_('必需项之间不判重复'),
             visible=(
                 '必需项之间不判重复：规则甲 10、规则乙 20（都是必需项，文字都是“规则”），预算 100：两个都保留',  # data
             ),
         ),
         Rule(
             'stable-first',
-            '**输出顺序：稳定的在前，动态的在后**',  # data
+            N_('**输出顺序：稳定的在前，动态的在后**'),
             visible=(
                 '稳定的排在前面：输入顺序是 问题（必需）、检索文档（优先级 1）、规则（必需、稳定），预算 1,000',  # data
             ),
         ),
         Rule(
             'input-order-within-groups',
-            '两组内部都保持输入时的顺序',  # data
+            N_('两组内部都保持输入时的顺序'),
             visible=(
                 '输出顺序只看稳定/动态和输入顺序、与优先级无关：'  # data
                 'd1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）',  # data
@@ -342,7 +342,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'items-unchanged',
-            '不要修改传进来的 `items`',  # data
+            N_('不要修改传进来的 `items`'),
             visible=(
                 '原课的例子：九个候选项，预算 11,000',  # data
             ),

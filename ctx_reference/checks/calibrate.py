@@ -98,7 +98,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'fit_rates': (
         Rule(
             'least-squares',
-            '之和最小的 a 和 b',  # data
+            N_('之和最小的 a 和 b'),
             visible=(
                 ONE_SCRIPT_EACH,
                 MIXED_RECEIPTS,
@@ -111,7 +111,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'no-intercept',
-            '不要常数项',  # data
+            N_('不要常数项'),
             visible=(
                 ONE_SCRIPT_EACH,
                 MIXED_RECEIPTS,
@@ -122,7 +122,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'ascii-below-128',
-            'ASCII 指码位小于 `128` 的字符，空格和换行也算',  # data
+            N_('ASCII 指码位小于 `128` 的字符，空格和换行也算'),
             visible=(
                 ONE_SCRIPT_EACH,
             ),
@@ -132,7 +132,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'a-pair-of-floats',
-            'ASCII 在前、非 ASCII 在后',  # data
+            N_('ASCII 在前、非 ASCII 在后'),
             visible=(
                 '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，'  # data
                 '拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',  # data
@@ -140,7 +140,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'underdetermined-raises',
-            '回执定不出两个系数时',  # data
+            N_('回执定不出两个系数时'),
             visible=(
                 '只有英文回执，分不出汉字的比率：报 ValueError，消息里写出 receipts',  # data
                 '两张回执的文字比例一样（ab账 和 abab账账），两个比率分不开：'  # data
@@ -150,7 +150,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'receipts-unchanged',
-            '不要改动传进来的列表',  # data
+            N_('不要改动传进来的列表'),
             visible=(
                 '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，'  # data
                 '拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',  # data

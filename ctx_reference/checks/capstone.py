@@ -138,19 +138,19 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'context_policy': (
         Rule(
             'never-overflows',
-            '永远不溢出',  # data
+            N_('永远不溢出'),
             visible=_TASK_CASES,
             hidden=_HIDDEN_TASK_CASES,
         ),
         Rule(
             'no-asked-fact-lost',
-            '不丢任何被问到的事实',  # data
+            N_('不丢任何被问到的事实'),
             visible=_TASK_CASES,
             hidden=_HIDDEN_TASK_CASES,
         ),
         Rule(
             'actions-it-can-take',
-            '只返回 `None`、一个动作或动作列表，而且动作做得到',  # data
+            N_('只返回 `None`、一个动作或动作列表，而且动作做得到'),
             visible=(
                 '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
                 '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
@@ -163,7 +163,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'beat_clear_notes': (
         Rule(
             'safe-and-cheaper-than-clear-notes',
-            '你的策略都安全，而且比 `clear_notes` 便宜',  # data
+            N_('你的策略都安全，而且比 `clear_notes` 便宜'),
             visible=(
                 '任务 lesson：安全，而且比 clear_notes 便宜',  # data
                 '任务 repo-survey：安全，而且比 clear_notes 便宜',  # data
@@ -179,7 +179,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'beat_compact': (
         Rule(
             'safe-and-cheaper-than-compact',
-            '比 `compact` 便宜',  # data
+            N_('比 `compact` 便宜'),
             visible=(
                 '任务 lesson：安全，而且比 compact 便宜',  # data
                 '任务 repo-survey：安全，而且比 compact 便宜',  # data

@@ -103,7 +103,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'diff': (
         Rule(
             'fixed-and-broke',
-            '在 `base` 下失败、在 `next` 下通过的，是**修好**的',  # data
+            N_('在 `base` 下失败、在 `next` 下通过的，是**修好**的'),
             visible=(
                 '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',  # data
                 '反过来比：v2 → v1，fixed 和 broke 对调',  # data
@@ -115,7 +115,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'unchanged-in-neither',
-            '前后一样的两边都不放',  # data
+            N_('前后一样的两边都不放'),
             visible=(
                 '两版一样：v1 → v1，fixed 和 broke 都是空列表',  # data
             ),
@@ -127,7 +127,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'in-the-order-of-cases',
-            '顺序和 `cases` 一致（不是 `Result` 里的顺序）',  # data
+            N_('顺序和 `cases` 一致（不是 `Result` 里的顺序）'),
             visible=(
                 '用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出',  # data
             ),
@@ -137,14 +137,14 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'ids-outside-cases-ignored',
-            '不在 `cases` 中的 id 不用管',  # data
+            N_('不在 `cases` 中的 id 不用管'),
             visible=(
                 'Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它',  # data
             ),
         ),
         Rule(
             'two-lists',
-            '返回 `(fixed, broke)` 两个**列表**',  # data
+            N_('返回 `(fixed, broke)` 两个**列表**'),
             visible=(
                 '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',  # data
             ),

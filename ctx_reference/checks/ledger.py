@@ -149,7 +149,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'zone': (
         Rule(
             'safe-below-60',
-            '低于 60 %',  # data
+            N_('低于 60 %'),
             visible=(
                 '原课的峰值：552 / 8,000（6.9 %）',  # data
                 '还没用任何 token：0 / 8,000（0 %）',  # data
@@ -163,7 +163,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'caution-60-to-85',
-            '60 % 到 85 %，两端都算',  # data
+            N_('60 % 到 85 %，两端都算'),
             visible=(
                 '窗口 10,000，用了 6,000（正好 60 %）',  # data
                 '窗口 10,000，用了 8,500（正好 85 %）',  # data
@@ -175,7 +175,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'danger-up-to-100',
-            '到 100 % 为止（含 100 %）',  # data
+            N_('到 100 % 为止（含 100 %）'),
             visible=(
                 '窗口 10,000，用了 8,501（85.01 %）',  # data
                 '窗口 10,000，用了 10,000（正好 100 %）',  # data
@@ -189,7 +189,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'over-above-100',
-            'over：高于 100 %',  # data
+            N_('over：高于 100 %'),
             visible=(
                 '窗口 10,000，用了 10,001（100.01 %）',  # data
                 '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',  # data
@@ -201,7 +201,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'integers-only',
-            '**只用整数运算**',  # data
+            N_('**只用整数运算**'),
             visible=(
                 '窗口 10,000，用了 5,999（59.99 %）',  # data
                 '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',  # data
@@ -209,7 +209,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'bad-arguments-raise',
-            '`limit` 不是正数、或 `used` 是负数时，报 `ValueError`，消息里写出参数名和它的值',  # data
+            N_('`limit` 不是正数、或 `used` 是负数时，报 `ValueError`，消息里写出参数名和它的值'),
             visible=(
                 '窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0',  # data
                 '窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100',  # data
@@ -218,7 +218,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'a-zone-member',
-            '要返回它的成员，不要返回字符串',  # data
+            N_('要返回它的成员，不要返回字符串'),
             visible=(
                 '原课的峰值：552 / 8,000（6.9 %）',  # data
             ),
@@ -227,7 +227,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'measure': (
         Rule(
             'missing-bucket-is-zero',
-            '**没出现的桶算 0 个 token**',  # data
+            N_('**没出现的桶算 0 个 token**'),
             visible=(
                 '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',  # data
                 '桶给的顺序是 history 在前、task_state 在后：'  # data
@@ -239,7 +239,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'each-bucket-counted',
-            '**每个桶分别数**',  # data
+            N_('**每个桶分别数**'),
             visible=(
                 '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',  # data
             ),
@@ -250,7 +250,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'the-given-tokenizer',
-            '用传进来的 `tokenizer.count(text)`',  # data
+            N_('用传进来的 `tokenizer.count(text)`'),
             visible=(
                 '换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）',  # data
             ),
@@ -260,7 +260,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'four-buckets-in-order',
-            '**四个桶都在**的字典（按 `BUCKETS` 的顺序）',  # data
+            N_('**四个桶都在**的字典（按 `BUCKETS` 的顺序）'),
             visible=(
                 '桶给的顺序是 history 在前、task_state 在后：'  # data
                 'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data
@@ -272,7 +272,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'zone-of-the-total',
-            '`zone` 是 `total` 的水位区',  # data
+            N_('`zone` 是 `total` 的水位区'),
             visible=(
                 '超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000',  # data
             ),
@@ -283,14 +283,14 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'unknown-bucket-raises',
-            '出现不认识的桶名',  # data
+            N_('出现不认识的桶名'),
             visible=(
                 '不认识的桶名 memory：报 ValueError，消息里写出 memory',  # data
             ),
         ),
         Rule(
             'buckets-unchanged',
-            '传进来的 `buckets`',  # data
+            N_('传进来的 `buckets`'),
             visible=(
                 '桶给的顺序是 history 在前、task_state 在后：'  # data
                 'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data

@@ -98,7 +98,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'recall': (
         Rule(
             'length-decay',
-            '(n / \\text{half\\_at})^{\\text{steep}}',
+            N_('(n / \\text{half\\_at})^{\\text{steep}}'),
             visible=(
                 'n = 40 万（正好 half_at），middle=0，答案在开头（pos=0）',  # data
                 'n = 40 万，middle=0，答案在最后一个 token（pos=399,999）',  # data
@@ -113,7 +113,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'middle-dip',
-            '1 - \\text{middle} \\cdot 4x(1-x)',
+            N_('1 - \\text{middle} \\cdot 4x(1-x)'),
             visible=(
                 '全塞 200 篇（n = 800,000），答案在第 101 篇中间（pos = 402,000）：约 0.183',  # data
                 '全塞 200 篇，答案在最后一篇中间（pos = 798,000）：约 0.260',  # data
@@ -127,7 +127,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'x-at-the-token-middle',
-            'x = \\frac{pos + 0.5}{n}',
+            N_('x = \\frac{pos + 0.5}{n}'),
             visible=(
                 '只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1'  # data
                 '（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）',  # data
@@ -138,7 +138,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'an-unrounded-float',
-            '返回一个浮点数',  # data
+            N_('返回一个浮点数'),
             visible=(
                 '全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）',  # data
             ),

@@ -78,7 +78,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'fit_position': (
         Rule(
             'x-from-the-position',
-            'x = \\frac{p - 0.5}{N}',
+            N_('x = \\frac{p - 0.5}{N}'),
             visible=(
                 '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
                 '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
@@ -89,7 +89,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'three-columns',
-            '每个测量点一行 $[1,\\ -4x(1-x),\\ -x]$',  # data
+            N_('每个测量点一行 $[1,\\ -4x(1-x),\\ -x]$'),
             visible=(
                 '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
                 '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
@@ -100,7 +100,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'ratios-of-coefficients',
-            '再换回 $\\text{middle} = c_1 / c_0$',  # data
+            N_('再换回 $\\text{middle} = c_1 / c_0$'),
             visible=(
                 '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
                 '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
@@ -108,7 +108,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'accuracy-as-a-fraction',
-            '`accuracy` 是小数',  # data
+            N_('`accuracy` 是小数'),
             visible=(
                 'Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）：'  # data
                 '75.8/57.2/53.8/55.4/63.2 %，以小数传入',  # data
@@ -119,7 +119,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'a-tuple-of-floats',
-            '返回一个 tuple `(base, middle, end_drop)`，三个都是 Python 的 `float`',  # data
+            N_('返回一个 tuple `(base, middle, end_drop)`，三个都是 Python 的 `float`'),
             visible=(
                 '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
                 '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
@@ -130,7 +130,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'inputs-unchanged',
-            '不要改动传进来的它们',  # data
+            N_('不要改动传进来的它们'),
             visible=(
                 '对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、'  # data
                 'end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145',  # data

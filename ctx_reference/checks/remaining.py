@@ -50,27 +50,31 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'remaining': (
         Rule(
             'every-field-counts',
-            'window − (read + write + input) − max_tokens',
+            N_('window − (read + write + input) − max_tokens'),
             visible=(
                 '原课的例子：窗口 1,000,000，读缓存 800,000，写缓存 50,000，普通输入 20,000，max_tokens 64,000',  # data
             ),
             hidden=(
                 '什么都没用',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('every-field',),
         ),
         Rule(
             'negative-when-over',
-            '超额时可以是负数',  # data
+            N_('超额时可以是负数'),
             visible=(
                 '超额时余量是负数：窗口 100,000，读 90,000，输入 10,000，max_tokens 8,000',  # data
             ),
             hidden=(
                 '超额时余量为负数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('over-the-window',),
         ),
         Rule(
             'below-a-tenth',
-            '小于窗口的十分之一',  # data
+            N_('小于窗口的十分之一'),
             visible=(
                 '正好剩 10%：窗口 100,000，读 50,000，写 20,000，输入 10,000，max_tokens 10,000',  # data
                 '只差 1 个 token：窗口 100,000，读 50,000，写 20,000，输入 10,001，max_tokens 10,000',  # data
@@ -81,14 +85,17 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '余量比十分之一少 1',  # data
                 '窗口 2,005：余量 200',  # data
                 '窗口 2,005：余量 201',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('at-a-tenth',),
         ),
         Rule(
             'int-and-bool-pair',
-            '`left` 是整数余量',  # data
+            N_('`left` 是整数余量'),
             visible=(
                 '空窗口起步：窗口 200,000，没有缓存，输入 10,000，max_tokens 8,000',  # data
             ),
+            generated=('every-field', 'over-the-window', 'at-a-tenth'),
         ),
     ),
 }

@@ -252,7 +252,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'render': (
         Rule(
             'no-trailing-newline',
-            '最后的 `</context>` 后面**没有**换行',  # data
+            N_('最后的 `</context>` 后面**没有**换行'),
             visible=(
                 '原课的 spec：文本最后 4 行是排好序的 <context> 块',  # data
                 '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',  # data
@@ -261,7 +261,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'empty-sections',
-            '没有规则时 `<rules>` 和 `</rules>` 两行紧挨着',  # data
+            N_('没有规则时 `<rules>` 和 `</rules>` 两行紧挨着'),
             visible=(
                 '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',  # data
             ),
@@ -272,7 +272,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'examples-from-one',
-            '示例从 1 开始编号',  # data
+            N_('示例从 1 开始编号'),
             visible=(
                 '两个示例：从 1 开始编号，完整文本',  # data
             ),
@@ -282,7 +282,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'dynamic-sorted',
-            '`dynamic` 按键排序，与字典的插入顺序无关',  # data
+            N_('`dynamic` 按键排序，与字典的插入顺序无关'),
             visible=(
                 '原课的 spec：文本最后 4 行是排好序的 <context> 块',  # data
                 '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',  # data
@@ -293,7 +293,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'a-list-of-warnings',
-            '**警告**是一个字符串列表',  # data
+            N_('**警告**是一个字符串列表'),
             visible=(
                 '原课的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数',  # data
             ),
@@ -303,7 +303,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'one-warning-per-field',
-            '**每个**含模板变量的字段一条',  # data
+            N_('**每个**含模板变量的字段一条'),
             visible=(
                 '一个字段里有两个模板变量：task 是“把 {{src}} 译成 {{lang}}”，只算一条警告',  # data
                 '每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}',  # data
@@ -316,7 +316,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'spaces-inside-braces',
-            '名字两边可以有空格',  # data
+            N_('名字两边可以有空格'),
             visible=(
                 '只有一个问题：一条规则里写了 {{ lang }}',  # data
             ),
@@ -326,7 +326,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'dynamic-not-checked',
-            '`dynamic` 不检查',  # data
+            N_('`dynamic` 不检查'),
             visible=(
                 '{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题',  # data
             ),
@@ -336,7 +336,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'blank-output',
-            '`output` 为空或只有空白：一条',  # data
+            N_('`output` 为空或只有空白：一条'),
             visible=(
                 '只有一个问题：output 只有空格',  # data
                 '最小的 spec：警告条数（只有 output 为空这一处）',  # data
@@ -348,7 +348,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'one-warning-per-rule',
-            '**每条**以"不要"开头',  # data
+            N_('**每条**以"不要"开头'),
             visible=(
                 '两条规则都只说“不要”：每条一条警告',  # data
             ),
@@ -358,7 +358,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'starts-with-buyao',
-            '以"不要"开头',  # data
+            N_('以"不要"开头'),
             visible=(
                 '规则“回答要简短，不要啰嗦”不是以“不要”开头：不算问题',  # data
             ),
@@ -368,7 +368,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'an-alternative-excuses',
-            '既不含"而是"也不含"改为"',  # data
+            N_('既不含"而是"也不含"改为"'),
             visible=(
                 '原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数',  # data
                 '翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）',  # data

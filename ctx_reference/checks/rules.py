@@ -21,19 +21,27 @@ class Rule:
     """One rule an exercise's text states, and the cases that decide it.
 
     ``name`` is a short English tag (the mutants of the rule carry it); ``states`` is a phrase
-    that appears word for word in the exercise's markdown; ``visible`` names case labels of
-    ``CASES``; ``hidden`` names hidden-test labels of the notebook's check cell.
+    that appears word for word in the exercise's markdown (and a message: the failure line of a
+    generated case shows it in the reader's language); ``visible`` names case labels of
+    ``CASES``; ``hidden`` names hidden-test labels of the notebook's check cell. ``generated``
+    names the strategies (``strategies/``) whose cases, stored in the bank, exercise the rule;
+    a rule no strategy can draw says why in ``not_generated`` instead.
     """
 
     name: str
     states: str
     visible: tuple[str, ...]
     hidden: tuple[str, ...] = ()
+    generated: tuple[str, ...] = ()
+    not_generated: str = ""
 
     def __post_init__(self):
         if not self.visible:
             raise ValueError(f"visible must name at least one case (got {self.visible!r} for rule {self.name!r})")
-        for field in ("visible", "hidden"):
+        if self.generated and self.not_generated:
+            raise ValueError(f"generated and not_generated exclude each other (got {self.generated!r} and "
+                             f"{self.not_generated!r} for rule {self.name!r})")
+        for field in ("visible", "hidden", "generated"):
             if type(getattr(self, field)) is not tuple:
                 raise ValueError(f"{field} must be a tuple (got {getattr(self, field)!r} for rule {self.name!r})")
 

@@ -179,7 +179,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'write_progress': (
         Rule(
             'newest-next-only',
-            '**`next` 只留最新的一条**（轮次最大的',  # data
+            N_('**`next` 只留最新的一条**（轮次最大的'),
             visible=(
                 '两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条',  # data
                 '两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面',  # data
@@ -190,7 +190,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'first-next-on-a-tie',
-            '轮次相同时，留先出现的那条',  # data
+            N_('轮次相同时，留先出现的那条'),
             visible=(
                 '两条 next 都是第 7 轮（写测试在前、写文档在后），预算充足：轮次相同，留先出现的那条',  # data
             ),
@@ -200,7 +200,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'kind-priority',
-            '`next` → `failed` → `decision` → `done`',
+            N_('`next` → `failed` → `decision` → `done`'),
             visible=(
                 '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',  # data
                 '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',  # data
@@ -213,7 +213,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'newest-first-within-a-kind',
-            '同一种类里，**轮次新的优先**',  # data
+            N_('同一种类里，**轮次新的优先**'),
             visible=(
                 '三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条',  # data
             ),
@@ -223,7 +223,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'first-on-a-tie-within-a-kind',
-            '（轮次相同时，先出现的优先）',  # data
+            N_('（轮次相同时，先出现的优先）'),
             visible=(
                 '两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先',  # data
             ),
@@ -233,7 +233,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'skip-what-does-not-fit',
-            '放不下就**跳过**',  # data
+            N_('放不下就**跳过**'),
             visible=(
                 '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',  # data
             ),
@@ -243,7 +243,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'an-exact-fit-goes-in',
-            '不超过剩下的预算就放进去',  # data
+            N_('不超过剩下的预算就放进去'),
             visible=(
                 '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
                 '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',  # data
@@ -254,14 +254,14 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'header-not-counted',
-            '标题行不算',  # data
+            N_('标题行不算'),
             visible=(
                 '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
             ),
         ),
         Rule(
             'input-order-in-a-new-list',
-            '**按它们在 `records` 里原来的顺序**，放在一个新的 `list` 里',  # data
+            N_('**按它们在 `records` 里原来的顺序**，放在一个新的 `list` 里'),
             visible=(
                 '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
                 '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',  # data
@@ -274,7 +274,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'records-unchanged',
-            '不要改动传进来的列表',  # data
+            N_('不要改动传进来的列表'),
             visible=(
                 '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
             ),
@@ -283,7 +283,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'restore': (
         Rule(
             'blank-and-comment-lines-skipped',
-            '空行和以 `#` 开头的行（标题、注释）跳过',  # data
+            N_('空行和以 `#` 开头的行（标题、注释）跳过'),
             visible=(
                 '标题行和空行跳过，按文件里的顺序读回',  # data
                 '只有标题行：没有记录，返回空列表',  # data
@@ -297,7 +297,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'stripped-first',
-            '每一行先去掉首尾空白',  # data
+            N_('每一行先去掉首尾空白'),
             visible=(
                 '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',  # data
             ),
@@ -307,7 +307,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'record-format',
-            '`[种类] t轮次: 文字`',  # data
+            N_('`[种类] t轮次: 文字`'),
             visible=(
                 '一行 failed 记录：种类、轮次（整数 12）、文字都要读对',  # data
                 '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',  # data
@@ -318,7 +318,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'kinds-case-sensitive',
-            '区分大小写：`[Done]` 不算',  # data
+            N_('区分大小写：`[Done]` 不算'),
             visible=(
                 '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',  # data
                 '不认识的种类（[todo] t1: 写测试）：报 ValueError',  # data
@@ -326,7 +326,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'bad-line-raises',
-            '消息里写出是第几行、内容是什么',  # data
+            N_('消息里写出是第几行、内容是什么'),
             visible=(
                 '第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行',  # data
                 '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',  # data
@@ -335,7 +335,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'a-list-in-file-order',
-            '**按文件里的顺序**',  # data
+            N_('**按文件里的顺序**'),
             visible=(
                 '标题行和空行跳过，按文件里的顺序读回',  # data
             ),

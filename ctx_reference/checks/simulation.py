@@ -165,7 +165,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'select_to_clear': (
         Rule(
             'not-over-the-threshold',
-            '**不超过** `threshold`',  # data
+            N_('**不超过** `threshold`'),
             visible=(
                 '第 14 轮：上下文 8,000 + 14 × 3,600 = 58,400，没有超过阈值 60,000，什么都不清',  # data
                 '正好等于阈值不算超过：第 15 轮，上下文正好 60,000，什么都不清',  # data
@@ -178,7 +178,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'older-than-the-newest-keep',
-            '轮次 `≤ turn − keep` 的',  # data
+            N_('轮次 `≤ turn − keep` 的'),
             visible=(
                 '第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮',  # data
                 '第 23 轮：上下文 60,900，还没清的是 11–23；最新 5 轮是 19–23，清掉 11–18',  # data
@@ -195,7 +195,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'enough-to-free',
-            '腾不出 `clear_at_least` 个 token',  # data
+            N_('腾不出 `clear_at_least` 个 token'),
             visible=(
                 '至少清 20,000、第 36 轮：上下文 62,850，可清 26–31 共 6 个，'  # data
                 '只能腾出 6 × 2,990 = 17,940，不够，先不清',  # data
@@ -209,7 +209,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'freed-per-turn',
-            '每个腾出 `tool_result − placeholder`',  # data
+            N_('每个腾出 `tool_result − placeholder`'),
             visible=(
                 '换一个占位符：placeholder 1,000、至少清 20,001；可清 1–10 共 10 个，'  # data
                 '只能腾出 10 × (3,000 − 1,000) = 20,000，不够',  # data
@@ -221,7 +221,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'oldest-first-as-a-list',
-            '按从旧到新的顺序放进一个 `list`',  # data
+            N_('按从旧到新的顺序放进一个 `list`'),
             visible=(
                 '第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮',  # data
                 'uncleared_turns 是 list：[11, 12, …, 23]，第 23 轮，上下文 60,900，'  # data
@@ -236,7 +236,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'request_cost': (
         Rule(
             'first-or-rewrite-writes-all',
-            '或者这一轮改写过：`cache_write × input_tokens`',  # data
+            N_('或者这一轮改写过：`cache_write × input_tokens`'),
             visible=(
                 '第 1 轮：第一次请求，输入 11,600 全部写进缓存：1.25 × 11,600',  # data
                 '第 15 轮：刚清除过（改写），清除后的 32,100 重新整段写入：1.25 × 32,100',  # data
@@ -253,7 +253,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'read-previous-write-new',
-            '`cache_read × previous_input + cache_write × (input_tokens − previous_input)`',
+            N_('`cache_read × previous_input + cache_write × (input_tokens − previous_input)`'),
             visible=(
                 '第 2 轮：命中缓存，0.1 × 11,600 + 1.25 × (15,200 − 11,600)',  # data
                 '第 16 轮：又能命中缓存，0.1 × 32,100 + 1.25 × (35,700 − 32,100)',  # data
@@ -266,7 +266,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'prices-from-params',
-            '用 `params` 里的价格',  # data
+            N_('用 `params` 里的价格'),
             visible=(
                 '换一套价格（写入 2.0×，读取 0.5×）：0.5 × 11,600 + 2.0 × 3,600',  # data
             ),

@@ -130,7 +130,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'trim_lines': (
         Rule(
             'fits-as-a-new-list',
-            '返回一个包含全部行的**新列表**',  # data
+            N_('返回一个包含全部行的**新列表**'),
             visible=(
                 '正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回',  # data
                 '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',  # data
@@ -145,7 +145,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'head-marker-tail',
-            '前 `head` 行 + 一行说明 + 后 `tail` 行',  # data
+            N_('前 `head` 行 + 一行说明 + 后 `tail` 行'),
             visible=(
                 '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
                 '同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6',  # data
@@ -163,7 +163,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'omitted-count',
-            '说明里的数是省略的行数 `len(lines) - head - tail`',  # data
+            N_('说明里的数是省略的行数 `len(lines) - head - tail`'),
             visible=(
                 '同一个例子，说明行：省略 100 − 3 − 2 = 95 行',  # data
                 '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',  # data
@@ -171,14 +171,14 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'marker-text',
-            '说明行用上面的 `omission_marker(n)` 生成',  # data
+            N_('说明行用上面的 `omission_marker(n)` 生成'),
             visible=(
                 '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
             ),
         ),
         Rule(
             'always-a-list',
-            '总是返回 `list`',  # data
+            N_('总是返回 `list`'),
             visible=(
                 '传进来的是元组：("a", "b", "c", "d")，头 1 行、尾 1 行，也要返回 list',  # data
                 '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',  # data
@@ -190,7 +190,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'lines-unchanged',
-            '不要修改传进来的 `lines`',  # data
+            N_('不要修改传进来的 `lines`'),
             visible=(
                 '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
             ),

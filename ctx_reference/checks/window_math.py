@@ -76,7 +76,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'check': (
         Rule(
             'input-over-window',
-            '先判断输入本身是否超窗口',  # data
+            N_('先判断输入本身是否超窗口'),
             visible=(
                 '输入本身就超了：窗口 200,000，输入 210,000，max_tokens 1,000',  # data
                 '输入比窗口多 1 个 token：窗口 200,000，输入 200,001，max_tokens 1',  # data
@@ -88,7 +88,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'total-over-window',
-            '再判断输入加输出上限',  # data
+            N_('再判断输入加输出上限'),
             visible=(
                 '原课的例子：窗口 1,000,000，输入 950,000，max_tokens 128,000',  # data
                 '多 1 个 token：窗口 200,000，输入 168,001，max_tokens 32,000',  # data
@@ -100,7 +100,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'equal-is-not-over',
-            '等号不算超',  # data
+            N_('等号不算超'),
             visible=(
                 '正好填满：窗口 200,000，输入 168,000，max_tokens 32,000（合计正好 200,000）',  # data
                 '输入正好等于窗口：窗口 200,000，输入 200,000，max_tokens 1',  # data
@@ -113,7 +113,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'returns-an-outcome',
-            '返回 `Outcome.FITS`、`Outcome.MAY_TRUNCATE` 或 `Outcome.REJECTED` 中的一个',  # data
+            N_('返回 `Outcome.FITS`、`Outcome.MAY_TRUNCATE` 或 `Outcome.REJECTED` 中的一个'),
             visible=(
                 '宽裕：窗口 200,000，输入 150,000，max_tokens 32,000（合计 182,000）',  # data
             ),
@@ -122,7 +122,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
     'estimate_tokens': (
         Rule(
             'ascii-four-to-a-token',
-            '大约 4 个算 1 个 token',  # data
+            N_('大约 4 个算 1 个 token'),
             visible=(
                 '4 个 ASCII 字符 "abcd"',  # data
                 '英文 "hello world"（11 个 ASCII 字符）',  # data
@@ -134,7 +134,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'rounded-up',
-            '最后向上取整一次',  # data
+            N_('最后向上取整一次'),
             visible=(
                 '1 个 ASCII 字符 "a"（不满 4 个也要向上取整成 1，不是四舍五入成 0）',  # data
                 '5 个 ASCII 字符 "abcde"（向上取整）',  # data
@@ -145,7 +145,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'other-one-each',
-            '每个大约算 1 个 token',  # data
+            N_('每个大约算 1 个 token'),
             visible=(
                 '中文 "上下文工程"（5 个汉字）',  # data
                 '中文标点 "你好，世界！"（全角标点也是非 ASCII）',  # data
@@ -158,7 +158,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'ascii-counted-together',
-            'ASCII 字符是**整段合起来**数',  # data
+            N_('ASCII 字符是**整段合起来**数'),
             visible=(
                 '混合 "token 预算"（6 个 ASCII + 2 个汉字）',  # data
                 '混合 "ab中cd"（ASCII 合起来 4 个再取整，不是每段各自取整）',  # data
@@ -170,7 +170,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
         ),
         Rule(
             'returns-an-int',
-            '返回一个**整数**',  # data
+            N_('返回一个**整数**'),
             visible=(
                 '空字符串 ""',  # data
             ),

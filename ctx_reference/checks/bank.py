@@ -1,0 +1,137 @@
+"""Write the bank of generated cases: ``python -m ctx_reference.checks.bank`` (``--check`` only compares).
+
+Covers: drawing the calls of every strategy of an exercise with Hypothesis, with a fixed seed
+(one for the visible cases, another for the hidden ones), its example database off and its
+health checks and deadline off, so that the same version of Hypothesis draws the same calls in
+the same order on every machine; calling the exercise's reference (the oracle) on each; and
+writing ``bank/<exercise>.json``: the visible cases with their expected values, smallest first,
+and the hidden cases with the digest of theirs. Calls that repeat, and hidden calls that are
+also visible, are dropped.
+
+Leaves out: the strategies (``strategies/``) and running the cases (``generated.py``).
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from .bank_codec import encode
+from .generated import _ERRORS, Generated
+from .hidden import digest
+from .runner import plain
+
+VISIBLE_SEED = 36
+HIDDEN_SEED = 3601
+EXAMPLES = 24  # calls drawn per strategy, where the strategies module does not say
+HIDDEN_SHARE = 0.5  # hidden calls drawn per visible call
+REGENERATE = "python -m ctx_reference.checks.bank"
+
+
+def draw(strategy: st.SearchStrategy, count: int, seed: int) -> list[Any]:
+    """Return the first ``count`` values Hypothesis draws from ``strategy`` with ``seed`` (fewer if it runs out)."""
+    found: list[Any] = []
+
+    @hypothesis.seed(seed)
+    @settings(database=None, max_examples=count, deadline=None, derandomize=False, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(value):
+        found.append(value)
+
+    collect()
+    return found
+
+
+def _key(args: tuple, kwargs: dict) -> str:
+    return json.dumps(encode((args, kwargs)), ensure_ascii=False, sort_keys=True)
+
+
+def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dict[str, Any]:
+    """Return what the oracle gives for one call: ``{"value": plain data}`` or ``{"raises": name}``."""
+    try:
+        got = oracle(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    except tuple(_ERRORS.values()) as exc:
+        return {"raises": type(exc).__name__}
+    return {"value": plain(spec.project(got) if spec.project is not None else got)}
+
+
+def build(exercise: str, strategies: dict[str, st.SearchStrategy], oracle: Callable, spec: Generated,
+          count: int = EXAMPLES) -> dict[str, Any]:
+    """Return the bank of ``exercise``: its visible cases (expected values) and hidden ones (digests)."""
+    visible: dict[str, dict[str, Any]] = {}
+    hidden: dict[str, dict[str, Any]] = {}
+    for name, strategy in strategies.items():
+        for args, kwargs in draw(strategy, count, VISIBLE_SEED):
+            key = _key(args, kwargs)
+            if key not in visible:
+                result = outcome(oracle, args, kwargs, spec)
+                entry = {"strategy": name, "args": encode(list(args)), "kwargs": encode(kwargs)}
+                entry.update({"raises": result["raises"]} if "raises" in result
+                             else {"expect": encode(result["value"])})
+                visible[key] = entry
+        for args, kwargs in draw(strategy, max(1, int(count * HIDDEN_SHARE)), HIDDEN_SEED):
+            key = _key(args, kwargs)
+            if key not in visible and key not in hidden:
+                result = outcome(oracle, args, kwargs, spec)
+                entry = {"strategy": name, "args": encode(list(args)), "kwargs": encode(kwargs)}
+                entry.update({"raises": result["raises"]} if "raises" in result
+                             else {"digest": digest(result["value"], spec.places)})
+                hidden[key] = entry
+    order = sorted(visible, key=lambda key: (len(key), list(visible).index(key)))
+    return {"exercise": exercise, "regenerate": REGENERATE, "hypothesis": hypothesis.__version__,
+            "visible": [visible[key] for key in order], "hidden": list(hidden.values())}
+
+
+def bank_text(bank: dict[str, Any]) -> str:
+    """Return a bank as the JSON text stored: one case per line, so that a change shows as lines."""
+    def lines(entries: list[dict[str, Any]]) -> str:
+        return ",\n".join("    " + json.dumps(e, ensure_ascii=False, sort_keys=True) for e in entries)
+    head = {k: v for k, v in bank.items() if k not in ("visible", "hidden")}
+    header = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in head.items())
+    visible, hidden = lines(bank["visible"]), lines(bank["hidden"])
+    return f"{{\n{header},\n  \"visible\": [\n{visible}\n  ],\n  \"hidden\": [\n{hidden}\n  ]\n}}\n"
+
+
+def all_banks(only: tuple[str, ...] = ()) -> dict[str, str]:
+    """Return exercise → the text of its bank, for every exercise with strategies (or those of ``only``)."""
+    from . import GENERATED
+    from .strategies import EXAMPLES as COUNTS
+    from .strategies import ORACLES, STRATEGIES
+    return {exercise: bank_text(build(exercise, dict(strategies), ORACLES[exercise], GENERATED[exercise],
+                                      COUNTS.get(exercise, EXAMPLES)))
+            for exercise, strategies in STRATEGIES.items() if not only or exercise in only}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=REGENERATE, description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the stored banks; write nothing")
+    parser.add_argument("exercises", nargs="*", help="only these exercises (default: all)")
+    options = parser.parse_args(argv)
+    folder = Path(str(resources.files(__package__).joinpath("bank")))
+    stale = []
+    for exercise, text in all_banks(tuple(options.exercises)).items():
+        path = folder / f"{exercise}.json"
+        if path.is_file() and path.read_text(encoding="utf-8") == text:
+            continue
+        stale.append(exercise)
+        if not options.check:
+            path.write_text(text, encoding="utf-8")
+    if options.check and stale:
+        print(f"banks out of date: {', '.join(stale)} (regenerate with {REGENERATE})", file=sys.stderr)
+        return 1
+    print(f"{'stale' if options.check else 'written'}: {', '.join(stale) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,161 @@
+"""Run an exercise's generated cases, read from the bank, and report them in one line.
+
+Covers: reading the bank of one exercise (``bank/<exercise>.json``, package data written by
+``python -m ctx_reference.checks.bank``), turning its visible entries into cases the runner calls
+(smallest first), one feedback line for all of them (✓ with their count, or × with the smallest
+failing input, the expected value, what came back and the sentence of the notebook that states the
+rule it breaks), and the hidden entries compared by digest (``expect_generated``).
+
+Leaves out: drawing the cases (Hypothesis strategies in ``strategies/``, run only when the bank is
+regenerated, never in a learner's kernel) and the reference implementation: every expected value is
+data in the bank, written when it was generated, so nothing of a graded case is computed where the
+learner's code runs, and a learner who patches ``ctx_reference`` cannot make a wrong function pass.
+
+Vocabulary: a *bank* is the stored list of generated cases of one exercise; its *strategy* names
+say which rules of the exercise's text a case was drawn for (``Rule.generated``); a *spec*
+(``Generated``) says how the returned value is compared (projection, tolerance, exact type).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ..i18n import N_, _
+from .bank_codec import decode
+from .hidden import digest
+from .rules import Rule
+from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, python_scalar, run_case, show
+
+GENERATED_LABEL = N_("生成的例子 {call}")
+HIDDEN_LABEL = N_("生成的隐藏例子")
+
+
+@dataclass(frozen=True)
+class Generated:
+    """How an exercise's generated cases compare what the learner's function returns.
+
+    ``project`` turns the returned value into the plain data the bank stores (as a case's
+    ``project`` does); ``tol`` compares floats within an absolute tolerance; ``places`` rounds
+    floats before the hidden digests; ``returns`` is the exact type the returned value must have.
+    """
+
+    project: Callable[[Any], Any] | None = None
+    tol: float | None = None
+    places: int | None = None
+    returns: type | None = None
+
+
+@dataclass(frozen=True)
+class BankCase:
+    """One generated case: the call, the strategy it was drawn from, and what it must give.
+
+    Exactly one of ``expect`` (visible cases), ``digest`` (hidden cases) and ``raises`` (the name
+    of the built-in exception the call must raise) says what the call must give.
+    """
+
+    strategy: str
+    args: tuple
+    kwargs: Mapping[str, Any]
+    expect: Any = None
+    digest: str | None = None
+    raises: str | None = None
+
+
+def _case(entry: Mapping[str, Any]) -> BankCase:
+    return BankCase(
+        strategy=entry["strategy"], args=tuple(decode(entry["args"])),
+        kwargs=decode(entry.get("kwargs", {"dict": []})),
+        expect=decode(entry["expect"]) if "expect" in entry else None, digest=entry.get("digest"),
+        raises=entry.get("raises"))
+
+
+@cache
+def _bank_text(exercise: str) -> str | None:
+    path = resources.files(__package__).joinpath("bank", f"{exercise}.json")
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def bank(exercise: str, part: str = "visible") -> tuple[BankCase, ...]:
+    """Return the generated cases of ``exercise`` (``part`` "visible" or "hidden"), smallest first; () if none."""
+    if part not in ("visible", "hidden"):
+        raise ValueError(f"part must be 'visible' or 'hidden' (got {part!r})")
+    text = _bank_text(exercise)
+    if text is None:
+        return ()
+    return tuple(_case(entry) for entry in json.loads(text)[part])
+
+
+def call_text(function: str, case: BankCase) -> str:
+    """Return the call of ``case`` as Python source: ``remaining(10, 0, 0, 1, 0)``."""
+    parts = [show(value) for value in case.args] + [f"{key}={show(value)}" for key, value in case.kwargs.items()]
+    return f"{function}({', '.join(parts)})"
+
+
+_ERRORS: dict[str, type[BaseException]] = {
+    kind.__name__: kind for kind in (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError)}
+
+
+def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
+    call = call_text(function, case)
+    common = dict(label=GENERATED_LABEL.format(call=call), args=case.args, kwargs=case.kwargs,
+                  label_template=GENERATED_LABEL, label_values={"call": call})
+    if case.raises is not None:
+        return CheckCase(raises=_ERRORS[case.raises], **common)
+    return CheckCase(expect=case.expect, project=spec.project, tol=spec.tol, returns=spec.returns, **common)
+
+
+def rule_sentence(strategy: str, rules: Sequence[Rule]) -> str | None:
+    """Return the phrase of the notebook stating the first rule drawn by ``strategy``, in the reader's language.
+
+    The first in the table's order: a table lists the rules a case tells apart before the ones every
+    case obeys (the type of the returned value).
+    """
+    return next((_(rule.states) for rule in rules if strategy in rule.generated), None)
+
+
+def run_generated(func: Callable, function: str, cases: Sequence[BankCase], spec: Generated,
+                  rules: Sequence[Rule], codes=frozenset()) -> Outcome:
+    """Return one outcome for all ``cases``: ✓ with their count, or the first (smallest) that fails, with its rule."""
+    for case in cases:
+        outcome = run_case(func, _check_case(function, case, spec), codes)
+        if outcome.pending:
+            return outcome
+        if not outcome.passed:
+            sentence = rule_sentence(case.strategy, rules)
+            if sentence is None:
+                return outcome
+            return Outcome(False, _("{line}（这条规则：“{rule}”）").format(line=outcome.line, rule=sentence))
+    return Outcome(True, _("{mark} 另外 {count} 个生成的例子也都对").format(mark=PASS_MARK, count=len(cases)))
+
+
+def expect_generated(label: str, exercise: str, func: Callable, spec: Generated) -> None:
+    """Raise CheckFailed naming ``label`` unless ``func`` gives every hidden generated case of ``exercise``.
+
+    A hidden case passes when the digest of what ``func`` returns (projected as ``spec`` says)
+    equals the bank's, or when it raises the error the bank names.
+    """
+    for case in bank(exercise, "hidden"):
+        if not _gives(func, case, spec):
+            raise CheckFailed(_("隐藏测试没有通过：{label}").format(label=_(label))) from None
+
+
+def _gives(func: Callable, case: BankCase, spec: Generated) -> bool:
+    """Return True if ``func`` gives what the hidden ``case`` expects (its digest, or its error)."""
+    try:
+        got = python_scalar(func(*case.args, **dict(case.kwargs)))
+    except Exception as exc:  # the learner's code may raise anything
+        return case.raises is not None and type(exc).__name__ == case.raises
+    if case.raises is not None or (spec.returns is not None and type(got) is not spec.returns):
+        return False
+    try:
+        return digest(spec.project(got) if spec.project is not None else got, spec.places) == case.digest
+    except Exception:  # a value of the wrong shape, or not plain data
+        return False
+
+
+__all__ = ["BankCase", "FAIL_MARK", "Generated", "bank", "call_text", "expect_generated", "rule_sentence",
+           "run_generated"]
