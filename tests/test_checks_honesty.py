@@ -200,6 +200,7 @@ HIDDEN_EXPECTED = {
     ("11-capstone", "隐藏任务 3（很多段测试日志）：不溢出、不丢事实"): SAFE_RUN,
     ("11-capstone", "隐藏任务 4（摘要容量有限）：不溢出、不丢事实"): SAFE_RUN,
     ("11-capstone", "隐藏任务 5（问得又多又急）：不溢出、不丢事实"): SAFE_RUN,
+    ("11-capstone", "隐藏任务的其他种子：不溢出、不丢事实"): [],  # no (shape, seed) of the sweep is unsafe
     ("11-capstone", "隐藏任务：都安全，而且每个都比 clear_notes 便宜"): True,
     ("11-capstone", "隐藏任务：都安全，而且每个都比 compact 便宜"): True,
 }

@@ -105,10 +105,33 @@ def test_a_rule_needs_a_visible_case():
 
 
 def test_rules_markdown_renders_one_table_per_exercise():
-    """One heading and one row per rule; a rule without hidden tests shows a dash; | is escaped."""
-    text = rules_markdown([("02-remaining", "remaining", (Rule("negative", "a|b", ("超额", "少 1")),))])
+    """One heading and one row per rule; a rule without hidden tests shows a dash; | is escaped; a rule's
+    generated cases show as its strategies, or the reason it has none."""
+    text = rules_markdown([("02-remaining", "remaining", (
+        Rule("negative", "a|b", ("超额", "少 1"), generated=("over", "tenth")),
+        Rule("a-list", "列表", ("超额",), hidden=("隐藏",), not_generated="every case checks it"),
+    ))])
     assert "## 02-remaining · `remaining`" in text
-    assert "| `negative` | a\\|b | 超额<br>少 1 | — |" in text.split("\n")
+    assert "| `negative` | a\\|b | 超额<br>少 1 | `over`<br>`tenth` | — |" in text.split("\n")
+    assert "| `a-list` | 列表 | 超额 | — (every case checks it) | 隐藏 |" in text.split("\n")
+
+
+def test_every_rule_is_generated_or_says_why_not():
+    """Every rule names the strategies that draw its generated cases, each a strategy of its exercise,
+    or says why no strategy can draw it (issue: the rules table names the generators)."""
+    from ctx_reference.checks.strategies import STRATEGIES
+    missing = [(name, rule.name) for name, rules in RULES.items() for rule in rules
+               if not rule.generated and not rule.not_generated]
+    unknown = [(name, rule.name, strategy) for name, rules in RULES.items() for rule in rules
+               for strategy in rule.generated if strategy not in STRATEGIES.get(name, {})]
+    unused = [(name, strategy) for name, strategies in STRATEGIES.items() for strategy in strategies
+              if not any(strategy in rule.generated for rule in RULES[name])]
+    assert (missing, unknown, unused) == ([], [], [])
+
+
+def test_a_rule_is_not_both_generated_and_not():
+    with pytest.raises(ValueError, match="generated and not_generated"):
+        Rule("both", "两者", ("甲",), generated=("s",), not_generated="why")
 
 
 def test_rules_doc_is_up_to_date():

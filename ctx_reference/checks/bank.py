@@ -8,6 +8,9 @@ writing ``bank/<exercise>.json``: the visible cases with their expected values, 
 and the hidden cases with the digest of theirs. Calls that repeat, and hidden calls that are
 also visible, are dropped.
 
+A strategy may also be a list of calls, taken as they are, in order, with no hidden part (the
+capstone's sweep of seeds).
+
 Leaves out: the strategies (``strategies/``) and running the cases (``generated.py``).
 """
 from __future__ import annotations
@@ -65,13 +68,14 @@ def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dic
     return {"value": plain(spec.project(got) if spec.project is not None else got)}
 
 
-def build(exercise: str, strategies: dict[str, st.SearchStrategy], oracle: Callable, spec: Generated,
+def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle: Callable, spec: Generated,
           count: int = EXAMPLES) -> dict[str, Any]:
     """Return the bank of ``exercise``: its visible cases (expected values) and hidden ones (digests)."""
     visible: dict[str, dict[str, Any]] = {}
     hidden: dict[str, dict[str, Any]] = {}
     for name, strategy in strategies.items():
-        for args, kwargs in draw(strategy, count, VISIBLE_SEED):
+        fixed = isinstance(strategy, (list, tuple))  # calls listed as they are (the capstone's seeds)
+        for args, kwargs in (strategy if fixed else draw(strategy, count, VISIBLE_SEED)):
             key = _key(args, kwargs)
             if key not in visible:
                 result = outcome(oracle, args, kwargs, spec)
@@ -79,7 +83,7 @@ def build(exercise: str, strategies: dict[str, st.SearchStrategy], oracle: Calla
                 entry.update({"raises": result["raises"]} if "raises" in result
                              else {"expect": encode(result["value"])})
                 visible[key] = entry
-        for args, kwargs in draw(strategy, max(1, int(count * HIDDEN_SHARE)), HIDDEN_SEED):
+        for args, kwargs in (() if fixed else draw(strategy, max(1, int(count * HIDDEN_SHARE)), HIDDEN_SEED)):
             key = _key(args, kwargs)
             if key not in visible and key not in hidden:
                 result = outcome(oracle, args, kwargs, spec)

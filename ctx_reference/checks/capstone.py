@@ -23,24 +23,32 @@ the harness ``simulate_policy`` is not a reference.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..i18n import N_, _
 from ..policy import ClearOldest, CompactOld, keep_everything
 from ..policy_score import builtin_results
 from ..sim import simulate_policy
-from ..workloads import visible_workloads
+from ..workloads import VISIBLE_SHAPES, generate, visible_workloads
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
 CHEAPER = N_("更便宜")  # a message: the bonus cases compare with it in the reader's language
 
 _WORKLOADS = {w.name: w for w in visible_workloads()}
+_SHAPES = {shape.name: shape for shape in VISIBLE_SHAPES}
 
 
 def _safety(policy: Callable) -> Callable:
-    """Return f(workload name) -> (overflow turn, facts lost) of ``policy`` on that workload."""
-    def run(name: str) -> tuple:
-        r = simulate_policy(policy, _WORKLOADS[name])
+    """Return f(workload name, seed) -> (overflow turn, facts lost) of ``policy`` on that workload.
+
+    Without a seed the workload is the visible one of that name; with one, it is drawn from the
+    visible shape of that name with that seed (the generated cases sweep the seeds of each shape).
+    """
+    def run(name: str, seed: int | None = None) -> tuple:
+        workload = _WORKLOADS[name] if seed is None else generate(replace(_SHAPES[name], seed=seed))
+        r = simulate_policy(policy, workload)
         return (r.overflow_turn, r.facts_lost)
     return run
 
@@ -100,6 +108,17 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
         for name in _WORKLOADS),
 }
 
+def _broken_rule(value: dict | None) -> str:
+    """Return the rule a failed run breaks: an overflow, a lost fact, or (no run came back) an action it cannot take."""
+    if value is None:
+        return "actions-it-can-take"
+    return "never-overflows" if value["overflow_turn"] is not None else "no-asked-fact-lost"
+
+
+#: The generated cases of ``context_policy``: every visible shape with other seeds, each safe.
+GENERATED = {"context_policy": Generated(project=_overflow_and_lost, label=N_("任务形状 {shape}，种子 {seed}"),
+                                         label_fields=("shape", "seed"), rule_for=_broken_rule)}
+
 #: The learner's function all three exercises check, as the notebook names it.
 FUNCTIONS: dict[str, str] = {name: "my_policy" for name in CASES}
 
@@ -132,6 +151,12 @@ _HIDDEN_TASK_CASES = (
     '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',  # data
     '隐藏任务 5（问得又多又急）：不溢出、不丢事实',  # data
 )
+_HIDDEN_SWEEP = (
+    '隐藏任务的其他种子：不溢出、不丢事实',  # data
+)
+# The bonus promises "cheaper" on the named workloads and the hidden ones, not on every seed of a shape.
+_NOT_SWEPT = ("cheaper than a built-in is stated for the visible and the hidden workloads, not for every seed "
+              "of a shape: a safe policy may cost more than the built-in on some seeds")
 
 #: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
 RULES: dict[str, tuple[Rule, ...]] = {
@@ -140,13 +165,15 @@ RULES: dict[str, tuple[Rule, ...]] = {
             'never-overflows',
             N_('永远不溢出'),
             visible=_TASK_CASES,
-            hidden=_HIDDEN_TASK_CASES,
+            hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
+            generated=('seed-sweep',),
         ),
         Rule(
             'no-asked-fact-lost',
             N_('不丢任何被问到的事实'),
             visible=_TASK_CASES,
-            hidden=_HIDDEN_TASK_CASES,
+            hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
+            generated=('seed-sweep',),
         ),
         Rule(
             'actions-it-can-take',
@@ -158,6 +185,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
                 '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
             ),
+            generated=('seed-sweep',),
         ),
     ),
     'beat_clear_notes': (
@@ -174,6 +202,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '隐藏任务：都安全，而且每个都比 clear_notes 便宜',  # data
             ),
+            not_generated=_NOT_SWEPT,
         ),
     ),
     'beat_compact': (
@@ -190,6 +219,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '隐藏任务：都安全，而且每个都比 compact 便宜',  # data
             ),
+            not_generated=_NOT_SWEPT,
         ),
     ),
 }

@@ -41,12 +41,20 @@ class Generated:
     ``project`` turns the returned value into the plain data the bank stores (as a case's
     ``project`` does); ``tol`` compares floats within an absolute tolerance; ``places`` rounds
     floats before the hidden digests; ``returns`` is the exact type the returned value must have.
+    ``label``, a message whose fields ``label_fields`` name a case's arguments in order, names a
+    case in its feedback line where the call itself would not tell the learner what was run (the
+    capstone's cases are a workload shape and a seed, not a call of their policy). ``rule_for``
+    names the rule a failing case breaks from what came back (None when the call raised or returned
+    a value of the wrong kind), where one strategy draws cases for several rules.
     """
 
     project: Callable[[Any], Any] | None = None
     tol: float | None = None
     places: int | None = None
     returns: type | None = None
+    label: str | None = None
+    label_fields: tuple[str, ...] = ()
+    rule_for: Callable[[Any], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -100,21 +108,27 @@ _ERRORS: dict[str, type[BaseException]] = {
 
 
 def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
-    call = call_text(function, case)
-    common = dict(label=GENERATED_LABEL.format(call=call), args=case.args, kwargs=case.kwargs,
-                  label_template=GENERATED_LABEL, label_values={"call": call})
+    if spec.label is not None:
+        template, values = spec.label, dict(zip(spec.label_fields, case.args))
+    else:
+        template, values = GENERATED_LABEL, {"call": call_text(function, case)}
+    common = dict(label=template.format(**values), args=case.args, kwargs=case.kwargs, label_template=template,
+                  label_values=values)
     if case.raises is not None:
         return CheckCase(raises=_ERRORS[case.raises], **common)
     return CheckCase(expect=case.expect, project=spec.project, tol=spec.tol, returns=spec.returns, **common)
 
 
-def rule_sentence(strategy: str, rules: Sequence[Rule]) -> str | None:
-    """Return the phrase of the notebook stating the first rule drawn by ``strategy``, in the reader's language.
+def rule_sentence(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> str | None:
+    """Return the phrase of the notebook stating the rule a failing case of ``strategy`` breaks (reader's language).
 
-    The first in the table's order: a table lists the rules a case tells apart before the ones every
-    case obeys (the type of the returned value).
+    That is rule ``broken`` when it is one ``strategy`` draws, else the first such rule in the
+    table's order: a table lists the rules a case tells apart before the ones every case obeys
+    (the type of the returned value).
     """
-    return next((_(rule.states) for rule in rules if strategy in rule.generated), None)
+    drawn = [rule for rule in rules if strategy in rule.generated]
+    chosen = next((rule for rule in drawn if rule.name == broken), drawn[0] if drawn else None)
+    return None if chosen is None else _(chosen.states)
 
 
 def run_generated(func: Callable, function: str, cases: Sequence[BankCase], spec: Generated,
@@ -125,7 +139,8 @@ def run_generated(func: Callable, function: str, cases: Sequence[BankCase], spec
         if outcome.pending:
             return outcome
         if not outcome.passed:
-            sentence = rule_sentence(case.strategy, rules)
+            broken = spec.rule_for(outcome.value) if spec.rule_for is not None else None
+            sentence = rule_sentence(case.strategy, rules, broken)
             if sentence is None:
                 return outcome
             return Outcome(False, _("{line}（这条规则：“{rule}”）").format(line=outcome.line, rule=sentence))

@@ -55,7 +55,8 @@ def rules_markdown(tables: Sequence[tuple[str, str, Sequence[Rule]]]) -> str:
     """Return docs/rules.md: one table per exercise, for (notebook, exercise, rules) in the given order.
 
     ``rules_markdown([("02-remaining", "remaining", (Rule("negative", "可以是负数", ("超额",)),))])``
-    gives a heading ``## 02-remaining · `remaining` `` and a table with one row.
+    gives a heading ``## 02-remaining · `remaining` `` and a table with one row; a rule's generated
+    cases are its strategies' names, or the reason it has none.
     """
     lines = [
         "# Rules of the exercises",
@@ -64,18 +65,22 @@ def rules_markdown(tables: Sequence[tuple[str, str, Sequence[Rule]]]) -> str:
         "`python -m ctx_reference.checks > docs/rules.md`.",
         "",
         "Each row is one rule an exercise's text states: the phrase of the notebook that states it, the",
-        "visible cases that tell a plausible wrong variant apart, and the hidden tests that decide it.",
-        "tests/test_rules.py checks every phrase against the notebook and every label against the cases,",
-        "and tests/test_mutations.py holds a wrong implementation for every rule that fails one of its",
-        "visible cases.",
+        "visible cases that tell a plausible wrong variant apart, the strategies whose generated cases",
+        "(the bank, `ctx_reference/checks/bank/`) exercise it, or why none can, and the hidden tests that",
+        "decide it. tests/test_rules.py checks every phrase against the notebook and every label against",
+        "the cases, and tests/test_mutations.py holds a wrong implementation for every rule that fails one",
+        "of its visible cases. How strong the visible checks are, measured by a mutation tool, per",
+        "exercise: [the checks' strength](mutation.md).",
     ]
     for notebook, exercise, rules in tables:
-        lines += ["", f"## {notebook} · `{exercise}`", "", "| rule | the text says | visible cases | hidden tests |",
-                  "|---|---|---|---|"]
+        lines += ["", f"## {notebook} · `{exercise}`", "",
+                  "| rule | the text says | visible cases | generated cases | hidden tests |", "|---|---|---|---|---|"]
         for rule in rules:
             visible = "<br>".join(_cell(label) for label in rule.visible)
+            generated = "<br>".join(f"`{name}`" for name in rule.generated) or _cell(f"— ({rule.not_generated})"
+                                                                                      if rule.not_generated else "—")
             hidden = "<br>".join(_cell(label) for label in rule.hidden) or "—"
-            lines.append(f"| `{rule.name}` | {_cell(rule.states)} | {visible} | {hidden} |")
+            lines.append(f"| `{rule.name}` | {_cell(rule.states)} | {visible} | {generated} | {hidden} |")
     return "\n".join(lines) + "\n"
 
 

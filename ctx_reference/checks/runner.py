@@ -215,11 +215,16 @@ def shown_label(case: CheckCase) -> str:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What happened to one case: passed or not, and the feedback line shown for it."""
+    """What happened to one case: passed or not, the feedback line shown for it, and what came back.
+
+    ``value`` is the plain data the function's result was compared as, when the call returned a
+    value of the right kind and shape (None otherwise).
+    """
 
     passed: bool
     line: str
     pending: bool = False
+    value: Any = None
 
 
 def reference_codes(objects: Iterable[Any]) -> frozenset[CodeType]:
@@ -333,7 +338,8 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
     if _plain_equal_but_type(got, expect):
         return _fail(case, _("期望 {expect}（{expect_types}），你的函数返回 {got}（{got_types}）").format(
             expect=show(expect), expect_types=_type_names(expect), got=show(got), got_types=_type_names(got)))
-    return _fail(case, _("期望 {expect}，你的函数返回 {got}").format(expect=show(expect), got=show(got)))
+    line = _fail(case, _("期望 {expect}，你的函数返回 {got}").format(expect=show(expect), got=show(got))).line
+    return Outcome(False, line, value=got)
 
 
 def _plain_equal_but_type(got: Any, expect: Any) -> bool:
