@@ -57,6 +57,22 @@ import ctx_reference.checks.hidden as hidden
 hidden.digest = lambda value, places=None: "0123456789abcdef"
 ''',
 }
+# Wrong only on small windows, where only a generated case of the visible check looks: a window
+# of 10 with 1 token left is not "below a tenth". Handed in plain, and with the bank of generated
+# cases emptied in the learner's kernel (what the kernel runs does not decide the grade).
+GENERATED_ONLY = '''
+def remaining(window, read, write, input, max_tokens):
+    """返回 (余量, 是否建议压缩)；窗口小于 100 时把“正好十分之一”也算成要压缩（错的）。"""
+    left = window - (read + write + input) - max_tokens
+    return left, (left <= window / 10 if window < 100 else left < window / 10)
+'''
+EMPTY_BANK = '''
+import ctx_reference.checks
+import ctx_reference.checks.generated as generated
+generated.bank = lambda exercise, part="visible": ()
+ctx_reference.checks.bank = generated.bank
+'''
+
 # A right function whose values only the hidden tests see (windows 1,000 and 2,005) are not plain.
 NOT_PLAIN = MODEL_REMAINING + '''
 class Pair(tuple):
@@ -119,6 +135,8 @@ def class_02(tmp_path_factory):
     build = class_builder()
     submissions = {(student, ASSIGNMENT): ALMOST + patch for student, patch in PATCHES.items()}
     submissions["not_plain", ASSIGNMENT] = NOT_PLAIN
+    submissions["generated_only", ASSIGNMENT] = GENERATED_ONLY
+    submissions["empty_bank", ASSIGNMENT] = GENERATED_ONLY + EMPTY_BANK
     submissions["reader", ASSIGNMENT] = READER
     submissions["model", ASSIGNMENT] = build.MODEL
     return _grade(tmp_path_factory.mktemp("digests02"), submissions)
@@ -139,6 +157,23 @@ def test_a_wrong_function_scores_zero_whatever_it_patches(class_02, student):
     assert (error.ename, error.evalue) == ("CheckFailed", "隐藏测试没有通过。")
 
 
+@pytest.mark.parametrize("student", ["generated_only", "empty_bank"])
+def test_a_mistake_only_a_generated_case_finds_scores_zero(class_02, student):
+    """A function wrong only where a generated case of the visible check looks scores 0 of 3, as
+    the lab showed it, also when its kernel emptied the bank: the check cell's verdict is the
+    grader's, and it ends with a visible failure, not the hidden one: the check's own line where the
+    kernel failed too, the grader's line naming line 1 (the visible check) where the kernel passed."""
+    results, grader = class_02
+    result = results[student, ASSIGNMENT]
+    assert (result.graded, result.auto_score, result.max_auto_score) == (True, 0, 3)
+    (path,) = grader.work.glob(f"autograded/{student}/{ASSIGNMENT}/*.ipynb")
+    cells = nbformat.read(path, as_version=4).cells
+    (cell,) = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check_remaining"]
+    (error,) = [o for o in cell.outputs if o.output_type == "error"]
+    visible = "练习 `remaining`：1 个检查没有通过，请看上面的 × 行。" if student == "generated_only" else "这一格第 1 行没有通过"
+    assert error.ename == "CheckFailed" and error.evalue.startswith(visible)
+
+
 def test_the_model_answer_of_02_scores_full_marks(class_02):
     """The model answer, graded in the same run, scores 3 of 3."""
     results, _ = class_02
@@ -152,7 +187,7 @@ def test_graded_notebooks_hold_no_expected_digest(class_02):
     digests = re.findall(r'"([0-9a-f]{16})"', _check_source(ASSIGNMENT, "check_remaining"))
     texts = [p.read_text(encoding="utf-8") for p in grader.work.glob("autograded/*/*/*.ipynb")]
     texts += [p.read_text(encoding="utf-8") for p in grader.work.glob("feedback/*/*/*.html")]
-    assert digests and len(texts) == 2 * (len(PATCHES) + 3)
+    assert digests and len(texts) == 2 * (len(PATCHES) + 5)
     assert [t for t in texts if any(d in t for d in digests)] == []
 
 
