@@ -67,10 +67,8 @@ def remaining(window, read, write, input, max_tokens):
     return left, (left <= window / 10 if window < 100 else left < window / 10)
 '''
 EMPTY_BANK = '''
-import ctx_reference.checks
 import ctx_reference.checks.generated as generated
 generated.bank = lambda exercise, part="visible": ()
-ctx_reference.checks.bank = generated.bank
 '''
 
 # A right function whose values only the hidden tests see (windows 1,000 and 2,005) are not plain.

@@ -1,0 +1,140 @@
+"""The bank of generated cases: up to date, drawn the same way every time, read back exactly, shown in one line.
+
+``python -m ctx_reference.checks.bank --check`` regenerates every bank in memory and compares it
+with the stored files; the codec is checked on values drawn by Hypothesis (derandomized, no
+example database); the one line of the generated cases is checked on a wrong ``remaining`` in
+both editions; and a learner's kernel, which imports ``ctx_reference.checks``, never imports
+Hypothesis or the strategies.
+"""
+from __future__ import annotations
+
+import enum
+import json
+import subprocess
+import sys
+from types import MappingProxyType
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctx_reference.checks import EXERCISES, GENERATED, RULES, CheckFailed, check_exercise
+from ctx_reference.checks.bank import main as bank_main
+from ctx_reference.checks.bank_codec import decode, encode
+from ctx_reference.checks.generated import bank
+from ctx_reference.checks.strategies import ORACLES, STRATEGIES
+from ctx_reference.i18n import using
+from ctx_reference.ledger import Zone
+from ctx_reference.sessions import Record
+
+from conftest import REPO
+
+BANKS = REPO / "ctx_reference" / "checks" / "bank"
+
+
+def test_the_stored_banks_are_what_the_strategies_draw(capsys):
+    """Regenerated in memory with the pinned Hypothesis and the fixed seeds, every bank equals its file."""
+    assert bank_main(["--check"]) == 0, capsys.readouterr().err
+
+
+def test_every_exercise_with_strategies_has_a_bank_and_an_oracle():
+    stored = {path.stem for path in BANKS.glob("*.json")}
+    assert stored == set(STRATEGIES) and set(ORACLES) == set(STRATEGIES) <= set(EXERCISES)
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_a_bank_is_smallest_first_with_no_call_twice(name):
+    """Visible cases are ordered by the size of their call, so the first that fails is the smallest;
+    no call is there twice, and no hidden call is also visible."""
+    data = json.loads((BANKS / f"{name}.json").read_text(encoding="utf-8"))
+    keys = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in data["visible"]]
+    hidden = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in data["hidden"]]
+    assert len(set(keys)) == len(keys) and not set(keys) & set(hidden)
+    sizes = [len(json.dumps(encode((decode(e["args"]), decode(e["kwargs"]))), sort_keys=True, ensure_ascii=False))
+             for e in data["visible"]]
+    assert sizes == sorted(sizes)
+    assert {e["strategy"] for e in data["visible"]} <= set(STRATEGIES[name])
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_the_reference_gives_every_stored_expectation(name):
+    """The oracle, called on every visible case read back from the file, gives the stored value (or error)."""
+    spec, oracle = GENERATED[name], ORACLES[name]
+    for case in bank(name):
+        if case.raises is not None:
+            with pytest.raises(Exception) as info:
+                oracle(*case.args, **dict(case.kwargs))
+            assert type(info.value).__name__ == case.raises
+        else:
+            got = oracle(*case.args, **dict(case.kwargs))
+            assert (spec.project(got) if spec.project else got) == case.expect
+
+
+class _Colour(enum.Enum):
+    RED = 1
+
+
+_PLAIN = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=3) | st.integers(), inner, max_size=3),
+    max_leaves=10)
+
+
+@settings(derandomize=True, database=None, max_examples=200)
+@given(_PLAIN)
+def test_the_codec_reads_back_every_plain_value_with_its_types(value):
+    back = decode(json.loads(json.dumps(encode(value))))
+    assert repr(back) == repr(value) and _types(back) == _types(value)
+
+
+def _types(value):
+    if isinstance(value, (list, tuple)):
+        return (type(value), [_types(v) for v in value])
+    if isinstance(value, dict):
+        return (dict, [(_types(k), _types(v)) for k, v in value.items()])
+    return type(value)
+
+
+def test_the_codec_reads_back_the_package_objects():
+    """Enum members, dataclasses (rebuilt through their own checks), ranges and read-only mappings."""
+    values = [Zone.SAFE, Record("done", 3, "建好用户表"), range(1, 15, 2), MappingProxyType({"a": (1, 2)})]
+    back = decode(json.loads(json.dumps(encode(values))))
+    assert back[:3] == values[:3] and dict(back[3]) == {"a": (1, 2)} and type(back[3]) is MappingProxyType
+
+
+def test_the_codec_refuses_what_it_cannot_read_back():
+    with pytest.raises(ValueError, match="_Colour"):
+        encode(_Colour.RED)
+    with pytest.raises(ValueError, match="class must be of ctx_reference"):
+        decode({"object": "os.system", "fields": {}})
+
+
+def _almost(window, read, write, input, max_tokens):
+    left = window - (read + write + input) - max_tokens
+    return left, (left <= window / 10 if window < 100 else left < window / 10)
+
+
+@pytest.mark.parametrize(("language", "line"), [
+    ("zh_CN", "× 生成的例子 remaining(10, 1, 1, 5, 2)：期望 (1, False)，你的函数返回 (1, True)（这条规则：“小于窗口的十分之一”）"),
+    ("en", "× generated case remaining(10, 1, 1, 5, 2): expected (1, False); your function returned (1, True) "
+           "(the rule: “"),
+])
+def test_a_failing_generated_case_is_one_line_with_the_smallest_call_and_its_rule(capsys, language, line):
+    """A function wrong only on small windows: one × line for the generated cases, naming the smallest
+    failing call of the bank, the expected value, what came back and the rule's phrase."""
+    with using(language), pytest.raises(CheckFailed):
+        check_exercise("remaining", _almost)
+    lines = capsys.readouterr().out.splitlines()
+    generated = [text for text in lines if "remaining(" in text]
+    assert len(generated) == 1 and generated[0].startswith(line)
+    assert [rule.name for rule in RULES["remaining"] if "at-a-tenth" in rule.generated][0] == "below-a-tenth"
+
+
+def test_a_learners_kernel_never_imports_hypothesis_or_the_strategies():
+    """What a check cell imports reads the bank only."""
+    code = ("import sys, ctx_reference.checks as c; c.check_exercise('remaining', lambda *a: (0, True), quiet=True)"
+            " if False else None; print(sorted(m for m in sys.modules if m.startswith(('hypothesis', "
+            "'ctx_reference.checks.strategies', 'ctx_reference.checks.bank'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
+    assert out.strip() == "['ctx_reference.checks.bank_codec']"
