@@ -116,7 +116,8 @@ def _almost(window, read, write, input, max_tokens):
 
 
 @pytest.mark.parametrize(("language", "line"), [
-    ("zh_CN", "× 生成的例子 remaining(10, 1, 1, 5, 2)：期望 (1, False)，你的函数返回 (1, True)（这条规则：“小于窗口的十分之一”）"),
+    ("zh_CN", "× 生成的例子 remaining(10, 1, 1, 5, 2)：期望 (1, False)，你的函数返回 (1, True)"
+              "（这条规则：“小于窗口的十分之一”）"),
     ("en", "× generated case remaining(10, 1, 1, 5, 2): expected (1, False); your function returned (1, True) "
            "(the rule: “"),
 ])
