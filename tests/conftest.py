@@ -10,12 +10,16 @@ once per worker process, by the session fixtures below, and shared.
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from pathlib import Path
 
+import nbval.kernel
 import pytest
+from jupyter_client.manager import KernelManager
 
 from ctx_course.config import read_schema_in_process
+from ctx_course.sandbox.kernels import IpcKernelManager, IpcSockets
 from ctx_course.sandbox.policy import compile_course_packages
 
 REPO = Path(__file__).resolve().parent.parent
@@ -26,6 +30,36 @@ LESSONS = REPO / "lessons"
 read_schema_in_process()
 # Kernels the tests start themselves (nbval, nbgrader's validator) find ctx_reference compiled, as the grader's do.
 compile_course_packages()
+
+
+class IpcBlockingKernelManager(IpcSockets, KernelManager):
+    """nbval's kernel manager, over IPC sockets in a folder of its own (``IpcSockets``)."""
+
+
+def _start_ipc_kernel(startup_timeout=60, kernel_name="python", **kwargs):
+    """nbval's ``start_new_kernel`` with an IPC kernel manager: no two kernels of parallel workers
+    can pick the same TCP port (nbval starts one kernel per notebook)."""
+    manager = IpcBlockingKernelManager(kernel_name=kernel_name,
+                                       kernel_spec_manager=nbval.kernel.NbvalKernelspecManager())
+    try:
+        manager.start_kernel(**kwargs)
+    except Exception:
+        shutil.rmtree(manager._own_folder, ignore_errors=True)
+        raise
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=startup_timeout)
+    except RuntimeError:
+        client.stop_channels()
+        manager.shutdown_kernel()
+        raise
+    return manager, client
+
+
+nbval.kernel.start_new_kernel = _start_ipc_kernel
+#: What tests that run notebooks with nbclient pass as ``kernel_manager_class``.
+KERNEL_MANAGER = IpcKernelManager
 
 
 def class_builder():

@@ -25,6 +25,7 @@ from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest,
 from ctx_reference.ledger import Zone
 from ctx_reference.window import Outcome
 
+from conftest import KERNEL_MANAGER
 from notebook_cells import BEGIN, cells, check_parts, prefix_namespace, source
 
 M = "……省略 {} 行（完整输出已保存，可按需读取）……".format
@@ -464,7 +465,7 @@ def executed_wrong(tmp_path_factory):
     # as in the lab: a grading run earlier in this process may have left nbgrader's marker set
     with pytest.MonkeyPatch.context() as patch:
         patch.delenv("NBGRADER_EXECUTION", raising=False)
-        NotebookClient(nb, timeout=60, allow_errors=True).execute()
+        NotebookClient(nb, timeout=60, allow_errors=True, kernel_manager_class=KERNEL_MANAGER).execute()
     path = tmp_path_factory.mktemp("kernel") / "wrong.ipynb"
     nbformat.write(nb, path)
     return nb, path
@@ -502,7 +503,7 @@ def test_feedback_tells_a_failed_visible_check_from_a_hidden_one(monkeypatch):
     without_check = nb.cells[1].source.replace('check_exercise("trim_lines", trim_lines)', "")
     nb.cells.append(nbformat.v4.new_code_cell(without_check))
     nb.cells[2].metadata["nbgrader"] = dict(nb.cells[1].metadata["nbgrader"], grade_id="hidden_only")
-    NotebookClient(nb, timeout=60, allow_errors=True).execute()
+    NotebookClient(nb, timeout=60, allow_errors=True, kernel_manager_class=KERNEL_MANAGER).execute()
     visible, hidden = (HideHiddenTests().preprocess_cell(nb.cells[i], {}, i)[0] for i in (1, 2))
     [visible_error] = [o for o in visible.outputs if o.output_type == "error"]
     [hidden_error] = [o for o in hidden.outputs if o.output_type == "error"]

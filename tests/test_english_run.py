@@ -36,7 +36,7 @@ from ctx_reference.assemble import lesson_items
 from ctx_reference.checks import EXERCISES
 from ctx_reference.trim import omission_marker
 
-from conftest import REPO
+from conftest import KERNEL_MANAGER, REPO
 
 pytestmark = [pytest.mark.heavy]
 
@@ -142,7 +142,7 @@ DATA: dict[str, tuple[tuple[Callable[[dict], set[str]], str], ...]] = {
 @pytest.fixture(scope="module", params=ASSIGNMENTS)
 def english_run(request) -> tuple[str, dict]:
     """The English edition of one assignment, executed once for both tests."""
-    return request.param, execute_english(REPO, request.param)
+    return request.param, execute_english(REPO, request.param, kernel_manager_class=KERNEL_MANAGER)
 
 
 def test_the_english_edition_runs_as_the_chinese_one(english_run):
@@ -171,7 +171,7 @@ def test_an_english_release_notebook_reads_english_without_ctx_lang():
     notebook = nbformat.read(path, as_version=4)
     env = {key: value for key, value in os.environ.items() if key not in ("CTX_LANG", "JPY_SESSION_NAME")}
     client = NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
-                            resources={"metadata": {"path": str(path.parent)}})
+                            kernel_manager_class=KERNEL_MANAGER, resources={"metadata": {"path": str(path.parent)}})
     client.km = client.kernel_manager_class(kernel_name="python3", config=client.config)
     client.execute(env=env)
     check = next(cell for cell in notebook.cells if cell.get("id") == "check_remaining")

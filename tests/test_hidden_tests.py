@@ -1,9 +1,11 @@
 """Hidden tests are judged on the grader's side: real grading runs of notebook 02 (check_remaining: 3 points).
 
 A small class whose ``almost`` function is right except when nothing of a window of 100,000 was
-used (only the hidden test "什么都没用" tries that; the visible generated cases use smaller windows), handed in plain and with patches of the checker, of hashlib and of
-the digests; a right function whose hidden values are not plain data; a right function that
-reads the notebook file next to its kernel; the model answer.
+used (only the hidden test "什么都没用" tries that; the visible generated cases use smaller
+windows), handed in plain and with patches of the checker, of hashlib and of the digests; a right
+function whose hidden values are not plain data; a right function that reads the notebook file
+next to its kernel; a function wrong only where a generated case looks, plain and with the bank
+emptied in its kernel; the model answer.
 """
 from __future__ import annotations
 
@@ -168,7 +170,8 @@ def test_a_mistake_only_a_generated_case_finds_scores_zero(class_02, student):
     cells = nbformat.read(path, as_version=4).cells
     (cell,) = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check_remaining"]
     (error,) = [o for o in cell.outputs if o.output_type == "error"]
-    visible = "练习 `remaining`：1 个检查没有通过，请看上面的 × 行。" if student == "generated_only" else "这一格第 1 行没有通过"
+    kernel_failed = "练习 `remaining`：1 个检查没有通过，请看上面的 × 行。"
+    visible = kernel_failed if student == "generated_only" else "这一格第 1 行没有通过"
     assert error.ename == "CheckFailed" and error.evalue.startswith(visible)
 
 

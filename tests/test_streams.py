@@ -13,7 +13,7 @@ from ctx_course.grading.autograde import grading_config
 from ctx_course.grading.steps.preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS
 from ctx_course.grading.steps.streams import MergeStreams, merge_streams
 
-from conftest import REPO
+from conftest import KERNEL_MANAGER, REPO
 
 
 def stream(name, text):
@@ -90,8 +90,8 @@ def test_a_real_kernel_flushing_twice_gives_one_output_after_the_step():
     """A cell that flushes stdout in the middle of a line makes two outputs in nbclient; MergeStreams, one."""
     cell = nbformat.v4.new_code_cell('import sys\nprint("✓ 全部", end="")\nsys.stdout.flush()\nprint(" 通过")')
     nb = nbformat.v4.new_notebook(cells=[cell])
-    NotebookClient(nb, timeout=60, kernel_name="python3", extra_arguments=["--HistoryManager.hist_file=:memory:"],
-                   record_timing=False).execute()
+    NotebookClient(nb, timeout=60, kernel_name="python3", kernel_manager_class=KERNEL_MANAGER,
+                   extra_arguments=["--HistoryManager.hist_file=:memory:"], record_timing=False).execute()
     assert len(nb.cells[0].outputs) == 2, nb.cells[0].outputs  # the cause: one output per message
     nb, _ = MergeStreams().preprocess(nb, {})
     assert shown(nb.cells[0].outputs) == [("stream", "stdout", "✓ 全部 通过\n")]

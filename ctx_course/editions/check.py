@@ -172,9 +172,12 @@ def _output_text(cell: dict) -> tuple[str, list[str]]:
     return "\n".join(texts), errors
 
 
-def execute_english(root: str | os.PathLike, assignment: str, timeout: int = 600) -> dict:
+def execute_english(root: str | os.PathLike, assignment: str, timeout: int = 600, kernel_manager_class=None) -> dict:
     """Return the English edition of ``assignment`` executed in a kernel of its own, in the source folder,
-    with ``CTX_LANG=en`` (a notebook node, every code cell's outputs fresh)."""
+    with ``CTX_LANG=en`` (a notebook node, every code cell's outputs fresh).
+
+    ``kernel_manager_class`` is nbclient's, unless given (the suite gives one whose kernels use IPC sockets).
+    """
     import nbformat
     from nbclient import NotebookClient
 
@@ -187,6 +190,8 @@ def execute_english(root: str | os.PathLike, assignment: str, timeout: int = 600
     env = {**os.environ, "CTX_LANG": ENGLISH}
     client = NotebookClient(english, timeout=timeout, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(path.parent)}})
+    if kernel_manager_class is not None:
+        client.kernel_manager_class = kernel_manager_class
     client.km = client.kernel_manager_class(kernel_name="python3", config=client.config)
     client.execute(env=env)
     return english

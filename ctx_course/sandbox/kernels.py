@@ -3,8 +3,9 @@
 Covers:
 
 - ``KernelPool``, which starts the kernel of the next notebook while the current one runs, each
-  one (with a ``SandboxPolicy``) inside a bubblewrap sandbox of its own, talking to the grader
-  over IPC sockets in its own folder (``SandboxedKernelManager``);
+  one talking to the grader over IPC sockets in its own folder (never TCP ports, which two kernels
+  started at once can both pick), and (with a ``SandboxPolicy``) inside a bubblewrap sandbox of
+  its own (``SandboxedKernelManager``);
 - ``course_pool``, the pool of a course as the grading run and the leaderboard make it;
 - ``ReadyKernelClient``, which starts a notebook as soon as its kernel answers;
 - ``QuickStopKernelManager``, whose immediate shutdown waits only as long as the kernel's process
@@ -26,6 +27,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from queue import Empty
 
 from jupyter_client.asynchronous import AsyncKernelClient
@@ -130,8 +132,15 @@ class KernelPool:
     def _launch(self) -> AsyncKernelManager:
         env = dict(os.environ, NBGRADER_EXECUTION="autograde")  # as nbgrader sets it for autograding
         if self.policy is None:
-            manager = QuickStopKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS)
-            run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env, **QUIET)
+            folder = owned_folder(KERNEL_FOLDER_PREFIX)
+            manager = QuickStopKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS,
+                                             **ipc_sockets(folder))
+            manager.folder = folder
+            try:
+                run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env, **QUIET)
+            except Exception:
+                stop_kernel(manager)
+                raise
             return manager
         folder = owned_folder(KERNEL_FOLDER_PREFIX)
         prepare_folder(folder)
@@ -221,6 +230,41 @@ def course_pool(
     return KernelPool(work, extra_arguments=[KERNEL_LOG_LEVEL], policy=policy, ahead=ahead)
 
 
+def ipc_sockets(folder: str | os.PathLike) -> dict[str, str]:
+    """Return the kernel manager settings that put a kernel's sockets in ``folder``, over IPC.
+
+    Never TCP: jupyter_client picks a TCP port by binding port 0 and letting it go, so two kernels
+    started at the same moment by two processes can pick the same port, and one of them dies before
+    it answers ``kernel_info``. A socket file in a folder of the kernel's own cannot be taken twice.
+    """
+    folder = Path(folder)
+    return {"transport": "ipc", "ip": str(folder / "kernel"), "connection_file": str(folder / "kernel.json")}
+
+
+class IpcSockets:
+    """A kernel manager mixin: unless told otherwise, the kernel's sockets are IPC files in a new folder of its own.
+
+    The folder (``KERNEL_FOLDER_PREFIX`` and this process's id, in the temporary folder, so that
+    ``remove_abandoned`` finds what a killed process left) goes when the manager cleans up. For
+    kernels that are not a grading run's: the notebooks' own tests, the English edition's run.
+    """
+
+    def __init__(self, *args, **kwargs):
+        if "connection_file" not in kwargs and "transport" not in kwargs:
+            self._own_folder = owned_folder(KERNEL_FOLDER_PREFIX)
+            kwargs.update(ipc_sockets(self._own_folder))
+        super().__init__(*args, **kwargs)
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:  # what shutting down calls
+        await super()._async_cleanup_resources(restart=restart)  # type: ignore[misc]
+        if not restart and getattr(self, "_own_folder", None) is not None:
+            shutil.rmtree(self._own_folder, ignore_errors=True)
+
+
+class IpcKernelManager(IpcSockets, AsyncKernelManager):
+    """An asynchronous kernel manager (nbclient's) whose kernel talks over IPC sockets in a folder of its own."""
+
+
 class QuickStopKernelManager(AsyncKernelManager):
     """A kernel manager whose ``shutdown_kernel(now=True)`` ends the kernel without idle waits.
 
@@ -250,12 +294,13 @@ class QuickStopKernelManager(AsyncKernelManager):
 
     shutdown_kernel = _async_shutdown_kernel
 
+    folder = Any(None, allow_none=True)  # the kernel's own folder (its sockets), removed by stop_kernel
+
 
 class SandboxedKernelManager(QuickStopKernelManager):
     """A kernel manager whose kernel runs inside a SandboxPolicy (set ``policy`` and ``folder`` before starting)."""
 
     policy = Any(None, allow_none=True)
-    folder = Any(None, allow_none=True)
 
     def format_kernel_cmd(self, extra_arguments=None):
         argv = super().format_kernel_cmd(extra_arguments)
