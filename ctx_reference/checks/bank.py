@@ -74,8 +74,11 @@ def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle
     visible: dict[str, dict[str, Any]] = {}
     hidden: dict[str, dict[str, Any]] = {}
     for name, strategy in strategies.items():
-        fixed = isinstance(strategy, (list, tuple))  # calls listed as they are (the capstone's seeds)
-        for args, kwargs in (strategy if fixed else draw(strategy, count, VISIBLE_SEED)):
+        # calls listed as they are (the capstone's seeds) have no hidden part
+        drawn = list(strategy) if isinstance(strategy, (list, tuple)) else draw(strategy, count, VISIBLE_SEED)
+        more = [] if isinstance(strategy, (list, tuple)) else draw(strategy, max(1, int(count * HIDDEN_SHARE)),
+                                                                    HIDDEN_SEED)
+        for args, kwargs in drawn:
             key = _key(args, kwargs)
             if key not in visible:
                 result = outcome(oracle, args, kwargs, spec)
@@ -83,7 +86,7 @@ def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle
                 entry.update({"raises": result["raises"]} if "raises" in result
                              else {"expect": encode(result["value"])})
                 visible[key] = entry
-        for args, kwargs in (() if fixed else draw(strategy, max(1, int(count * HIDDEN_SHARE)), HIDDEN_SEED)):
+        for args, kwargs in more:
             key = _key(args, kwargs)
             if key not in visible and key not in hidden:
                 result = outcome(oracle, args, kwargs, spec)

@@ -58,7 +58,7 @@ def _class_name(kind: type) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
-def _class(name: str) -> type:
+def _class(name: str) -> Any:
     module, _, qualname = name.rpartition(".")
     if not name.startswith(_PACKAGE):
         raise ValueError(f"class must be of ctx_reference (got {name!r})")

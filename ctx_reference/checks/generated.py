@@ -112,11 +112,12 @@ def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
         template, values = spec.label, dict(zip(spec.label_fields, case.args))
     else:
         template, values = GENERATED_LABEL, {"call": call_text(function, case)}
-    common = dict(label=template.format(**values), args=case.args, kwargs=case.kwargs, label_template=template,
-                  label_values=values)
+    label = template.format(**values)
     if case.raises is not None:
-        return CheckCase(raises=_ERRORS[case.raises], **common)
-    return CheckCase(expect=case.expect, project=spec.project, tol=spec.tol, returns=spec.returns, **common)
+        return CheckCase(label, case.args, kwargs=case.kwargs, raises=_ERRORS[case.raises], label_template=template,
+                         label_values=values)
+    return CheckCase(label, case.args, case.expect, kwargs=case.kwargs, project=spec.project, tol=spec.tol,
+                     returns=spec.returns, label_template=template, label_values=values)
 
 
 def rule_sentence(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> str | None:
