@@ -20,7 +20,7 @@ endif
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab update test preflight test-browser test-hub lint lessons grade formgrader bench bench-grading clean-grading \
+.PHONY: lab update test quick preflight test-browser test-hub lint lessons grade formgrader bench bench-grading clean-grading \
 	mutation
 
 $(STAMP): pyproject.toml
@@ -53,6 +53,10 @@ test: preflight $(STAMP)
 
 preflight:
 	@scripts/preflight.sh $(PYTHON)
+
+# The inner loop: every test that neither grades a class nor re-executes a notebook (CONTRIBUTING.md).
+quick: $(STAMP)
+	$(ACTIVATE) python -m pytest -m "not heavy and not notebook"
 
 # The style the code keeps: ruff's rules (pyproject.toml [tool.ruff]) and mypy on ctx_reference.
 lint: $(STAMP)

@@ -96,10 +96,15 @@ def pytest_ignore_collect(collection_path, config):
     return None
 def pytest_configure(config):
     config.addinivalue_line("markers", "heavy: the file grades a class or runs many notebooks (scheduled first)")
+    config.addinivalue_line("markers", "notebook: a cell of a notebook that nbval re-executes")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Put the heavy files first (a stable sort: the order within and among them is kept)."""
+    """Mark nbval's cells ``notebook``; put the heavy files first (a stable sort: the order within and among them
+    is kept). ``make quick`` (``-m "not heavy and not notebook"``) is the inner loop."""
+    for item in items:
+        if type(item).__module__.startswith("nbval"):
+            item.add_marker(pytest.mark.notebook)
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
