@@ -32,7 +32,16 @@ MARKERS = {"_", "N_", "gettext"}
 
 
 def _placeholders(text: str) -> list[str]:
-    return sorted(f"{name}:{spec}" for _, name, spec, _ in string.Formatter().parse(text) if name is not None)
+    """Return the sorted {placeholders} of ``text``; a text that is no format string (a formula such as
+    ``^{\\text{steep}}``, shown as it is) reads as one marker, so its translation must be no format string either.
+
+    >>> _placeholders("{b} and {a:,}"), _placeholders("x^{\\text{steep}}")
+    (['a:,', 'b:'], ['<not a format string>'])
+    """
+    try:
+        return sorted(f"{name}:{spec}" for _, name, spec, _ in string.Formatter().parse(text) if name is not None)
+    except ValueError:
+        return ["<not a format string>"]
 
 
 @pytest.mark.parametrize("name, shown, messages", [s for s in SOURCES if s[2]], ids=[s[0] for s in SOURCES if s[2]])
