@@ -143,7 +143,7 @@ def messages_template(language: str, shown: str, messages: list[tuple[int, str]]
 
     template = Catalog(locale=language)
     for line, message in messages:
-        template.add(message, "", locations=[(shown, line or None)])
+        template.add(message, "", locations=[(shown, line)])  # line 0: a notebook, no line
     return template
 
 
