@@ -48,6 +48,8 @@ CATALOGUES = "i18n"
 """Folder of the notebook catalogues under the course root: ``i18n/<language>/<assignment>.po``."""
 EDITIONS = {"zh_CN": "lessons", "en": "lessons-en"}
 """The release folder of each edition."""
+GLOSSARIES = ("glossary.md", "glossary.en.md")
+"""The glossaries of the course root, shipped at the top of every release and workspace (the notebooks link them)."""
 METADATA_KEY = "ctx_edition"
 """Notebook metadata naming a notebook's edition (the grader reads it)."""
 
