@@ -122,3 +122,12 @@ def test_fuzzy_english_is_shown_in_neither_edition(course):
     shown = {cell["id"]: cell["source"] for cell in english["cells"]}
     assert NEW_LINE in shown[CELL]
     assert shown["cell-01"].startswith("## 1. The idea")
+
+
+def test_compiling_where_there_are_no_catalogues_is_one_clear_error(tmp_path):
+    """compile_messages on a folder without message catalogues raises ValueError naming `locale`, writing nothing."""
+    from ctx_course.editions.catalogues import compile_messages
+
+    with pytest.raises(ValueError, match="locale must hold the message catalogues en/messages/"):
+        compile_messages(locale_folder(tmp_path))
+    assert list(tmp_path.iterdir()) == []

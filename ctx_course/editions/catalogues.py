@@ -225,6 +225,8 @@ def compile_messages(locale: Path = LOCALE) -> list[Path]:
     """Compile every language's message catalogues into the ``.mo`` file gettext reads; return the files."""
     written = []
     for language in TRANSLATED:
+        if not (locale / language / "messages").is_dir():
+            raise ValueError(f"locale must hold the message catalogues {language}/messages/ (got {str(locale)!r})")
         target = mo_path(language, locale)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(compiled_messages(language, locale))
