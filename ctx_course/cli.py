@@ -267,9 +267,9 @@ def _i18n_update(args: argparse.Namespace) -> int:
 
 
 def _i18n_compile(args: argparse.Namespace) -> int:
-    from .editions.catalogues import compile_messages
+    from .editions.catalogues import compile_messages, locale_folder
 
-    for path in compile_messages():
+    for path in compile_messages(locale_folder(args.root)):
         print(f"compiled {path}")
     return 0
 

@@ -3,7 +3,9 @@
 nbgrader removes the solutions and the hidden tests, clears the outputs and locks the check
 cells. The Chinese edition goes to ``lessons/``; the English one to ``lessons-en/``, generated the
 same way from the English source notebooks, which ``solutions/`` and the catalogues
-``i18n/en/*.po`` make in a temporary folder (``editions.check.english_notebook``). Both releases are
+``i18n/en/*.po`` make in a temporary folder (``editions.check.english_notebook``). Each release
+also holds both glossaries at its top (``glossary.md``, ``glossary.en.md``), where the notebooks'
+links (``../glossary.md#cache``) find them inside a learner's workspace. Both releases are
 committed; ``tests/test_release.py`` regenerates them and fails if a committed copy differs.
 """
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ctx_reference.i18n import SOURCE, normalize
 
 from .config import assignments, load_course_config
 from .editions.catalogues import source_notebook
-from .editions.translate import EDITIONS, stubs
+from .editions.translate import EDITIONS, GLOSSARIES, stubs
 
 
 class ReleaseError(RuntimeError):
@@ -41,7 +43,8 @@ def generate_release(
     changes the gradebook of a grading run.
 
     Example: ``generate_release(".")`` rewrites ``lessons/01-window-math/window_math.ipynb`` and
-    the ten others; ``generate_release(".", language="en")`` the same under ``lessons-en/``.
+    the ten others, and copies the glossaries to ``lessons/glossary.md`` and
+    ``lessons/glossary.en.md``; ``generate_release(".", language="en")`` the same under ``lessons-en/``.
     """
     root = Path(root).resolve()
     language = normalize(language)
@@ -68,6 +71,9 @@ def generate_release(
             details = f"{result.get('log', '')}{result.get('error', '')}"
             raise ReleaseError(f"assignment {assignment_id!r} failed:\n{details}")
         done.append(assignment_id)
+    folder = Path(api.coursedir.format_path(api.coursedir.release_directory, ".", "."))
+    for name in GLOSSARIES:
+        shutil.copyfile(root / name, folder / name)
     return done
 
 

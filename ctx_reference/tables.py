@@ -107,6 +107,12 @@ OUTCOME_LABELS = Labels({
 })
 """Reading of each ``window.Outcome`` member (in the reader's language), keyed by member name."""
 
+REASON_LABELS = Labels({
+    "duplicate": N_("重复"),
+    "no room": N_("放不下"),
+})
+"""Reading of each reason ``assemble`` gives for dropping an item (in the reader's language), keyed by the reason."""
+
 # Which numbers of which simulation run the lesson quotes (everything else is derived).
 # A run is keyed by its strategy and the SimParams fields that differ from the defaults.
 _SEED_SIM_CELLS: dict[tuple[str, tuple[tuple[str, object], ...]], frozenset[str]] = {

@@ -76,10 +76,11 @@ def test_lab_command_rejects_a_missing_workspace(tmp_path):
 
 
 def test_lab_serves_the_workspace(course):
-    """The server's root is workspace/: its folders are the released assignments, and it runs there."""
+    """The server's root is workspace/: its folders are the released assignments, beside the two glossaries, and
+    it runs there."""
     root, server, _ = course
     listing = server.get_json("api/contents")
-    lessons = sorted(p.name for p in LESSONS.iterdir() if p.is_dir())
+    lessons = sorted([p.name for p in LESSONS.iterdir() if p.is_dir()] + ["glossary.en.md", "glossary.md"])
     assert sorted(item["name"] for item in listing["content"]) == lessons
     first = notebooks(LESSONS)[0].relative_to(LESSONS).as_posix()
     assert server.get_json(f"api/contents/{first}?content=0")["type"] == "notebook"
@@ -409,11 +410,11 @@ def test_english_lab_defaults_to_english(english_course):
 
 
 def test_english_lab_serves_workspace_en(english_course):
-    """The English lab's root is workspace-en/: its folders are those of lessons-en/, its notebooks the English
-    edition; it runs there, and workspace/ is not made."""
+    """The English lab's root is workspace-en/: its folders are those of lessons-en/, beside the two glossaries,
+    its notebooks the English edition; it runs there, and workspace/ is not made."""
     root, server = english_course
     listing = server.get_json("api/contents")
-    lessons = sorted(p.name for p in LESSONS_EN.iterdir() if p.is_dir())
+    lessons = sorted([p.name for p in LESSONS_EN.iterdir() if p.is_dir()] + ["glossary.en.md", "glossary.md"])
     assert sorted(item["name"] for item in listing["content"]) == lessons
     first = notebooks(LESSONS_EN)[0].relative_to(LESSONS_EN).as_posix()
     model = server.get_json(f"api/contents/{first}")

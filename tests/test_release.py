@@ -52,6 +52,20 @@ def test_lessons_match_a_fresh_release(fresh_release):
     assert stale == [], f"{lessons.name}/ is out of date for {stale}: run `make lessons`"
 
 
+@pytest.mark.parametrize("lessons", EDITIONS.values(), ids=EDITIONS.keys())
+def test_every_release_ships_both_glossaries_as_committed(lessons):
+    """lessons/ and lessons-en/ hold glossary.md and glossary.en.md at their top, byte for byte the course's."""
+    for name in ("glossary.md", "glossary.en.md"):
+        assert (lessons / name).read_bytes() == (REPO / name).read_bytes(), f"{lessons.name}/{name}: run `make lessons`"
+
+
+def test_a_fresh_release_ships_both_glossaries(fresh_release):
+    """Releasing copies the course's two glossaries to the top of the release."""
+    _, fresh = fresh_release
+    assert sorted(p.name for p in fresh.glob("*.md")) == ["glossary.en.md", "glossary.md"]
+    assert (fresh / "glossary.en.md").read_bytes() == (REPO / "glossary.en.md").read_bytes()
+
+
 def _cells_text(path, language: str = "zh_CN") -> str:
     if language == "zh_CN":
         notebook = json.loads(path.read_text(encoding="utf-8"))

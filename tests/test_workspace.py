@@ -36,6 +36,29 @@ def test_learner_work_is_never_overwritten(tmp_path):
     assert mine.read_text(encoding="utf-8") == "my answers"
 
 
+def test_the_workspace_gets_the_glossaries_of_its_release(tmp_path):
+    """Both glossaries land at the workspace's top, where a notebook's link ../glossary.md#cache finds them;
+    a stale copy is replaced by the release's, and the learner's notebooks stay as they are."""
+    prepare_workspace(REPO, tmp_path)
+    for name in ("glossary.md", "glossary.en.md"):
+        assert (tmp_path / name).read_bytes() == (LESSONS / name).read_bytes()
+    (tmp_path / "glossary.md").write_text("旧的术语表", encoding="utf-8")
+    mine = tmp_path / "02-remaining" / "remaining.ipynb"
+    mine.write_text("my answers", encoding="utf-8")
+    assert prepare_workspace(REPO, tmp_path) == []
+    assert (tmp_path / "glossary.md").read_bytes() == (LESSONS / "glossary.md").read_bytes()
+    assert mine.read_text(encoding="utf-8") == "my answers"
+
+
+def test_the_english_workspace_gets_the_glossaries_too(tmp_path):
+    """`make lab LANG=en` fills workspace-en/ with lessons-en/ and both glossaries."""
+    prepare_workspace(REPO, tmp_path, language="en")
+    assert (tmp_path / "glossary.en.md").read_bytes() == (REPO / "lessons-en" / "glossary.en.md").read_bytes()
+    assert (tmp_path / "glossary.md").is_file()
+    assert (tmp_path / "02-remaining" / "remaining.ipynb").read_bytes() == (
+        REPO / "lessons-en" / "02-remaining" / "remaining.ipynb").read_bytes()
+
+
 def test_folder_without_lessons_is_rejected(tmp_path):
     """A root with no lessons/ folder raises ValueError naming `root`."""
     with pytest.raises(ValueError, match="root must hold a lessons/ folder"):

@@ -10,6 +10,9 @@ A maintainer who changes one Chinese sentence runs ``python -m ctx_course i18n u
 turns *fuzzy*, its old translation and old Chinese kept beside the new text; they correct the
 English, delete the ``fuzzy`` flag and run ``python -m ctx_course i18n compile`` (for a message) or
 ``python -m ctx_course release`` (for a notebook). ``tests/test_i18n.py`` fails until both are done.
+Both kinds of catalogue are updated one way, by Babel's ``Catalog.update`` (``translate.update_from``):
+the sources make a template, the template updates the catalogue. A fuzzy entry is compiled into
+neither edition: the ``.mo`` file leaves it out, the release leaves the cell in Chinese.
 
 Leaves out: choosing the language at run time (``ctx_reference/i18n.py``) and building an edition
 (``translate.py``, ``release.py``).
@@ -31,6 +34,7 @@ from .translate import (
     missing,
     read_catalogue,
     update_catalogue,
+    update_from,
     write_catalogue,
 )
 
@@ -110,9 +114,14 @@ def notebook_messages(notebook: dict) -> list[str]:
     return found
 
 
-def messages_path(language: str, module: str) -> Path:
-    """Return the catalogue of one module's messages in ``language``."""
-    return LOCALE / language / "messages" / f"{module}.po"
+def locale_folder(root: str | os.PathLike) -> Path:
+    """Return the folder of the message catalogues of the course at ``root`` (``ctx_reference/locale``)."""
+    return Path(root) / "ctx_reference" / LOCALE.name
+
+
+def messages_path(language: str, module: str, locale: Path = LOCALE) -> Path:
+    """Return the catalogue of one module's messages in ``language`` (in the package's ``locale`` by default)."""
+    return locale / language / "messages" / f"{module}.po"
 
 
 def message_sources(root: Path) -> list[tuple[str, str, list[tuple[int, str]]]]:
@@ -128,29 +137,27 @@ def message_sources(root: Path) -> list[tuple[str, str, list[tuple[int, str]]]]:
     return sources
 
 
-def _update_messages(root: Path, language: str, only: str | None) -> list[Path]:
+def messages_template(language: str, shown: str, messages: list[tuple[int, str]]):
+    """Return the messages of one source file as a catalogue without translations, each at its line."""
     from babel.messages.catalog import Catalog
 
+    template = Catalog(locale=language)
+    for line, message in messages:
+        template.add(message, "", locations=[(shown, line)])  # line 0: a notebook, no line
+    return template
+
+
+def _update_messages(root: Path, language: str, only: str | None) -> list[Path]:
     written = []
     for module, shown, messages in message_sources(root):
         if only is not None and only not in (module, shown):
             continue
-        target = messages_path(language, module)
+        target = messages_path(language, module, locale_folder(root))
         if not messages:
             if target.exists():
                 target.unlink()
             continue
-        old = read_catalogue(target)
-        fresh = Catalog(locale=language)
-        for line, message in messages:
-            before = old.get(message)
-            where = f"{shown}:{line}" if line else shown
-            if before is not None:
-                fresh.add(message, before.string, locations=[(where, None)], flags=before.flags,
-                          previous_id=before.previous_id)
-            else:
-                fresh.add(message, "", locations=[(where, None)])
-        write_catalogue(fresh, target)
+        write_catalogue(update_from(read_catalogue(target), messages_template(language, shown, messages)), target)
         written.append(target)
     return written
 
@@ -159,7 +166,8 @@ def update_all(root: str | os.PathLike = ".", only: str | None = None) -> list[P
     """Bring every catalogue up to the current sources and return the files written.
 
     ``only`` limits it to one catalogue: an assignment (``06-strategies``: its notebook's and
-    its notebook's messages), a module (``ctx_reference.checks.runner``) or a source file.
+    its notebook's messages), a module (``ctx_reference.checks.runner``) or a source file. The
+    message catalogues written are those of ``root``'s ``ctx_reference/locale``.
     """
     root = Path(root).resolve()
     written = []
@@ -177,14 +185,17 @@ def update_all(root: str | os.PathLike = ".", only: str | None = None) -> list[P
     return written
 
 
-def merged_messages(language: str):
-    """Return one catalogue of every module's messages in ``language``; raise ValueError if two disagree."""
+def merged_messages(language: str, locale: Path = LOCALE):
+    """Return one catalogue of every module's messages in ``language``; raise ValueError if two disagree.
+
+    An entry that is empty or fuzzy is left out: gettext then shows the Chinese id.
+    """
     from babel.messages.catalog import Catalog
 
     # fixed dates: the compiled file depends on the messages alone, not on when it was compiled
     fixed = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
     merged = Catalog(locale=language, domain=DOMAIN, creation_date=fixed, revision_date=fixed)
-    for path in sorted((LOCALE / language / "messages").glob("*.po")):
+    for path in sorted((locale / language / "messages").glob("*.po")):
         for message in read_catalogue(path):
             if not message.id or not message.string or message.fuzzy:
                 continue
@@ -196,27 +207,29 @@ def merged_messages(language: str):
     return merged
 
 
-def compiled_messages(language: str) -> bytes:
+def compiled_messages(language: str, locale: Path = LOCALE) -> bytes:
     """Return the ``.mo`` file of ``language``'s messages as bytes (what ``compile_messages`` writes)."""
     from babel.messages.mofile import write_mo
 
     buffer = io.BytesIO()
-    write_mo(buffer, merged_messages(language), use_fuzzy=False)
+    write_mo(buffer, merged_messages(language, locale), use_fuzzy=False)
     return buffer.getvalue()
 
 
-def mo_path(language: str) -> Path:
+def mo_path(language: str, locale: Path = LOCALE) -> Path:
     """Return the compiled catalogue gettext reads for ``language``."""
-    return LOCALE / language / "LC_MESSAGES" / f"{DOMAIN}.mo"
+    return locale / language / "LC_MESSAGES" / f"{DOMAIN}.mo"
 
 
-def compile_messages() -> list[Path]:
+def compile_messages(locale: Path = LOCALE) -> list[Path]:
     """Compile every language's message catalogues into the ``.mo`` file gettext reads; return the files."""
     written = []
     for language in TRANSLATED:
-        target = mo_path(language)
+        if not (locale / language / "messages").is_dir():
+            raise ValueError(f"locale must hold the message catalogues {language}/messages/ (got {str(locale)!r})")
+        target = mo_path(language, locale)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(compiled_messages(language))
+        target.write_bytes(compiled_messages(language, locale))
         written.append(target)
     return written
 
@@ -234,7 +247,7 @@ def report(root: str | os.PathLike = ".") -> dict[str, int]:
         for module, _shown, messages in message_sources(root):
             if not messages:
                 continue
-            target = messages_path(language, module)
+            target = messages_path(language, module, locale_folder(root))
             done = {m.id for m in read_catalogue(target) if m.id and m.string and not m.fuzzy}
             if count := sum(message not in done for _line, message in messages):
                 left[target.relative_to(root).as_posix() if target.is_relative_to(root) else str(target)] = count

@@ -40,6 +40,9 @@ _ZH_LABEL = re.compile(r"[（(](原课|推导|论文|示例)[）)]")  # data
 _EN_LABEL = re.compile(r"\((lesson|derived|paper|example)\)")
 _ZH_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d[\d,]*(?:\.\d+)?)\s*(万|亿)?")  # data
 _EN_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d[\d,]*(?:\.\d+)?)(?:\s*(thousand|million|billion))?")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_EN_MONTH = re.compile(rf"\b({'|'.join(_MONTHS)}) \d{{4}}\b")  # "October 2026" shows 2026-10's 10 as a word
 _SCALE = {None: 1, "": 1, "万": 10_000, "亿": 100_000_000, "thousand": 1_000, "million": 1_000_000,  # data
           "billion": 1_000_000_000}
 
@@ -57,6 +60,8 @@ def numbers(text: str, pattern: re.Pattern = _ZH_NUMBER) -> Counter:
 
     >>> sorted(numbers("第 3 篇，约 5 万 token，0.25"))
     [0.25, 3.0, 50000.0]
+    >>> numbers("（2026-10）") == numbers("(October 2026)", _EN_NUMBER)
+    True
     """
     found: Counter = Counter()
     for digits, scale in pattern.findall(text):
@@ -64,6 +69,9 @@ def numbers(text: str, pattern: re.Pattern = _ZH_NUMBER) -> Counter:
         if not cleaned or cleaned == ".":
             continue
         found[round(float(cleaned) * _SCALE[scale or None], 6)] += 1
+    if pattern is _EN_NUMBER:
+        for month in _EN_MONTH.findall(text):
+            found[float(_MONTHS.index(month) + 1)] += 1
     return found
 
 

@@ -3,7 +3,8 @@
 Covers: ``catalogue_entries`` (what of a source notebook a translator translates),
 ``translate_notebook`` (the notebook of another edition), ``read_catalogue`` / ``write_catalogue``
 (the gettext catalogue ``i18n/<language>/<assignment>.po``), ``update_catalogue`` (bring a
-catalogue up to date after the source changed) and ``missing`` (what is left to translate).
+catalogue up to date after the source changed; ``update_from`` does it for every catalogue) and
+``missing`` (what is left to translate).
 
 What is translated, by cell id (each entry's ``msgctxt``):
 
@@ -15,10 +16,12 @@ What is translated, by cell id (each entry's ``msgctxt``):
   runs and the grader grades is one. In other code cells a line's strings may change too (what a
   demonstration prints), never its code.
 
-A changed Chinese markdown cell no longer finds its translation: ``update_catalogue`` keeps the
-old one as *fuzzy* with the previous ``msgid`` beside it (a changed code line starts afresh), and
-the edition shows an entry that is fuzzy or empty in Chinese until it is translated again (the
-tests fail on any). Also: the edition of a submitted notebook (``submitted_edition``), a release
+A changed Chinese cell or line no longer finds its translation: ``update_catalogue`` (Babel's
+``Catalog.update``, through ``update_from``, the one update of every catalogue) keeps the old one
+as *fuzzy* with the previous ``msgid`` beside it, and the edition shows an entry that is fuzzy or
+empty in Chinese until it is translated again (the tests fail on any).
+
+Also: the edition of a submitted notebook (``submitted_edition``), a release
 or graded notebook shown in an edition (``in_edition``), and the answer stubs of each edition
 (``stubs``, ``as_source_stub``).
 
@@ -45,6 +48,8 @@ CATALOGUES = "i18n"
 """Folder of the notebook catalogues under the course root: ``i18n/<language>/<assignment>.po``."""
 EDITIONS = {"zh_CN": "lessons", "en": "lessons-en"}
 """The release folder of each edition."""
+GLOSSARIES = ("glossary.md", "glossary.en.md")
+"""The glossaries of the course root, shipped at the top of every release and workspace (the notebooks link them)."""
 METADATA_KEY = "ctx_edition"
 """Notebook metadata naming a notebook's edition (the grader reads it)."""
 
@@ -172,21 +177,61 @@ def read_catalogue(path: str | os.PathLike):
 
 
 def write_catalogue(catalogue, path: str | os.PathLike) -> None:
-    """Write ``catalogue`` to ``path`` as a .po file (no line wrapping, no dates: it diffs well)."""
+    """Write ``catalogue`` to ``path`` as a .po file (no line wrapping, no dates, no header: it diffs well).
+
+    A fuzzy entry's previous id is written as gettext's tools write it, one ``#| msgid`` line per
+    line of the old text, just above its ``msgctxt`` or ``msgid``: Babel would wrap it into a
+    comment that nothing reads back (``read_catalogue`` does).
+    """
+    from babel.messages.catalog import Catalog
     from babel.messages.pofile import normalize, write_po
 
-    buffer = io.BytesIO()
-    # Babel wraps a previous msgid of several lines into a comment it cannot read back: write it here.
-    write_po(buffer, catalogue, width=0, omit_header=True, include_previous=False, sort_output=False)
-    text = buffer.getvalue().decode("utf-8")
+    blocks = []
     for message in catalogue:
-        if not (message.id and message.previous_id and message.context):
-            continue
-        previous = "".join(f"#| {line}\n" for line in f"msgid {normalize(message.previous_id[0], width=0)}".split("\n"))
-        anchor = f'msgctxt {normalize(message.context, width=0)}\nmsgid {normalize(message.id, width=0)}\n'
-        text = text.replace(anchor, previous + anchor, 1)
+        if not message.id:
+            continue  # the header
+        one = Catalog(locale=catalogue.locale)
+        one[message.id] = message
+        buffer = io.BytesIO()
+        write_po(buffer, one, width=0, omit_header=True, include_previous=False, sort_output=False)
+        lines = buffer.getvalue().decode("utf-8").splitlines(keepends=True)
+        if message.previous_id:
+            at = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+            previous = f"msgid {normalize(message.previous_id[0], width=0)}".split("\n")
+            lines[at:at] = [f"#| {line}\n" for line in previous]
+        blocks.append("".join(lines))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_bytes(text.encode("utf-8"))
+    Path(path).write_bytes("".join(blocks).encode("utf-8"))
+
+
+FORMAT_FLAGS = frozenset({"python-format", "python-brace-format"})
+"""The flags Babel works out from a message's id (what placeholders it holds)."""
+
+
+def update_from(catalogue, template):
+    """Return ``catalogue`` brought up to ``template`` (the current sources) by Babel's ``Catalog.update``.
+
+    The one update of every catalogue, notebooks' and messages': an entry whose id is still in the
+    sources keeps its translation; a new id takes the translation of the closest old one (difflib,
+    ratio ≥ 0.6, over every entry of the catalogue, as gettext's ``msgmerge`` does), marked
+    *fuzzy*, the old id kept as its previous id; an id no closer than that starts empty; entries
+    no longer in the sources go. The order, locations and extracted comments are the template's.
+    An entry still fuzzy from an earlier update keeps its previous id, so running the update
+    again changes nothing. ``catalogue`` is not changed.
+    """
+    updated = copy.deepcopy(catalogue)
+    earlier = {(m.id, m.context): list(m.previous_id) for m in catalogue if m.id and m.fuzzy and m.previous_id}
+    updated.update(template, update_creation_date=False)
+    updated.obsolete.clear()
+    for message in updated:
+        if not message.id:
+            continue
+        shown = template.get(message.id, context=message.context)
+        # Babel carries the old entry's placeholder flags over to a fuzzy match: take the new id's
+        message.flags = (message.flags - FORMAT_FLAGS) | (shown.flags & FORMAT_FLAGS)
+        if message.fuzzy and not message.previous_id:
+            message.previous_id = earlier.get((message.id, message.context), [])
+    return updated
 
 
 def translations_of(catalogue) -> dict[tuple[str, str], str]:
@@ -200,42 +245,29 @@ def missing(notebook: dict, catalogue) -> list[Entry]:
     return [e for e in catalogue_entries(notebook) if (e.cell_id, e.text) not in done]
 
 
-def update_catalogue(notebook: dict, catalogue):
-    """Return ``catalogue`` brought up to ``notebook``: new entries empty, a changed one fuzzy with its old text.
-
-    An entry whose Chinese changed keeps its old translation marked fuzzy, the old Chinese as its
-    previous id, so the translator sees what changed; entries of text no longer in the notebook go.
-    """
+def notebook_template(notebook: dict):
+    """Return the entries of ``notebook`` as a catalogue without translations: ``update_from``'s template."""
     from babel.messages.catalog import Catalog
 
-    old = {(m.context, m.id): m for m in catalogue if m.id}
-    by_cell: dict[str, list] = {}
-    for message in old.values():
-        by_cell.setdefault(message.context, []).append(message)
-    fresh = Catalog(locale=str(catalogue.locale or "en"))
-    used: set[tuple[str, str]] = set()
+    template = Catalog()
     for entry in catalogue_entries(notebook):
-        key = (entry.cell_id, entry.text)
         comment = {"markdown": f"markdown cell {entry.cell_id}",
                    "code": f"code cell {entry.cell_id}: a line (comments, strings it only shows)",
                    "locked": f"check or answer cell {entry.cell_id}: a line "
                              "(comments, docstrings, assert messages only)",
                    }[entry.kind]
-        if key in old:
-            message = old[key]
-            fresh.add(entry.text, message.string, context=entry.cell_id, auto_comments=[comment],
-                      flags=message.flags, previous_id=message.previous_id)
-            used.add(key)
-            continue
-        earlier = [m for m in by_cell.get(entry.cell_id, []) if (m.context, m.id) not in used]
-        if entry.kind == "markdown" and earlier:  # a markdown cell has one entry: this was its text
-            previous = earlier[0]
-            used.add((previous.context, previous.id))
-            fresh.add(entry.text, previous.string, context=entry.cell_id, auto_comments=[comment],
-                      flags={"fuzzy"}, previous_id=[previous.id])
-        else:
-            fresh.add(entry.text, "", context=entry.cell_id, auto_comments=[comment])
-    return fresh
+        template.add(entry.text, "", context=entry.cell_id, auto_comments=[comment])
+    return template
+
+
+def update_catalogue(notebook: dict, catalogue):
+    """Return ``catalogue`` brought up to ``notebook``: new entries empty, a changed one fuzzy with its old text.
+
+    ``update_from`` with the notebook's entries: a changed cell or line keeps the old translation
+    of the closest old entry, marked fuzzy, the old Chinese as its previous id, so the translator
+    sees what changed; entries of text no longer in the notebook go.
+    """
+    return update_from(catalogue, notebook_template(notebook))
 
 
 @lru_cache(maxsize=64)

@@ -3,7 +3,10 @@
 ``lessons/`` is the release that nbgrader generates and the tests compare with ``solutions/``;
 a learner's answers must not live there, or regenerating the release would overwrite them. The
 workspace (``workspace/``, ignored by git) receives a copy of each released notebook that it does
-not hold yet; a notebook already there is never overwritten.
+not hold yet; a notebook already there is never overwritten. The release's glossaries
+(``glossary.md``, ``glossary.en.md``) are copied to the workspace's top, and replaced whenever the
+release's differ: they are the course's, not the learner's, and the notebooks' links
+(``../glossary.md#cache``) open them inside the lab, whose root is the workspace.
 
 Each copy is recorded in the workspace's manifest (``workspace/.lessons-manifest.json``, hidden in
 JupyterLab): the digest of the released file and the digest of each of its cells
@@ -30,7 +33,7 @@ import nbformat
 
 from ctx_reference.i18n import _, language, normalize
 
-from ..editions.translate import EDITIONS
+from ..editions.translate import EDITIONS, GLOSSARIES
 from .notebook_merge import MergeReport, merge_notebook, release_record
 from .release_history import find_record
 
@@ -144,7 +147,8 @@ def prepare_workspace(
     release has it (nothing to update) is recorded too, so that later corrections reach it.
 
     Example: on a fresh clone, ``prepare_workspace(".")`` copies every released notebook to
-    ``workspace/01-window-math/window_math.ipynb`` …; run again, it copies nothing. With
+    ``workspace/01-window-math/window_math.ipynb`` … and the glossaries to ``workspace/glossary.md``
+    and ``workspace/glossary.en.md``; run again, it copies nothing. With
     ``language="en"`` it copies ``lessons-en/`` into ``workspace-en/``.
     """
     lessons = _lessons(root, language)
@@ -167,7 +171,17 @@ def prepare_workspace(
         changed = True
     if changed:
         _write_manifest(target, manifest)
+    _copy_glossaries(lessons, target)
     return copied
+
+
+def _copy_glossaries(lessons: Path, target: Path) -> None:
+    """Give the workspace the release's glossaries, as the release has them (a release without one has none)."""
+    for name in GLOSSARIES:
+        released, mine = lessons / name, target / name
+        if released.is_file() and not (mine.is_file() and mine.read_bytes() == released.read_bytes()):
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(released, mine)
 
 
 def _agrees_without_record(lesson: Path, mine: Path) -> bool:
