@@ -7,6 +7,11 @@ Covers: the exchange classes that ``nbgrader_config.py`` (the instructor's comma
 - ``Submit`` refuses a notebook that is not valid notebook JSON before anything is copied, so the
   submission that counts stays the learner's earlier one; the line names the file and says how to
   repair it.
+- ``ReleaseAssignment`` releases both editions: the English notebooks of ``lessons-en/`` travel in
+  the released folder as ``.edition-en/``; ``FetchAssignment`` gives a learner the edition named by
+  ``COURSE_EDITION`` (``en``, or the Chinese by default) under the notebooks' own names, so that a
+  mixed class submits one assignment and is graded as one (the grader reads each submission's
+  edition from its notebook).
 - ``FetchAssignment`` names the assignments that *are* released when asked for one that is not.
 - ``ReleaseFeedback`` releases every page it can: a feedback folder without the
   ``timestamp.txt`` / ``submission_secret.txt`` of an exchange submission (one brought in with
@@ -27,6 +32,7 @@ import glob
 import json
 import os
 import pwd
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -42,6 +48,23 @@ from nbgrader.exchange.default import (
 
 # Files nbgrader's submit writes beside the notebooks; release_feedback needs both.
 SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")
+# Inside a released assignment: the English edition's notebooks (from ENGLISH_RELEASE/<assignment>/).
+EDITION_FOLDER = ".edition-en"
+ENGLISH_RELEASE = "lessons-en"
+# The environment variable that names a learner's edition (the hub sets it per learner).
+EDITION_VARIABLE = "COURSE_EDITION"
+EDITIONS = ("zh_CN", "en")
+
+
+def learner_edition(environ=os.environ) -> str:
+    """Return the edition a learner fetches: ``COURSE_EDITION`` ("en" or "zh_CN"), the Chinese one if unset.
+
+    Raises ValueError naming the variable and its value when it names no edition.
+    """
+    edition = environ.get(EDITION_VARIABLE, "").strip() or "zh_CN"
+    if edition not in EDITIONS:
+        raise ValueError(f"{EDITION_VARIABLE} must be one of {', '.join(EDITIONS)} (got {edition!r})")
+    return edition
 
 
 def root_problem(root: str | os.PathLike, *, create: bool = False) -> str | None:
@@ -83,6 +106,16 @@ class ReleaseAssignment(_ClearRoot, ExchangeReleaseAssignment):
 
     create_root = True
 
+    def do_copy(self, src, dest):
+        """Copy the release, and beside it, in ``EDITION_FOLDER``, the English edition's notebooks (if released)."""
+        super().do_copy(src, dest)
+        english = Path(self.coursedir.root) / ENGLISH_RELEASE / self.coursedir.assignment_id
+        notebooks = sorted(english.glob("*.ipynb"))
+        if notebooks:
+            (Path(dest) / EDITION_FOLDER).mkdir()
+            for notebook in notebooks:
+                shutil.copyfile(notebook, Path(dest) / EDITION_FOLDER / notebook.name)
+
     def ensure_root(self):
         root = Path(self.root)
         if root.is_dir() and os.access(root, os.W_OK | os.X_OK) and (root.stat().st_mode & 0o777) != 0o777 \
@@ -94,7 +127,28 @@ class ReleaseAssignment(_ClearRoot, ExchangeReleaseAssignment):
 
 
 class FetchAssignment(_ClearRoot, ExchangeFetchAssignment):
-    """nbgrader's fetch_assignment; an assignment never released is named with those that are."""
+    """nbgrader's fetch_assignment; an assignment never released is named with those that are.
+
+    The learner gets the edition ``COURSE_EDITION`` names: for the English one, each notebook of the
+    release's ``EDITION_FOLDER`` takes the place of the Chinese notebook of its name (only where this
+    fetch put that notebook: fetching again never overwrites a learner's work). The folder itself is
+    never left in the learner's copy.
+    """
+
+    def do_copy(self, src, dest):
+        try:
+            edition = learner_edition()
+        except ValueError as exc:
+            self.fail(str(exc))
+        dest = Path(dest)
+        before = {path.name for path in dest.iterdir()} if dest.is_dir() else set()
+        super().do_copy(src, str(dest))
+        english = dest / EDITION_FOLDER
+        if edition == "en":
+            for notebook in sorted(english.glob("*.ipynb")):
+                if notebook.name not in before:
+                    shutil.copyfile(notebook, dest / notebook.name)
+        shutil.rmtree(english, ignore_errors=True)
 
     def init_src(self):
         course, assignment = self.coursedir.course_id, self.coursedir.assignment_id

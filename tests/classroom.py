@@ -59,6 +59,7 @@ class Member:
     name: str  # the student id: the OS user's name for a real user (nbgrader takes it from the OS)
     home: Path
     real: bool  # a system user of its own (root only)
+    edition: str = ""  # COURSE_EDITION of their commands ("en": they fetch the English edition)
 
     @property
     def uid(self) -> int:
@@ -130,6 +131,8 @@ class Classroom:
             **{EXCHANGE_VARIABLE: str(exchange or self.exchange)},
         )
         env.setdefault("LANG", "C.UTF-8")
+        if member.edition:
+            env["COURSE_EDITION"] = member.edition
         return env
 
     def run(self, member: Member, argv: list[str], *, cwd: Path | None = None, check: bool = True,
