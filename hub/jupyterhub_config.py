@@ -15,6 +15,10 @@ Settings (environment variables):
 - ``COURSE_INSTRUCTORS``: hub users, comma-separated, who may open the Formgrader.
 - ``COURSE_LEARNERS``: hub users, comma-separated; default: the ``id`` column of
   ``$COURSE_ROOT/grading/roster.csv``.
+- ``COURSE_ENGLISH_LEARNERS``: the learners, comma-separated, who work in the English edition; also
+  those whose ``edition`` column of the roster says ``en``. Their servers get ``COURSE_EDITION=en``,
+  so the Assignment List fetches the English notebooks (``ctx_course/exchange.py``); the class is
+  still one assignment, graded as one.
 - ``COURSE_EXCHANGE``: nbgrader's exchange root, writable by everyone (``install -d -m 0777``).
 - ``COURSE_HUB_STATE``: where the hub keeps its database, cookie secret and proxy pid file.
 - ``COURSE_HUB_PASSWORD``: the one password of the dummy authenticator (a trial only: use PAM,
@@ -46,11 +50,13 @@ def _names(value):
     return sorted({name.strip() for name in value.split(",") if name.strip()})
 
 
-def _roster(path):
+def _roster(path, edition=None):
+    """Return the roster's ids (those whose ``edition`` column is ``edition``, if given), sorted."""
     if not path.is_file():
         return []
     with path.open(newline="", encoding="utf-8-sig") as handle:
-        return sorted({row["id"].strip() for row in csv.DictReader(handle) if (row.get("id") or "").strip()})
+        return sorted({row["id"].strip() for row in csv.DictReader(handle) if (row.get("id") or "").strip()
+                       and (edition is None or (row.get("edition") or "").strip() == edition)})
 
 
 COURSE_ROOT = Path(os.environ.get("COURSE_ROOT", "/srv/context-engineering"))
@@ -58,6 +64,8 @@ GRADER = os.environ.get("COURSE_GRADER", "grader")
 INSTRUCTORS = _names(os.environ.get("COURSE_INSTRUCTORS", "instructor"))
 LEARNERS = _names(os.environ["COURSE_LEARNERS"]) if "COURSE_LEARNERS" in os.environ else _roster(
     COURSE_ROOT / "grading" / "roster.csv")
+ENGLISH = set(_names(os.environ.get("COURSE_ENGLISH_LEARNERS", ""))) | set(
+    _roster(COURSE_ROOT / "grading" / "roster.csv", edition="en"))
 EXCHANGE = os.environ.get("COURSE_EXCHANGE", "/srv/nbgrader/exchange")
 STATE = Path(os.environ.get("COURSE_HUB_STATE", "/srv/jupyterhub"))
 PORT = int(os.environ.get("COURSE_HUB_PORT", "8000"))
@@ -98,6 +106,16 @@ c.Spawner.environment = {
     "COURSE_EXCHANGE": EXCHANGE,
     "PATH": TOOLS,
 }
+
+
+
+def _edition(spawner):
+    """Give the server of an English learner COURSE_EDITION=en (the Assignment List fetches that edition)."""
+    if spawner.user.name in ENGLISH:
+        spawner.environment = {**spawner.environment, "COURSE_EDITION": "en"}
+
+
+c.Spawner.pre_spawn_hook = _edition
 
 # The Formgrader: a hub service run as the grader in the course folder, open to the instructors' group.
 c.JupyterHub.services = [

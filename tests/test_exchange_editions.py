@@ -81,7 +81,8 @@ def test_the_release_holds_both_editions(trip):
 
 
 def test_each_learner_fetches_their_edition_under_the_same_name(trip):
-    """ada's notebook is the Chinese release, eli's the English one, byte for byte; neither keeps the editions' folder."""
+    """ada's notebook is the Chinese release, eli's the English one, byte for byte; neither keeps the editions'
+    folder."""
     assert trip["ada"] == (REPO / "lessons" / ASSIGNMENT / NOTEBOOK).read_bytes()
     assert trip["eli"] == (REPO / "lessons-en" / ASSIGNMENT / NOTEBOOK).read_bytes()
     assert trip["ada_files"] == trip["eli_files"] == [NOTEBOOK]

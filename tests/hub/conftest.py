@@ -184,6 +184,7 @@ def hub(classroom, tmp_path_factory):
         "COURSE_GRADER": room["instructor"].name,
         "COURSE_INSTRUCTORS": room["instructor"].name,
         "COURSE_LEARNERS": ",".join([room["ada"].name, room["ben"].name]),
+        "COURSE_ENGLISH_LEARNERS": room["ada"].name,  # ada works in the English edition
         "COURSE_EXCHANGE": str(room.exchange),
         "COURSE_HUB_STATE": str(state),
         "COURSE_HUB_PASSWORD": PASSWORD,

@@ -1,13 +1,15 @@
 """The course on a real JupyterHub: release, fetch and submit (REST for ada, Chromium for ben), grade, feedback.
 
 Runs docs/jupyterhub.md, "Running the course on JupyterHub" (see conftest.py), with two learners
-and an instructor who are real OS users. Hand-worked scores (as in tests/test_exchange.py):
-ada hands in the model solution, 3/3 on check_remaining; ben leaves out the cache fields
-(1,000,000 − 20,000 − 64,000 = 916,000, not 66,000), 0/3.
+and an instructor who are real OS users; ada works in the English edition (``COURSE_ENGLISH_LEARNERS``),
+ben in the Chinese one. Hand-worked scores (as in tests/test_exchange.py): ada hands in the model
+solution, in English, 3/3 on check_remaining; ben leaves out the cache fields (1,000,000 − 20,000 −
+64,000 = 916,000, not 66,000), 0/3.
 """
 from __future__ import annotations
 
 import csv
+import html
 import json
 import shlex
 import time
@@ -18,7 +20,7 @@ from classroom import COURSE_ID
 
 from hub.conftest import PASSWORD, leftovers, readme_blocks
 
-from conftest import REPO
+from conftest import REPO, SOLUTIONS, class_builder
 
 ASSIGNMENT = "02-remaining"
 NOTEBOOK = "remaining.ipynb"
@@ -78,7 +80,8 @@ def trip(hub, ben_page):
     seen["ada_list"] = hub.json("GET", f"user/{ada}/assignments?course_id={COURSE_ID}")
     form = {"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}
     seen["ada_fetch"] = hub.json("POST", f"user/{ada}/assignments/fetch", data=form, form=True)
-    answer = json.loads((EXAMPLE / "ada" / ASSIGNMENT / NOTEBOOK).read_text(encoding="utf-8"))
+    seen["ada_fetched"] = (room["ada"].home / ASSIGNMENT / NOTEBOOK).read_bytes()
+    answer = json.loads(_english_model())
     hub.json("PUT", f"user/{ada}/api/contents/{ASSIGNMENT}/{NOTEBOOK}",
              data={"type": "notebook", "format": "json", "content": answer})
     seen["ada_submit"] = hub.json("POST", f"user/{ada}/assignments/submit", data=form, form=True)
@@ -117,6 +120,16 @@ def trip(hub, ben_page):
     return seen
 
 
+def _english_model() -> str:
+    """The English release of the assignment with the model solution in its answer cells."""
+    build = class_builder()
+    source = next((SOLUTIONS / ASSIGNMENT).glob("*.ipynb"))
+    answers = {cell["metadata"]["nbgrader"]["grade_id"]: build.MODEL
+               for cell in json.loads(source.read_text(encoding="utf-8"))["cells"]
+               if cell["cell_type"] == "code" and cell["metadata"].get("nbgrader", {}).get("solution")}
+    return build.submission(REPO / "lessons-en" / ASSIGNMENT / NOTEBOOK, source, build.Work(code=answers))
+
+
 SAVE_JS = """
 async ([path, text]) => {
   const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || '';
@@ -136,6 +149,20 @@ def test_learner_servers_list_the_released_assignment(hub, trip):
     """ada's server, with the hub's learner configuration, lists 02-remaining as released in the course."""
     listed = [(a["course_id"], a["assignment_id"], a["status"]) for a in trip["ada_list"]["value"]]
     assert (COURSE_ID, ASSIGNMENT, "released") in listed
+
+
+def test_the_english_learner_fetches_the_english_edition(hub, trip):
+    """ada's server fetches the English release under the notebook's own name; ben's Chinese one is unchanged."""
+    assert trip["ada_fetched"] == (REPO / "lessons-en" / ASSIGNMENT / NOTEBOOK).read_bytes()
+    assert (hub.room["ben"].home / ASSIGNMENT / NOTEBOOK).is_file()
+    assert not (hub.room["ada"].home / ASSIGNMENT / ".edition-en").exists()
+
+
+def test_the_english_learner_reads_english_feedback(hub, trip):
+    """ada's feedback page speaks English (her checks all pass); ben's speaks Chinese."""
+    member = hub.room["ada"]
+    graded = hub.room.course / "grading" / "feedback" / member.name / ASSIGNMENT / "remaining.html"
+    assert "All 7 checks passed." in html.unescape(graded.read_text(encoding="utf-8"))
 
 
 def test_fetch_and_submit_succeed(hub, trip):
