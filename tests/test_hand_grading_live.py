@@ -20,6 +20,7 @@ autograde row written. Twice: into the course's SQLite gradebook and into a Post
 from __future__ import annotations
 
 import csv
+import inspect
 import json
 import os
 import re
@@ -27,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +81,7 @@ class Session:
     saves: int = 0  # scores saved (each with a comment)
     saves_while_grading: dict[str, int] = field(default_factory=dict)  # learner: saves while the run was on her
     mismatches: list[str] = field(default_factory=list)  # a cell that did not hold her last save, a bad answer
+    slowest: float = 0.0  # seconds of the slowest save (score and comment): reported, not asserted
 
 
 def _course(folder: Path, db_url: str | None) -> Path:
@@ -146,12 +149,14 @@ def _check(formgrader: Server, cell: Cell, session: Session, when: str) -> None:
 def _save(formgrader: Server, cell: Cell, round_: int, position: int, session: Session) -> None:
     """Save a new score and comment for the cell as the Formgrader's page does; note a bad answer."""
     value, text = score(round_, position, cell.name), comment(round_, cell.student, cell.name)
+    started = time.monotonic()
     status, body = formgrader.put_json(f"formgrader/api/grade/{cell.grade_id}",
                                        {"manual_score": value, "extra_credit": None})
     saved = json.loads(body) if status == 200 else {}
     status_comment, body_comment = formgrader.put_json(f"formgrader/api/comment/{cell.comment_id}",
                                                        {"manual_comment": text})
     saved_comment = json.loads(body_comment) if status_comment == 200 else {}
+    session.slowest = max(session.slowest, time.monotonic() - started)
     if (saved.get("manual_score"), saved.get("needs_manual_grade"), saved_comment.get("manual_comment")) != (
             value, False, text):
         session.mismatches.append(f"save {round_} of {cell.student} {cell.name}: {status} {body[:200]!r}, "
@@ -257,9 +262,11 @@ def graded_by_hand_while_autograding(request, tmp_path_factory, released_remaini
     finally:
         formgrader.stop()
     print(f"\n{backend}: {session.saves} hand grades saved, {sum(session.saves_while_grading.values())} while "
-          f"the run graded the same learner {session.saves_while_grading}; {len(session.mismatches)} not kept")
+          f"the run graded the same learner {session.saves_while_grading}; {len(session.mismatches)} not kept; "
+          f"slowest save {session.slowest * 1000:.0f} ms")
     return {
-        "backend": backend, "first": (first.returncode, first_output), "second": (second.returncode, output),
+        "url": url, "backend": backend,
+        "first": (first.returncode, first_output), "second": (second.returncode, output),
         "shown": (shown.returncode, shown_output), "session": session, "cells": cells, "hand": hand, "auto": auto,
         "csv": list(csv.DictReader((course / "grading" / "grades.csv").open(encoding="utf-8"))),
         "feedback": course / "grading" / "feedback", "log": (tmp / "formgrader.log").read_text(encoding="utf-8"),
@@ -319,3 +326,52 @@ def test_no_user_sees_a_locked_database_or_a_traceback(graded_by_hand_while_auto
     run = graded_by_hand_while_autograding
     for text in (run["second"][1], run["shown"][1], run["log"]):
         assert "database is locked" not in text and "Traceback" not in text, text[-3000:]
+
+
+class _Page:
+    """Stands in for the web request of nbgrader's handler: the JSON body, the gradebook its server opened."""
+
+    def __init__(self, gradebook, body):
+        self.gradebook, self.body = gradebook, body
+
+    def get_json_body(self):
+        return self.body
+
+    def write(self, text):
+        pass
+
+
+def test_a_save_during_the_locked_write_waits_and_lands_after_it(graded_by_hand_while_autograding):
+    """A save made while a run holds ada's submission (snapshot taken, rows not yet written) does not land
+    until the run commits, and then it stands: its score and comment, graded. nbgrader's own handler body
+    saves, in a thread of its own, on a connection of its own; the run's side is write_submission's steps."""
+    from nbgrader.server_extensions.formgrader.apihandlers import CommentHandler, GradeHandler
+
+    from ctx_course.grading.hand_grades import HandGrades
+    from ctx_course.grading.submission_lock import locked_submission
+
+    url = graded_by_hand_while_autograding["url"]
+    cell = next(c for c in graded_by_hand_while_autograding["cells"] if c.student == "ada")
+    landed = threading.Event()
+
+    def save() -> None:
+        with Gradebook(url, "context-engineering") as formgrader:
+            inspect.unwrap(GradeHandler.put)(_Page(formgrader, {"manual_score": 0.25, "extra_credit": None}),
+                                             cell.grade_id)
+            inspect.unwrap(CommentHandler.put)(_Page(formgrader, {"manual_comment": "锁后保存。"}), cell.comment_id)
+        landed.set()
+
+    saver = threading.Thread(target=save)
+    with Gradebook(url, "context-engineering") as gb:
+        hand = HandGrades(gb, "ada", ASSIGNMENT, Path("/nonexistent"), Path("/nonexistent"))
+        with locked_submission(gb, "ada", ASSIGNMENT):
+            hand.before()
+            saver.start()
+            landed_while_held = landed.wait(timeout=2)  # well within SQLite's 5 s busy wait
+            grade = gb.find_grade(cell.name, NOTEBOOK, ASSIGNMENT, "ada")
+            grade.needs_manual_grade = True  # as the rows do, before the put-back
+            hand.after(None)
+    saver.join(timeout=60)
+    assert not landed_while_held and landed.is_set()
+    hand_now, _ = _gradebook_state(url)
+    assert hand_now[("ada", cell.name)] == (0.25, False, "锁后保存。")
