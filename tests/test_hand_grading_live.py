@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -265,7 +266,7 @@ def graded_by_hand_while_autograding(request, tmp_path_factory, released_remaini
           f"the run graded the same learner {session.saves_while_grading}; {len(session.mismatches)} not kept; "
           f"slowest save {session.slowest * 1000:.0f} ms")
     return {
-        "url": url, "backend": backend,
+        "url": url, "backend": backend, "course": course,
         "first": (first.returncode, first_output), "second": (second.returncode, output),
         "shown": (shown.returncode, shown_output), "session": session, "cells": cells, "hand": hand, "auto": auto,
         "csv": list(csv.DictReader((course / "grading" / "grades.csv").open(encoding="utf-8"))),
@@ -375,3 +376,29 @@ def test_a_save_during_the_locked_write_waits_and_lands_after_it(graded_by_hand_
     assert not landed_while_held and landed.is_set()
     hand_now, _ = _gradebook_state(url)
     assert hand_now[("ada", cell.name)] == (0.25, False, "锁后保存。")
+
+
+def test_a_run_that_finds_the_sqlite_gradebook_locked_waits_and_writes(graded_by_hand_while_autograding):
+    """Another writer holds the SQLite gradebook's write lock for 7 s (longer than SQLite's 5 s wait) while a
+    forced run writes the class: the run waits, tries again and grades everyone, and never says "locked"."""
+    run = graded_by_hand_while_autograding
+    if run["backend"] != "sqlite":
+        pytest.skip("a PostgreSQL gradebook has no lock of the whole database")
+    rerun = _grade(run["course"], "--force")
+    output = RunOutput(rerun)
+    output.start()
+    while rerun.poll() is None and RunOutput.HEAD.findall(output.text)[:2] != list(STUDENTS[:2]):
+        time.sleep(0.05)
+    other = sqlite3.connect(run["url"].removeprefix("sqlite:///"), isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        time.sleep(7)
+        other.execute("COMMIT")
+    finally:
+        other.close()
+    rerun.wait(timeout=RUN_TIMEOUT)
+    output.join(timeout=60)
+    assert rerun.returncode == 0, output.text[-3000:]
+    assert RunOutput.HEAD.findall(output.text) == list(STUDENTS) and "NOT GRADED" not in output.text
+    assert "locked" not in output.text and "Traceback" not in output.text
+    assert _gradebook_state(run["url"])[1] == {student: AUTO_POINTS for student in STUDENTS}
