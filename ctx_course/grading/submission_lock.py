@@ -16,6 +16,8 @@ kinds of gradebook:
   The Formgrader's save is an ``UPDATE`` of one grade or comment row: it waits for the lock and
   is applied after the run's commit, on the row as the run left it.
 
+Another database (nbgrader takes any SQLAlchemy URL) gets the one transaction and no lock.
+
 Either way a hand grade saved while the run writes the submission lands after the run's rows and
 stays (the rule, and what a run never writes, is in ``hand_grades.py``). A transaction that fails
 is rolled back whole; a lock that could not be had (SQLite's "database is locked" after its
