@@ -9,13 +9,19 @@ test, sending what the Formgrader's page sends when she saves: ``PUT /formgrader
 The class: six learners hand in 02-remaining with two written answers and the stub of its code
 (no auto point), and it is graded once, so that the written answers wait in the Formgrader. Then
 they hand in the model code (three auto points each, same written answers) and a second run
-grades the class again, while the teaching assistant goes round the twelve written answers as
-long as it runs: each time she reads a cell back (it must still hold what she saved there last),
-saves a new score and a new comment for it, and checks what the server answered. Once the run is
-over she goes round once more, reading only. Every save is then checked kept, through the
-Formgrader's API, the gradebook and ``grades.csv`` (of a ``--feedback-only`` run), and every
-autograde row written. Twice: into the course's SQLite gradebook and into a PostgreSQL database
-(the test process's throw-away server, ``tests/postgres_server.py``).
+grades the class again, while the teaching assistant grades, again and again, the two written
+answers of the learner the run is grading and writing at that moment (its progress line says
+whom): each time she reads a cell back (it must still hold what she saved there last), saves a new
+score and a new comment for it, and checks what the server answered. Once the run is over she
+reads every cell once more. Every save is then checked kept, through the Formgrader's API, the
+gradebook and ``grades.csv`` (of a ``--feedback-only`` run), and every autograde row written.
+Twice: into the course's SQLite gradebook and into a PostgreSQL database (the test process's
+throw-away server, ``tests/postgres_server.py``). Without the submission's lock
+(``submission_lock.py``) about one save in twenty was lost or overwritten.
+
+Then two closer looks on the same gradebooks: a save made while a run holds a submission waits and
+lands after it; and a run that finds the SQLite gradebook locked by another writer for longer than
+SQLite waits tries again and grades everyone.
 """
 from __future__ import annotations
 
@@ -109,6 +115,7 @@ def _hand_in(folder: Path, released: Path, code: str) -> Path:
 
 
 def _grade(course: Path, *extra: str) -> subprocess.Popen:
+    """Start ``python -m ctx_course grade`` on the course (in one process; the sandbox is not what is tried here)."""
     command = [sys.executable, "-m", "ctx_course", "grade", "--root", str(course), "--jobs", "1", "--no-sandbox",
                *extra]
     return subprocess.Popen(command, cwd=course, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -244,23 +251,30 @@ def graded_by_hand_while_autograding(request, tmp_path_factory, released_remaini
         db_url = request.getfixturevalue("postgres").create_database("hand_live")
     tmp = tmp_path_factory.mktemp(f"hand-live-{backend}")
     course = _course(tmp / "course", db_url)
-    settings = tmp / "lab-settings"
     formgrader = start_formgrader(course, tmp / "formgrader.log", wait=False, env={
-        "JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "lab-workspaces"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "lab-settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "lab-workspaces"),
         "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
     })
+    runs: list[subprocess.Popen] = []
     try:
         first = _grade(course, "--submissions", str(_hand_in(tmp / "first", released_remaining, STUB)))
+        runs.append(first)
         first_output = first.communicate(timeout=RUN_TIMEOUT)[0]
         formgrader.wait_ready()
         url = _db_url(course)
         cells = _cells(url)
         second = _grade(course, "--submissions", str(_hand_in(tmp / "second", released_remaining, REMAINING_MODEL)))
+        runs.append(second)
         session, output = _grade_beside_the_run(formgrader, cells, second)
         hand, auto = _gradebook_state(url)
         shown = _grade(course, "--feedback-only")
+        runs.append(shown)
         shown_output = shown.communicate(timeout=RUN_TIMEOUT)[0]
     finally:
+        for run in runs:  # a run still going because the test failed half-way
+            if run.poll() is None:
+                run.kill()
+                run.wait()
         formgrader.stop()
     print(f"\n{backend}: {session.saves} hand grades saved, {sum(session.saves_while_grading.values())} while "
           f"the run graded the same learner {session.saves_while_grading}; {len(session.mismatches)} not kept; "
@@ -385,18 +399,23 @@ def test_a_run_that_finds_the_sqlite_gradebook_locked_waits_and_writes(graded_by
     if run["backend"] != "sqlite":
         pytest.skip("a PostgreSQL gradebook has no lock of the whole database")
     rerun = _grade(run["course"], "--force")
-    output = RunOutput(rerun)
-    output.start()
-    while rerun.poll() is None and RunOutput.HEAD.findall(output.text)[:2] != list(STUDENTS[:2]):
-        time.sleep(0.05)
-    other = sqlite3.connect(run["url"].removeprefix("sqlite:///"), isolation_level=None)
     try:
-        other.execute("BEGIN IMMEDIATE")
-        time.sleep(7)
-        other.execute("COMMIT")
+        output = RunOutput(rerun)
+        output.start()
+        while rerun.poll() is None and RunOutput.HEAD.findall(output.text)[:2] != list(STUDENTS[:2]):
+            time.sleep(0.05)
+        other = sqlite3.connect(run["url"].removeprefix("sqlite:///"), isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            time.sleep(7)
+            other.execute("COMMIT")
+        finally:
+            other.close()
+        rerun.wait(timeout=RUN_TIMEOUT)
     finally:
-        other.close()
-    rerun.wait(timeout=RUN_TIMEOUT)
+        if rerun.poll() is None:
+            rerun.kill()
+            rerun.wait()
     output.join(timeout=60)
     assert rerun.returncode == 0, output.text[-3000:]
     assert RunOutput.HEAD.findall(output.text) == list(STUDENTS) and "NOT GRADED" not in output.text
