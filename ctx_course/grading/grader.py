@@ -63,8 +63,8 @@ from .engine import (
     default_jobs,
 )
 from .fingerprint import course_fingerprint, hash_tree
-from .gradebook_writer import read_files, write_files, write_rows
-from .hand_grades import SNAPSHOTS, HandGrades
+from .gradebook_writer import read_files, write_files, write_submission
+from .hand_grades import SNAPSHOTS
 from .reconnect import GradebookUnreachable, reconnecting
 from .records import ClassReport, GradedSubmission, GradeResult, PreparedAssignment, Student
 from .report import export_grades
@@ -416,20 +416,13 @@ class Grader:
 
     def _write_once(self, student: str, assignment: str, graded: GradedSubmission) -> GradeResult:
         """Write one result in one connection (hand grades kept around the rows); run again after a lost one."""
-        autograded = self.folder("autograded", student, assignment)
         with self.gradebook() as gb:  # one connection for every step (each opening checks every table)
-            opened = functools.partial(contextlib.nullcontext, gb)
-            hand = HandGrades(opened, student, assignment, autograded, self.work / SNAPSHOTS)
-            hand.before()  # the rows reopen every hand-graded cell, as nbgrader does: put them back after
-            if graded.in_gradebook:  # as nbgrader records a submission it then fails to grade
-                write_rows(gb, student, assignment, graded)
+            reopened = write_submission(gb, student, assignment, graded, snapshots=self.work / SNAPSHOTS,
+                                        autograded=self.folder("autograded", student, assignment),
+                                        feedback=self.folder("feedback", student, assignment))
             if not graded.result.graded:
-                for kind in ("autograded", "feedback"):  # nbgrader leaves no autograded copy of a failure
-                    shutil.rmtree(self.folder(kind, student, assignment), ignore_errors=True)
-                hand.after()
                 return graded.result
-            write_files(autograded, graded.files)
-            reopened = hand.after()
+            opened = functools.partial(contextlib.nullcontext, gb)
             return replace(self._read_result(student, assignment, graded.result.log, opened), regrade=reopened)
 
     def outside_exchange(self, results: Sequence[GradeResult]) -> tuple[str, ...]:

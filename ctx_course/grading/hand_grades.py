@@ -2,20 +2,34 @@
 
 nbgrader's ``SaveAutoGrades`` marks every cell that has a manual score "needs manual grading"
 again each time a submission is autograded: a rerun, ``--force``, a resubmission or a corrected
-hidden test would send a whole class back to the formgrader. Around each autograde, this
-module takes a *snapshot* of the hand grades (manual score, extra credit, the "graded" state,
-the manual comment) with a digest of the answer each one was given for (read from the
-autograded notebook the grader saw in the formgrader), and puts them back afterwards. A hand
-grade whose answer is now different is *reopened*: its score and comment stay (the grader sees
-them), it is marked "needs manual grading", and the run's summary lists it.
+hidden test would send a whole class back to the formgrader. When a grading run writes a
+submission's rows, this module takes a *snapshot* of its hand grades (manual score, extra credit,
+the "graded" state, the manual comment) with a digest of the answer each one was given for (read
+from the autograded notebook the grader saw in the formgrader), and puts the "graded" state back
+after the rows. A hand grade whose answer is now different is *reopened*: its score and comment
+stay (the grader sees them), it is marked "needs manual grading", and the run's summary lists it.
+
+Hand grading while a run writes the same gradebook. The snapshot, the rows and the put-back are
+one transaction that holds the submission (``submission_lock.py``), so the state put back is the
+state the rows found. The rule, with nbgrader's own (a manual score overrides the auto score):
+**every save made in the formgrader is kept.** A run never writes a manual score, extra credit or
+manual comment; it writes the auto scores and comments and the "needs manual grading" flag, and
+leaves that flag as the grader left it unless the answer changed. A save that comes while the run
+writes the submission waits for the transaction (milliseconds) and lands after it, so it wins:
+its score and comment stay, and the cell is graded, even one the run had just reopened (the
+formgrader shows the autograded notebook as it was when its page was loaded: after a run, reload
+the page to see the new answer).
 
 Covers: ``answer_digests`` (pure: the answer each grade cell of a notebook grades, as a digest),
-``take_snapshot`` and ``put_back`` (the gradebook before and after one autograde), and
-``HandGrades``, which joins them around one submission. While a submission is regraded its
-snapshot waits in ``<work>/hand_grades/<student>/<assignment>.json``: a run stopped half-way, or
-an autograde that failed, leaves it there, and the next run starts from it.
+``notebook_answers`` and ``file_answers`` (those digests for a folder, or for the files a run
+received), ``take_snapshot`` and ``put_back`` (inside the transaction), and ``HandGrades``, which
+joins them around one submission. When a regrade fails, its autograded notebook is removed (as
+nbgrader leaves none), and with it the answer the hand grades were given for: the snapshot then
+waits in ``<work>/hand_grades/<student>/<assignment>.json``, and the next run of that submission
+takes the answers' digests from it.
 
-Leaves out: the grading itself (``grader.py``), and grading by hand (the formgrader).
+Leaves out: the grading itself (``grader.py``), the rows (``gradebook_writer.py``), and grading by
+hand (the formgrader).
 
 Vocabulary: a *hand grade* is a grade cell's record that a person changed in the formgrader (a
 manual score or extra credit) and its comment; the *answer* of a free-response cell is the cell
@@ -34,7 +48,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from ..cells import source_text
 
-# Where the snapshot of a submission being regraded waits (under the grading run's work folder).
+# Where the snapshot of a submission whose regrade failed waits (under the grading run's work folder).
 SNAPSHOTS = "hand_grades"
 
 
@@ -91,13 +105,30 @@ def notebook_answers(folder: Path) -> dict[str, dict[str, str]]:
     return answers
 
 
-def take_snapshot(gb: Gradebook, student: str, assignment: str, autograded: Path) -> list[HandGrade]:
-    """Return the hand grades of a submission, with the digests of the answers in ``autograded``."""
+def file_answers(files: dict[str, bytes]) -> dict[str, dict[str, str]]:
+    """Return ``answer_digests`` of every notebook among ``files`` ({relative path: bytes}) at the top level.
+
+    The same as ``notebook_answers`` of the folder those files would make (``write_files``).
+    """
+    answers = {}
+    for relative in sorted(files):
+        path = Path(relative)
+        if len(path.parts) != 1 or path.suffix != ".ipynb":
+            continue
+        try:
+            cells = json.loads(files[relative].decode("utf-8")).get("cells", [])
+        except (UnicodeDecodeError, ValueError, AttributeError):
+            continue
+        answers[path.stem] = answer_digests(cells)
+    return answers
+
+
+def take_snapshot(gb: Gradebook, student: str, assignment: str, answers: dict[str, dict[str, str]]) -> list[HandGrade]:
+    """Return the hand grades of a submission, with the digests of the answers they grade (``answers``)."""
     try:
         submission = gb.find_submission(assignment, student)
     except MissingEntry:
         return []
-    answers = notebook_answers(autograded)
     grades = []
     for notebook in submission.notebooks:
         comments = {c.name: c.manual_comment for c in notebook.comments}
@@ -119,75 +150,77 @@ def take_snapshot(gb: Gradebook, student: str, assignment: str, autograded: Path
 
 
 def put_back(
-    gb: Gradebook, student: str, assignment: str, grades: list[HandGrade], autograded: Path
+    gb: Gradebook, student: str, assignment: str, grades: list[HandGrade], answers: dict[str, dict[str, str]] | None
 ) -> tuple[str, ...]:
-    """Put the hand grades back after an autograde; return the cells reopened because their answer changed.
+    """Put the "graded" state of the hand grades back after the rows; return the cells reopened.
 
-    A grade whose answer (now in ``autograded``) has the digest it had keeps its score, comment
-    and state; one whose answer changed keeps its score and comment and needs manual grading.
-    With no autograded notebook (the autograde failed) every grade is put back as it was.
+    ``answers`` are the digests of the answers now (of the new autograded notebooks), None when
+    the autograde failed. A grade whose answer has the digest it had keeps its state; one whose
+    answer changed needs manual grading. Scores, extra credit and comments are not written: the
+    rows never change them. Nothing is committed (the caller's transaction, ``locked_submission``).
     """
-    answers = notebook_answers(autograded)
     reopened = []
     for hand in grades:
         try:
             grade = gb.find_grade(hand.cell, hand.notebook, assignment, student)
         except MissingEntry:  # the cell is no longer graded: nothing to keep
             continue
-        now = answers.get(hand.notebook, {}).get(hand.cell)
+        now = None if answers is None else answers.get(hand.notebook, {}).get(hand.cell)
         changed = bool(hand.answer) and now is not None and now != hand.answer
-        grade.manual_score = hand.manual_score
-        grade.extra_credit = hand.extra_credit
         grade.needs_manual_grade = True if changed else hand.needs_manual_grade
-        if hand.manual_comment is not None:
-            try:
-                gb.find_comment(hand.cell, hand.notebook, assignment, student).manual_comment = hand.manual_comment
-            except MissingEntry:
-                pass
         if changed:
             reopened.append(hand.cell)
-    gb.db.commit()
+    gb.db.flush()
     return tuple(sorted(set(reopened)))
 
 
 class HandGrades:
-    """Keep one submission's hand grades through one autograde (``before()``, autograde, ``after()``).
+    """Keep one submission's hand grades through one write of its rows: ``before()``, the rows, ``after()``.
 
-    Example::
+    ``before`` and ``after`` run in the transaction that holds the submission; ``settle`` after
+    it is committed. Example::
 
-        hand = HandGrades(open_gradebook, "ada", "02-remaining", autograded, work / "hand_grades")
-        hand.before()
-        ...  # nbgrader autogrades ada's 02-remaining
-        reopened = hand.after()  # ("q_why_early",) if ada changed that answer since it was graded
+        hand = HandGrades(gb, "ada", "02-remaining", autograded, work / "hand_grades")
+        with locked_submission(gb, "ada", "02-remaining"):
+            hand.before()
+            ...  # the rows of ada's 02-remaining, autograded again
+            reopened = hand.after(file_answers(files))  # ("q_why_early",) if ada changed that answer
+        hand.settle(graded=True)
     """
 
-    def __init__(self, gradebook, student: str, assignment: str, autograded: Path, snapshots: Path):
-        self.gradebook = gradebook  # a function returning a Gradebook (a context manager)
+    def __init__(self, gb: Gradebook, student: str, assignment: str, autograded: Path, snapshots: Path):
+        self.gb = gb
         self.student, self.assignment = student, assignment
         self.autograded = Path(autograded)
         self.pending = Path(snapshots) / student / f"{assignment}.json"
         self.grades: list[HandGrade] = []
 
-    def before(self) -> None:
-        """Take the snapshot (or the one an interrupted run left) and keep it on disk until ``after``."""
+    def seen(self) -> dict[str, dict[str, str]]:
+        """Return the digests of the answers the hand grades were given for: the autograded notebook's, or
+        those of the snapshot a failed regrade left, where it has them."""
+        answers = notebook_answers(self.autograded)
         if self.pending.is_file():
-            self.grades = [HandGrade(**g) for g in json.loads(self.pending.read_text(encoding="utf-8"))]
-            return
-        with self.gradebook() as gb:
-            self.grades = take_snapshot(gb, self.student, self.assignment, self.autograded)
-        if self.grades:
+            for hand in json.loads(self.pending.read_text(encoding="utf-8")):
+                if hand.get("answer"):
+                    answers.setdefault(hand["notebook"], {})[hand["cell"]] = hand["answer"]
+        return answers
+
+    def before(self) -> None:
+        """Take the snapshot: the hand grades as the gradebook holds them now, with the answers they grade."""
+        self.grades = take_snapshot(self.gb, self.student, self.assignment, self.seen())
+
+    def after(self, answers: dict[str, dict[str, str]] | None) -> tuple[str, ...]:
+        """Put the "graded" states back; return the cells reopened (``answers``: None if the autograde failed)."""
+        if not self.grades:
+            return ()
+        return put_back(self.gb, self.student, self.assignment, self.grades, answers)
+
+    def settle(self, graded: bool) -> None:
+        """Once committed: forget the snapshot if graded, else keep it (the autograded notebook is about to go)."""
+        if graded:
+            self.pending.unlink(missing_ok=True)
+        elif self.grades and not self.pending.is_file():
             self.pending.parent.mkdir(parents=True, exist_ok=True)
             partial = self.pending.with_suffix(".tmp")
             partial.write_text(json.dumps([asdict(g) for g in self.grades], ensure_ascii=False), encoding="utf-8")
             os.replace(partial, self.pending)
-
-    def after(self) -> tuple[str, ...]:
-        """Put the hand grades back; return the cells reopened. The snapshot is kept if the autograde failed."""
-        if not self.grades:
-            return ()
-        graded = any(self.autograded.glob("*.ipynb"))
-        with self.gradebook() as gb:
-            reopened = put_back(gb, self.student, self.assignment, self.grades, self.autograded)
-        if graded:
-            self.pending.unlink(missing_ok=True)
-        return reopened

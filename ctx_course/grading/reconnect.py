@@ -7,12 +7,14 @@ connection), runs it again after a pause, for up to ``patience`` seconds; then i
 ``GradebookUnreachable``, whose message is one line naming the gradebook and the last error.
 
 Why it is safe to run an action again: every gradebook step of a grading run is idempotent (the
-rows of a submission are written whole, hand grades are kept in a snapshot on disk until they are
-put back, deadlines and ``grades.csv`` are recomputed from the gradebook), and a lost connection
+rows of a submission and its hand grades put back are one transaction, ``submission_lock.py``;
+deadlines and ``grades.csv`` are recomputed from the gradebook), and a lost connection
 rolls back what the step had not committed.
 
 Leaves out: SQL errors that are not about the connection (a bad schema, a constraint): those are
-raised at once, unchanged. A SQLite gradebook never loses its connection.
+raised at once, unchanged. A SQLite gradebook never loses its connection, but one that another
+writer holds longer than SQLite waits ("database is locked") is an ``OperationalError`` too, and
+is retried the same way.
 """
 from __future__ import annotations
 
