@@ -867,7 +867,7 @@ def _measure(buckets, tokenizer, limit, *, check=True, name_it=True, all_buckets
             if key not in BUCKETS:
                 raise ValueError(f"unknown bucket {key!r}" if name_it else "unknown bucket")
     names = order if all_buckets else [b for b in BUCKETS if b in buckets]
-    tokens = {b: tokenizer.count(buckets.get(b, "")) for b in names}
+    tokens = {b: tokenizer.count(buckets[b]) if b in buckets else 0 for b in names}
     total = sum(tokens.values())
     return LedgerEntry(tokens=tokens, total=total, zone=zone(total, limit), limit=limit)
 
