@@ -1,4 +1,4 @@
-"""Plausible wrong answers to notebooks 09 and 10, as a learner would write them, fail the visible check.
+"""Plausible wrong answers to notebooks 07, 09 and 10, as a learner would write them, fail the visible check.
 
 Each entry breaks one rule the exercise's text states, on an input that text covers, and is
 written without the reference. Most of them pass every hand-written case of their exercise: the
@@ -252,6 +252,63 @@ def restore_kind_by_prefix(progress_text):
     return records
 
 
+# ---- 07 render ----------------------------------------------------------------------------------
+
+_VARIABLE = r"\{\{\s*\w+\s*\}\}"
+
+
+def _text(spec, key=None, field=str):
+    lines = [f"<role>{field(spec.role)}</role>", f"<task>{field(spec.task)}</task>", "<rules>"]
+    lines += [f"- {field(rule)}" for rule in spec.rules]
+    lines.append("</rules>")
+    lines += [f'<example index="{i}">{field(e)}</example>' for i, e in enumerate(spec.examples, start=1)]
+    lines += [f"<output_format>{field(spec.output)}</output_format>", "<context>"]
+    lines += [f"{k}: {spec.dynamic[k]}" for k in sorted(spec.dynamic, key=key)]
+    return "\n".join(lines + ["</context>"])
+
+
+def _warnings(spec, variable=_VARIABLE, blank=str.strip, prohibition=lambda rule: rule.startswith("不要")):
+    fields = [spec.role, spec.task, *spec.rules, *spec.examples, spec.output]
+    warnings = ["模板变量" for f in fields if re.search(variable, f)]
+    warnings += ["没有输出格式"] if not blank(spec.output) else []
+    warnings += ["只说了不要" for rule in spec.rules
+                 if prohibition(rule) and "而是" not in rule and "改为" not in rule]
+    return warnings
+
+
+def render_strips_rules_before_looking_for_buyao(spec):
+    # starts-with-buyao: " 不要空格开头" does not start with 不要, but stripped first it does
+    return _text(spec), _warnings(spec, prohibition=lambda rule: rule.strip().startswith("不要"))
+
+
+def render_matches_any_braces(spec):
+    # one-warning-per-field: a lazy {{.*?}} takes "{{}}", "{{x y}}" and "{{-}}" for template variables
+    return _text(spec), _warnings(spec, variable=r"\{\{.*?\}\}")
+
+
+def render_blank_means_spaces(spec):
+    # blank-output: strip(" ") leaves an output of "\n" or "\t", which is blank too
+    return _text(spec), _warnings(spec, blank=lambda output: output.strip(" "))
+
+
+def render_sorts_keys_ignoring_case(spec):
+    # dynamic-sorted: sorted by lower case, "B" comes before "a" in sorted() but not here
+    return _text(spec, key=str.lower), _warnings(spec)
+
+
+def render_strips_the_fields(spec):
+    # no-trailing-newline (the exact text): every field stripped, so " 两边有空格 " loses its spaces
+    return _text(spec, field=str.strip), _warnings(spec)
+
+
+def render_one_warning_for_all_rules(spec):
+    # one-warning-per-field: the rules looked at as one field, so two rules with variables give one warning
+    stable = [spec.role, spec.task, "\n".join(spec.rules), *spec.examples, spec.output]
+    warnings = [f for f in stable if re.search(_VARIABLE, f)]
+    return _text(spec), warnings + _warnings(spec)[len([f for f in [spec.role, spec.task, *spec.rules, *spec.examples,
+                                                                      spec.output] if re.search(_VARIABLE, f)]):]
+
+
 WRONG = [
     ("zone", zone_by_float_shares),
     ("zone", zone_by_whole_percent),
@@ -270,6 +327,12 @@ WRONG = [
     ("restore", restore_comments_before_stripping),
     ("restore", restore_allows_any_spacing),
     ("restore", restore_kind_by_prefix),
+    ("render", render_strips_rules_before_looking_for_buyao),
+    ("render", render_matches_any_braces),
+    ("render", render_blank_means_spaces),
+    ("render", render_sorts_keys_ignoring_case),
+    ("render", render_strips_the_fields),
+    ("render", render_one_warning_for_all_rules),
 ]
 
 
