@@ -1,4 +1,4 @@
-"""Plausible wrong answers to notebooks 07, 09 and 10, as a learner would write them, fail the visible check.
+"""Plausible wrong answers to notebooks 07 to 10, as a learner would write them, fail the visible check.
 
 Each entry breaks one rule the exercise's text states, on an input that text covers, and is
 written without the reference. Most of them pass every hand-written case of their exercise: the
@@ -309,6 +309,46 @@ def render_one_warning_for_all_rules(spec):
                                                                       spec.output] if re.search(_VARIABLE, f)]):]
 
 
+# ---- 08 diff -------------------------------------------------------------------------------------
+
+
+def diff_zips_the_results(cases, base, next):
+    # in-the-order-of-cases: pairs each case with the results' values by position, as if they were in case order
+    fixed, broke = [], []
+    for case, before, after in zip(cases, base.passed.values(), next.passed.values()):
+        if not before and after:
+            fixed.append(case.id)
+        elif before and not after:
+            broke.append(case.id)
+    return fixed, broke
+
+
+def diff_walks_the_base_result(cases, base, next):
+    # in-the-order-of-cases: walks base's ids (skipping those of no case), so the order is the result's
+    ids = {case.id for case in cases}
+    fixed = [i for i, before in base.passed.items() if i in ids and not before and next.passed[i]]
+    broke = [i for i, before in base.passed.items() if i in ids and before and not next.passed[i]]
+    return fixed, broke
+
+
+def diff_counts_every_failure_as_broken(cases, base, next):
+    # unchanged-in-neither: a case that fails in both versions is put in broke
+    fixed, broke = [], []
+    for case in cases:
+        if next.passed[case.id] and not base.passed[case.id]:
+            fixed.append(case.id)
+        elif not next.passed[case.id]:
+            broke.append(case.id)
+    return fixed, broke
+
+
+def diff_sorts_the_ids(cases, base, next):
+    # in-the-order-of-cases: the ids sorted, which is the case order only when the cases are sorted
+    fixed = sorted(c.id for c in cases if not base.passed[c.id] and next.passed[c.id])
+    broke = sorted(c.id for c in cases if base.passed[c.id] and not next.passed[c.id])
+    return fixed, broke
+
+
 WRONG = [
     ("zone", zone_by_float_shares),
     ("zone", zone_by_whole_percent),
@@ -333,6 +373,10 @@ WRONG = [
     ("render", render_sorts_keys_ignoring_case),
     ("render", render_strips_the_fields),
     ("render", render_one_warning_for_all_rules),
+    ("diff", diff_zips_the_results),
+    ("diff", diff_walks_the_base_result),
+    ("diff", diff_counts_every_failure_as_broken),
+    ("diff", diff_sorts_the_ids),
 ]
 
 
