@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from ctx_reference.checks import CheckFailed, check_exercise
@@ -349,6 +350,48 @@ def diff_sorts_the_ids(cases, base, next):
     return fixed, broke
 
 
+# ---- 09 fit_rates --------------------------------------------------------------------------------
+
+
+def _fit(receipts, is_ascii=lambda ch: ord(ch) < 128, text=lambda t: t, intercept=False):
+    rows = []
+    for receipt in receipts:
+        ascii_chars = sum(1 for ch in text(receipt.text) if is_ascii(ch))
+        rows.append([ascii_chars, len(text(receipt.text)) - ascii_chars] + ([1] if intercept else []))
+    features = np.array(rows, dtype=float).reshape(-1, 3 if intercept else 2)
+    tokens = np.array([receipt.prompt_tokens for receipt in receipts], dtype=float)
+    if len(rows) == 0 or np.linalg.matrix_rank(features[:, :2]) < 2:
+        raise ValueError(f"receipts cannot tell the two rates apart (got {len(rows)})")
+    solution, *_ = np.linalg.lstsq(features, tokens, rcond=None)
+    return float(solution[0]), float(solution[1])
+
+
+def fit_rates_128_is_ascii(receipts):
+    # ascii-below-128: "<= 128" takes the character at code point 128 for ASCII
+    return _fit(receipts, is_ascii=lambda ch: ord(ch) <= 128)
+
+
+def fit_rates_with_an_intercept(receipts):
+    # no-intercept: a constant column fitted beside the two rates
+    return _fit(receipts, intercept=True)
+
+
+def fit_rates_strips_the_texts(receipts):
+    # ascii-below-128: the texts stripped first, so leading and trailing spaces and newlines are not counted
+    return _fit(receipts, text=str.strip)
+
+
+def fit_rates_checks_scripts_not_proportions(receipts):
+    # underdetermined-raises: refuses only receipts all of one script, not receipts all in one proportion
+    if not any(any(ord(ch) < 128 for ch in r.text) for r in receipts) or \
+            not any(any(ord(ch) >= 128 for ch in r.text) for r in receipts):
+        raise ValueError("receipts must hold both scripts")
+    rows = [[sum(ord(ch) < 128 for ch in r.text), sum(ord(ch) >= 128 for ch in r.text)] for r in receipts]
+    solution, *_ = np.linalg.lstsq(np.array(rows, dtype=float), np.array([r.prompt_tokens for r in receipts],
+                                                                         dtype=float), rcond=None)
+    return float(solution[0]), float(solution[1])
+
+
 WRONG = [
     ("zone", zone_by_float_shares),
     ("zone", zone_by_whole_percent),
@@ -377,6 +420,10 @@ WRONG = [
     ("diff", diff_walks_the_base_result),
     ("diff", diff_counts_every_failure_as_broken),
     ("diff", diff_sorts_the_ids),
+    ("fit_rates", fit_rates_128_is_ascii),
+    ("fit_rates", fit_rates_with_an_intercept),
+    ("fit_rates", fit_rates_strips_the_texts),
+    ("fit_rates", fit_rates_checks_scripts_not_proportions),
 ]
 
 
