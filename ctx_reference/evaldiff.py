@@ -108,6 +108,10 @@ class Result:
                 raise ValueError(f"passed[{key!r}] must be a bool (got {value!r})")
         object.__setattr__(self, "passed", MappingProxyType(dict(self.passed)))
 
+    def __deepcopy__(self, memo: dict) -> Result:
+        """Return the result itself: it cannot change (a read-only mapping of str to bool), so a copy is the same."""
+        return self
+
     # A mapping is unhashable; Results are compared with ==, never used as keys.
     __hash__ = None  # type: ignore[assignment]
 

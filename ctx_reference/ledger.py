@@ -233,7 +233,8 @@ def measure(
 ) -> LedgerEntry:
     """Return the counts of one call: tokens per bucket, total and zone. Changes nothing.
 
-    Buckets left out count as 0 tokens; an unknown bucket name raises
+    Buckets left out count as 0 tokens (the tokenizer is not asked about
+    them: one that counts "" as 1 token still gives 0); an unknown bucket name raises
     ValueError naming it. The total is the sum of the four bucket counts.
     The zone is that of total + `reserve_output` (the tokens kept for the
     answer, i.e. max_tokens; 0 measures the prompt alone): a prompt of 7,000
@@ -255,7 +256,10 @@ def measure(
     require_int(reserve_output, "reserve_output", minimum=0)
     tokens = {}
     for bucket in BUCKETS:
-        count = tokenizer.count(buckets.get(bucket, ""))
+        if bucket not in buckets:
+            tokens[bucket] = 0  # a bucket left out holds no text: 0 tokens, whatever the tokenizer says of ""
+            continue
+        count = tokenizer.count(buckets[bucket])
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise ValueError(f"tokenizer.count must return an int >= 0 (got {count!r} for bucket {bucket!r})")
         tokens[bucket] = count

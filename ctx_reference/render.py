@@ -121,6 +121,10 @@ class PromptSpec:
         object.__setattr__(self, "examples", _check_str_sequence("examples", self.examples))
         object.__setattr__(self, "dynamic", _check_str_mapping("dynamic", self.dynamic))
 
+    def __deepcopy__(self, memo: dict) -> PromptSpec:
+        """Return the spec itself: it cannot change (strings, tuples, a read-only mapping), so a copy is the same."""
+        return self
+
 
 def _check_spec(spec: object) -> PromptSpec:
     if not isinstance(spec, PromptSpec):
@@ -187,7 +191,8 @@ def output_warnings(spec: PromptSpec) -> list[str]:
 def is_prohibition_only(rule: str) -> bool:
     """Return True when `rule` starts with 不要 and names no alternative (no 而是 / 改为).
 
-    Leading whitespace is ignored.
+    "Starts with" as the notebook states it: the rule's first two characters are 不要, so a
+    rule written with a space before 不要 is not flagged.
 
     >>> is_prohibition_only("不要输出客套话")
     True
@@ -197,8 +202,7 @@ def is_prohibition_only(rule: str) -> bool:
     Used by the notebook on prompt structure.
     """
     require_str(rule, "rule")
-    text = rule.lstrip()
-    return text.startswith(PROHIBITION_PREFIX) and not any(m in text for m in REDIRECT_MARKERS)
+    return rule.startswith(PROHIBITION_PREFIX) and not any(m in rule for m in REDIRECT_MARKERS)
 
 
 def rule_warnings(spec: PromptSpec) -> list[str]:

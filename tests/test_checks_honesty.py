@@ -383,7 +383,7 @@ def test_measure_may_call_the_reference_zone():
         for name in buckets:
             if name not in BUCKETS:
                 raise ValueError(f"unknown bucket {name!r}")
-        tokens = {name: tokenizer.count(buckets.get(name, "")) for name in BUCKETS}
+        tokens = {name: tokenizer.count(buckets[name]) if name in buckets else 0 for name in BUCKETS}
         total = sum(tokens.values())
         return LedgerEntry(tokens=tokens, total=total, zone=ctx_reference.zone(total, limit), limit=limit)
 

@@ -306,7 +306,23 @@ def test_tokenizer_returning_a_non_count_is_rejected():
             return -1
 
     with pytest.raises(ValueError, match=r"tokenizer.count must return an int >= 0 \(got -1 for bucket 'system'\)"):
-        measure({}, Broken(), 8_000)
+        measure({"system": "你是研究助理"}, Broken(), 8_000)
+
+
+def test_a_missing_bucket_counts_0_whatever_the_tokenizer_says_of_the_empty_text():
+    """A bucket left out is 0 tokens without asking the tokenizer: one that counts "" as 1 gives 0 for it.
+
+    Only the given bucket is counted: "abcd" is len // 4 + 1 = 2 tokens, the three others 0, total 2.
+    """
+
+    class PlusOne:
+        def count(self, text):
+            return len(text) // 4 + 1
+
+    entry = measure({"history": "abcd"}, PlusOne(), 8_000)
+    assert dict(entry.tokens) == {"system": 0, "task_state": 0, "tool_results": 0, "history": 2}
+    assert entry.total == 2
+    assert measure({"history": ""}, PlusOne(), 8_000).total == 1  # a bucket given empty is counted
 
 
 def test_ledger_entry_is_a_frozen_record():

@@ -16,6 +16,7 @@ rounded to 4 decimals (the order of the arithmetic may differ); both must be ``f
 """
 from ..calibrate import Receipt, fit_rates
 from ..i18n import N_
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -30,6 +31,11 @@ def rounded(value):
 
 
 REFERENCES = {"fit_rates": (fit_rates,)}
+
+#: How the generated cases (the bank) compare what the learner's function returns: rounded to 4
+#: decimals, within 1e-4, and for the hidden ones digested at 4 decimals (the strategies draw no
+#: call whose rates sit on a rounding boundary).
+GENERATED = {"fit_rates": Generated(project=rounded, tol=EXACT_TOL, places=4, returns=tuple)}
 
 # Two case labels the rule table below names again.
 ONE_SCRIPT_EACH = N_(
@@ -107,7 +113,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '0.3 / 0.8 的三张回执',  # data
                 '同样三张回执、倒过来给',  # data
                 '每张回执只有一种文字',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('mixed', 'made-from-rates'),
         ),
         Rule(
             'no-intercept',
@@ -118,7 +126,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '两张回执正好定出两个系数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('made-from-rates', 'mixed'),
         ),
         Rule(
             'ascii-below-128',
@@ -128,7 +138,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '换行和 emoji',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('one-script-each',),
         ),
         Rule(
             'a-pair-of-floats',
@@ -137,6 +149,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，'  # data
                 '拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('made-from-rates', 'one-script-each', 'mixed'),
         ),
         Rule(
             'underdetermined-raises',
@@ -147,6 +163,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '报 ValueError，消息里写出 receipts',  # data
                 '没有回执：报 ValueError，消息里写出 receipts',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('undetermined',),
         ),
         Rule(
             'receipts-unchanged',
@@ -155,6 +175,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '由 0.25 和 1.5 算出的三张回执：40 个 ASCII 字符 → 10、10 个汉字 → 15、两段合起来 → 25，'  # data
                 '拟合应还原 (0.25, 1.5)，返回两个 float 组成的 tuple',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('made-from-rates', 'one-script-each', 'mixed', 'undetermined'),
         ),
     ),
 }

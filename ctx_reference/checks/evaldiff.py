@@ -8,6 +8,7 @@ unit back, which repairs `boiling` but not `distance` (its expected answer start
 from ..evaldiff import Case, Result
 from ..evaldiff import diff as reference_diff
 from ..i18n import N_, _
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -45,6 +46,9 @@ def as_lists(result):
         return _("fixed 和 broke 都应该是用例 id 的列表（list），实际是 {result!r}").format(result=result)
     return (fixed, broke)
 
+
+#: How the generated cases (the bank) compare what the learner's function returns.
+GENERATED = {"diff": Generated(project=as_lists)}
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
     "diff": (
@@ -111,7 +115,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '六个用例、各种翻转',  # data
                 '只看前两个用例',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('flips',),
         ),
         Rule(
             'unchanged-in-neither',
@@ -123,7 +129,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '同一版比自己',  # data
                 '新版比自己',  # data
                 '没有用例',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('same-version', 'flips'),
         ),
         Rule(
             'in-the-order-of-cases',
@@ -133,7 +141,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '用例倒过来：按用例的顺序',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('reordered',),
         ),
         Rule(
             'ids-outside-cases-ignored',
@@ -141,6 +151,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 'Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('extra-ids',),
         ),
         Rule(
             'two-lists',
@@ -148,6 +162,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('flips', 'same-version', 'reordered', 'extra-ids'),
         ),
     ),
 }

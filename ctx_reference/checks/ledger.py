@@ -17,6 +17,7 @@ Two exercises:
 from ..i18n import N_, _
 from ..ledger import LedgerEntry, Zone, lesson_calls, measure, zone
 from ..tokens import FakeTokenizer
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -30,6 +31,17 @@ class CharTokenizer:
 
     def __repr__(self) -> str:
         return "CharTokenizer()"
+
+
+class PlusOneTokenizer:
+    """A Tokenizer that adds one token to ``len(text) // 4``, the empty text included (as a start token would)."""
+
+    def count(self, text: str) -> int:
+        """Return ``len(text) // 4 + 1``: ``PlusOneTokenizer().count("") == 1``."""
+        return len(text) // 4 + 1
+
+    def __repr__(self) -> str:
+        return "PlusOneTokenizer()"
 
 
 def as_zone(value):
@@ -52,7 +64,27 @@ def entry_counts(entry):
     return (dict(entry.tokens), entry.total, entry.zone, entry.limit)
 
 
+def entry_in_order(entry):
+    """Project a LedgerEntry to ([(bucket, tokens), ...] in its order, total, zone, limit), or say what is missing.
+
+    The generated cases of notebook 09 compare the buckets' order too (the text asks for the four
+    buckets in ``BUCKETS`` order): ([('system', 0), ('task_state', 1), ('tool_results', 0),
+    ('history', 0)], 1, Zone.SAFE, 100).
+    """
+    counts = entry_counts(entry)
+    if type(counts) is not tuple:
+        return counts
+    tokens, total, zone_, limit = counts
+    return (list(tokens.items()), total, zone_, limit)
+
+
 REFERENCES = {"zone": (zone,), "measure": (measure,)}
+
+#: How the generated cases (the bank) compare what the learner's functions return.
+GENERATED = {
+    "zone": Generated(project=as_zone),
+    "measure": Generated(project=entry_in_order, returns=LedgerEntry),
+}
 
 _RESEARCH_1 = dict(lesson_calls())["research_1"]
 
@@ -159,7 +191,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '0 / 1',
                 '59.999 %',
                 '10**17 的窗口、差 1 到 60 %',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('at-60', 'anywhere'),
         ),
         Rule(
             'caution-60-to-85',
@@ -171,7 +205,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '3 / 5（60 %）',  # data
                 '17 / 20（85 %）',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('at-60', 'at-85'),
         ),
         Rule(
             'danger-up-to-100',
@@ -185,7 +221,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '1 / 1（100 %）',  # data
                 '85.001 %',
                 '10**17 的窗口、比 85 % 多 1',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('at-85', 'at-100'),
         ),
         Rule(
             'over-above-100',
@@ -197,7 +235,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '2 / 1（200 %）',  # data
                 '10**17 的窗口、比 100 % 多 1',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('at-100', 'anywhere'),
         ),
         Rule(
             'integers-only',
@@ -206,6 +246,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '窗口 10,000，用了 5,999（59.99 %）',  # data
                 '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('huge-windows',),
         ),
         Rule(
             'bad-arguments-raise',
@@ -215,6 +259,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100',  # data
                 '用量是负数 -1：报 ValueError，消息里写出 used 和 -1',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('bad-arguments',),
         ),
         Rule(
             'a-zone-member',
@@ -222,6 +270,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '原课的峰值：552 / 8,000（6.9 %）',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('at-60', 'at-85', 'at-100', 'anywhere', 'huge-windows'),
         ),
     ),
     'measure': (
@@ -235,7 +287,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '没有桶',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('missing-buckets',),
         ),
         Rule(
             'each-bucket-counted',
@@ -246,7 +300,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '每个桶分别数',  # data
                 '四个空桶',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('counted-separately',),
         ),
         Rule(
             'the-given-tokenizer',
@@ -256,7 +312,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '换一把尺子：每个字符 2 个 token',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('any-buckets',),
         ),
         Rule(
             'four-buckets-in-order',
@@ -268,7 +326,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '两个桶、倒着给出',  # data
                 '两个桶、倒着给出：桶的顺序',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('any-buckets', 'missing-buckets'),
         ),
         Rule(
             'zone-of-the-total',
@@ -279,7 +339,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '正好 85 %',  # data
                 '比 85 % 多 1',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('zone-boundary',),
         ),
         Rule(
             'unknown-bucket-raises',
@@ -287,6 +349,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '不认识的桶名 memory：报 ValueError，消息里写出 memory',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('unknown-bucket',),
         ),
         Rule(
             'buckets-unchanged',
@@ -295,6 +361,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '桶给的顺序是 history 在前、task_state 在后：'  # data
                 'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('any-buckets', 'missing-buckets', 'by-keyword'),
         ),
     ),
 }

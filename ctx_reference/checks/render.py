@@ -9,6 +9,7 @@ import importlib
 
 from ..i18n import N_, _
 from ..render import PromptSpec
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -51,6 +52,22 @@ def warning_count(result):
     """Project a render result to its number of warnings (or a description of the problem)."""
     parts, problem = _split(result)
     return problem if problem else len(parts[1])
+
+
+def lines_and_count(result):
+    """Project a render result to (the text's lines, the number of warnings), or say what is wrong with it.
+
+    All the text states of the result: the exact text (as lines, so that a feedback line reads
+    them) and how many warnings, not their wording or order. For ``PromptSpec("R", "T")``:
+    (['<role>R</role>', '<task>T</task>', '<rules>', '</rules>', '<output_format></output_format>',
+    '<context>', '</context>'], 1).
+    """
+    parts, problem = _split(result)
+    return problem if problem else (parts[0].split("\n"), len(parts[1]))
+
+
+#: How the generated cases (the bank) compare what the learner's function returns.
+GENERATED = {"render": Generated(project=lines_and_count)}
 
 
 def last_lines(count):
@@ -258,6 +275,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',  # data
                 '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('layout',),
         ),
         Rule(
             'empty-sections',
@@ -268,7 +289,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '没有规则、示例和动态内容：完整文本',  # data
                 'output 为空：完整文本',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('empty-sections',),
         ),
         Rule(
             'examples-from-one',
@@ -278,7 +301,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '三个示例：完整文本',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('examples',),
         ),
         Rule(
             'dynamic-sorted',
@@ -289,7 +314,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 'dynamic 倒序给出：最后 5 行',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('dynamic-order',),
         ),
         Rule(
             'a-list-of-warnings',
@@ -299,6 +326,17 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '没有规则、示例和动态内容：警告',  # data
+                '生成的隐藏例子',  # data
+            ),
+            generated=(
+                'layout',
+                'empty-sections',
+                'examples',
+                'dynamic-order',
+                'template-variables',
+                'blank-output',
+                'prohibitions',
+                'anything',
             ),
         ),
         Rule(
@@ -312,7 +350,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '示例里有模板变量：警告条数',  # data
                 'role 和 output 都有模板变量：警告条数',  # data
                 '一个字段里两个模板变量：警告条数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('template-variables', 'anything'),
         ),
         Rule(
             'spaces-inside-braces',
@@ -322,7 +362,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '变量两边有多个空格：警告条数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('template-variables',),
         ),
         Rule(
             'dynamic-not-checked',
@@ -332,7 +374,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 'dynamic 里的模板变量：警告条数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('dynamic-order', 'anything'),
         ),
         Rule(
             'blank-output',
@@ -344,7 +388,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 'output 为空：警告条数',  # data
                 'output 只有换行和空格：警告条数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('blank-output',),
         ),
         Rule(
             'one-warning-per-rule',
@@ -354,7 +400,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '三条只说不要的规则：警告条数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('prohibitions',),
         ),
         Rule(
             'starts-with-buyao',
@@ -364,7 +412,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '“不要”在规则中间：警告条数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('prohibitions',),
         ),
         Rule(
             'an-alternative-excuses',
@@ -375,7 +425,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '“不要……改为……”和普通规则：警告条数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('prohibitions',),
         ),
     ),
 }

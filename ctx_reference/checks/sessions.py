@@ -26,6 +26,7 @@ from ..i18n import N_, _
 from ..sessions import Record, parse_record
 from ..sessions import restore as reference_restore
 from ..sessions import write_progress as reference_write_progress
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -43,6 +44,9 @@ def record_rows(records):
         return _("应该返回 list，实际返回了 {kind}").format(kind=type(records).__name__)
     return [(r.kind, r.turn, r.text) for r in records]
 
+
+#: How the generated cases (the bank) compare what the learner's functions return.
+GENERATED = {"write_progress": Generated(project=record_rows), "restore": Generated(project=record_rows)}
 
 # Their costs: done 3 + 5 = 8 tokens, failed 4 + 7 = 11, next 3 + 8 = 11, decision 4 + 5 = 9.
 _DONE = Record("done", 1, "建好用户表")  # data
@@ -186,7 +190,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '三条记录里两条 next',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('several-nexts', 'long-list'),
         ),
         Rule(
             'first-next-on-a-tie',
@@ -196,7 +202,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '两条 next 同一轮',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('several-nexts',),
         ),
         Rule(
             'kind-priority',
@@ -209,7 +217,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '四种各一条、预算 22',  # data
                 'decision 和 done 都放得下',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('mixed-kinds', 'tight-budgets'),
         ),
         Rule(
             'newest-first-within-a-kind',
@@ -219,7 +229,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '三条 failed 各 14、预算 28',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('one-kind',),
         ),
         Rule(
             'first-on-a-tie-within-a-kind',
@@ -229,7 +241,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '两条 done 同一轮、预算 7',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('one-kind',),
         ),
         Rule(
             'skip-what-does-not-fit',
@@ -239,7 +253,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '预算 10',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('tight-budgets', 'mixed-kinds'),
         ),
         Rule(
             'an-exact-fit-goes-in',
@@ -250,7 +266,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '预算正好等于 next 的 11 token',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('exact-budgets',),
         ),
         Rule(
             'header-not-counted',
@@ -258,6 +276,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('exact-budgets',),
         ),
         Rule(
             'input-order-in-a-new-list',
@@ -270,7 +292,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '预算 0、没有记录',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('mixed-kinds', 'several-nexts', 'exact-budgets'),
         ),
         Rule(
             'records-unchanged',
@@ -278,6 +302,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('mixed-kinds', 'one-kind', 'several-nexts', 'exact-budgets', 'tight-budgets', 'long-list'),
         ),
     ),
     'restore': (
@@ -293,7 +321,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '空文本',  # data
                 '只有空白行和注释',  # data
                 '没有标题行的一条 decision',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('no-records', 'well-formed'),
         ),
         Rule(
             'stripped-first',
@@ -303,7 +333,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '制表符包着的一行',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('padded-lines',),
         ),
         Rule(
             'record-format',
@@ -314,7 +346,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '文字里有冒号和方括号',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('well-formed',),
         ),
         Rule(
             'kinds-case-sensitive',
@@ -323,6 +357,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',  # data
                 '不认识的种类（[todo] t1: 写测试）：报 ValueError',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('wrong-kind',),
         ),
         Rule(
             'bad-line-raises',
@@ -332,6 +370,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',  # data
                 '不认识的种类（[todo] t1: 写测试）：报 ValueError',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('malformed-line', 'wrong-kind'),
         ),
         Rule(
             'a-list-in-file-order',
@@ -339,6 +381,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '标题行和空行跳过，按文件里的顺序读回',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('well-formed', 'padded-lines'),
         ),
     ),
 }
