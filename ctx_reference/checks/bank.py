@@ -16,7 +16,6 @@ Leaves out: the strategies (``strategies/``) and running the cases (``generated.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 from collections.abc import Callable
@@ -31,7 +30,7 @@ from hypothesis import strategies as st
 from .bank_codec import encode
 from .generated import _ERRORS, Generated
 from .hidden import digest
-from .runner import plain
+from .runner import _copied, plain
 
 VISIBLE_SEED = 36
 HIDDEN_SEED = 3601
@@ -61,8 +60,9 @@ def _key(args: tuple, kwargs: dict) -> str:
 
 def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dict[str, Any]:
     """Return what the oracle gives for one call: ``{"value": plain data}`` or ``{"raises": name}``."""
+    args, kwargs = tuple(_copied(value) for value in args), {key: _copied(value) for key, value in kwargs.items()}
     try:
-        got = oracle(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+        got = oracle(*args, **kwargs)
     except tuple(_ERRORS.values()) as exc:
         return {"raises": type(exc).__name__}
     return {"value": plain(spec.project(got) if spec.project is not None else got)}
