@@ -3,7 +3,8 @@
 Notebooks 01, 03, 04, 05 and 06. Each entry breaks a rule the exercise's text states, on an input
 that text covers, without calling the reference; the comment beside it names the rule (the
 ``Rule`` name in the case module's ``RULES``). Most of them pass every hand-written case and are
-caught by the generated ones (the bank, ``ctx_reference/checks/generated.py``).
+caught by the generated ones (the bank, ``ctx_reference/checks/generated.py``). Beside them,
+correct answers written another way, which every case, generated ones included, must accept.
 """
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import io
 import math
 import re
 
+import numpy as np
 import pytest
 
-from ctx_reference.checks import CheckFailed, check_exercise
+from ctx_reference.checks import CheckFailed, check_exercise, expect_generated
 from ctx_reference.window import Outcome
 
 # --- 01 check(size, input_tokens, max_tokens) ----------------------------------------------------
@@ -75,6 +77,75 @@ def estimate_printable_ascii(text):
     return -(-ascii_chars // 4) + len(text) - ascii_chars
 
 
+# --- 03 recall(pos, n, half_at=400_000, steep=1.5, middle=0.3) -------------------------------------
+
+def recall_steep_above_one(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    # length-decay: any positive steep is a steepness (the curve falls more gently below 1)
+    if steep <= 1:
+        raise ValueError("steep must be > 1")
+    base = 1 / (1 + (n / half_at) ** steep)
+    x = (pos + 0.5) / n
+    return base * (1 - middle * 4 * x * (1 - x))
+
+
+def recall_v_shape(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    # middle-dip: the dip is the parabola 4x(1 - x), not a straight line down to the middle
+    base = 1 / (1 + (n / half_at) ** steep)
+    x = (pos + 0.5) / n
+    return base * (1 - middle * (1 - 2 * abs(x - 0.5)))
+
+
+def recall_over_n_plus_one(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    # x-at-the-token-middle: x = (pos + 0.5) / n
+    base = 1 / (1 + (n / half_at) ** steep)
+    x = (pos + 0.5) / (n + 1)
+    return base * (1 - middle * 4 * x * (1 - x))
+
+
+def recall_rounded(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    # an-unrounded-float: the value itself, not rounded to the lesson's decimals
+    base = 1 / (1 + (n / half_at) ** steep)
+    x = (pos + 0.5) / n
+    return round(base * (1 - middle * 4 * x * (1 - x)), 6)
+
+
+# --- 03 fit_position(positions, accuracy, n_docs) ------------------------------------------------
+
+def _least_squares(x, accuracy):
+    design = np.column_stack([np.ones_like(x), -4 * x * (1 - x), -x])
+    (c0, c1, c2), *_ = np.linalg.lstsq(design, np.asarray(accuracy, dtype=float), rcond=None)
+    return float(c0), float(c1 / c0), float(c2 / c0)
+
+
+def fit_needs_four_points(positions, accuracy, n_docs):
+    # three-columns: three points determine the three coefficients
+    if len(positions) <= 3:
+        raise ValueError("need more points than parameters")
+    return _least_squares((np.asarray(positions, dtype=float) - 0.5) / n_docs, accuracy)
+
+
+def fit_rounded(positions, accuracy, n_docs):
+    # three-columns: the least-squares numbers themselves, not rounded to three decimals
+    fit = _least_squares((np.asarray(positions, dtype=float) - 0.5) / n_docs, accuracy)
+    return tuple(round(v, 3) for v in fit)
+
+
+def fit_sorting_the_positions(positions, accuracy, n_docs):
+    # inputs-unchanged: sorting the caller's list changes it
+    order = sorted(range(len(positions)), key=lambda i: positions[i])
+    if isinstance(positions, list):
+        positions.sort()
+    else:
+        positions = sorted(positions)
+    accuracy = [accuracy[i] for i in order]
+    return _least_squares((np.asarray(positions, dtype=float) - 0.5) / n_docs, accuracy)
+
+
+def fit_normalised_positions(positions, accuracy, n_docs):
+    # x-from-the-position: x = (p - 0.5) / N, not (p - 1) / (N - 1)
+    return _least_squares((np.asarray(positions, dtype=float) - 1) / (n_docs - 1), accuracy)
+
+
 WRONG = [
     pytest.param("check", check_refusing_zero, id="check-refusing-zero"),
     pytest.param("check", check_max_tokens_alone_rejects, id="check-max-tokens-alone-rejects"),
@@ -83,6 +154,14 @@ WRONG = [
     pytest.param("estimate_tokens", estimate_ascii_up_to_128, id="estimate-ascii-up-to-128"),
     pytest.param("estimate_tokens", estimate_cjk_range, id="estimate-cjk-range"),
     pytest.param("estimate_tokens", estimate_printable_ascii, id="estimate-printable-ascii"),
+    pytest.param("recall", recall_steep_above_one, id="recall-steep-above-one"),
+    pytest.param("recall", recall_v_shape, id="recall-v-shape"),
+    pytest.param("recall", recall_over_n_plus_one, id="recall-over-n-plus-one"),
+    pytest.param("recall", recall_rounded, id="recall-rounded"),
+    pytest.param("fit_position", fit_needs_four_points, id="fit-needs-four-points"),
+    pytest.param("fit_position", fit_rounded, id="fit-rounded"),
+    pytest.param("fit_position", fit_sorting_the_positions, id="fit-sorting-the-positions"),
+    pytest.param("fit_position", fit_normalised_positions, id="fit-normalised-positions"),
 ]
 
 
@@ -93,3 +172,51 @@ def test_wrong_answer_fails_the_visible_check(name, wrong):
     with contextlib.redirect_stdout(out), pytest.raises(CheckFailed):
         check_exercise(name, wrong)
     assert "×" in out.getvalue()
+
+
+# --- honest answers written another way: every generated case still passes them ------------------
+
+def estimate_with_isascii(text):
+    ascii_chars = sum(ch.isascii() for ch in text)
+    return math.ceil(ascii_chars / 4) + len(text) - ascii_chars
+
+
+def recall_expanded(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    x = (2 * pos + 1) / (2 * n)
+    return half_at ** steep / (half_at ** steep + n ** steep) * (1 - 4 * middle * x + 4 * middle * x * x)
+
+
+def recall_with_numpy(pos, n, half_at=400_000, steep=1.5, middle=0.3):
+    x = np.float64(pos + 0.5) / n
+    return np.float64(1) / (1 + np.power(n / half_at, steep)) * (1 - middle * 4 * x * (1 - x))
+
+
+def fit_by_polyfit(positions, accuracy, n_docs):
+    x = (np.asarray(positions, dtype=float) - 0.5) / n_docs
+    a, b, c = np.polyfit(x, np.asarray(accuracy, dtype=float), 2)  # c + b x + a x^2
+    return float(c), float(a / 4 / c), float((-b - a) / c)
+
+
+def fit_by_normal_equations(positions, accuracy, n_docs):
+    x = (np.asarray(positions, dtype=float) - 0.5) / n_docs
+    design = np.column_stack([np.ones_like(x), -4 * x * (1 - x), -x])
+    c0, c1, c2 = np.linalg.solve(design.T @ design, design.T @ np.asarray(accuracy, dtype=float))
+    return c0, c1 / c0, c2 / c0  # numpy floats: the check takes them as floats
+
+
+HONEST = [
+    pytest.param("estimate_tokens", estimate_with_isascii, id="estimate-with-isascii"),
+    pytest.param("recall", recall_expanded, id="recall-expanded"),
+    pytest.param("recall", recall_with_numpy, id="recall-with-numpy"),
+    pytest.param("fit_position", fit_by_polyfit, id="fit-by-polyfit"),
+    pytest.param("fit_position", fit_by_normal_equations, id="fit-by-normal-equations"),
+]
+
+
+@pytest.mark.parametrize("name, honest", HONEST)
+def test_honest_answer_written_another_way_passes(name, honest):
+    """A correct answer computed another way (another order, numpy, another solver) passes every case,
+    the hidden generated ones included."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        check_exercise(name, honest)
+    expect_generated("生成的隐藏例子", name, honest)
