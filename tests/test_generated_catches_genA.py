@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pytest
 
+from ctx_reference.assemble import Assembly, BudgetError
 from ctx_reference.checks import CheckFailed, check_exercise, expect_generated
 from ctx_reference.window import Outcome
 
@@ -146,6 +147,63 @@ def fit_normalised_positions(positions, accuracy, n_docs):
     return _least_squares((np.asarray(positions, dtype=float) - 1) / (n_docs - 1), accuracy)
 
 
+# --- 04 assemble(items, budget) --------------------------------------------------------------------
+
+def _assemble(items, budget, *, order=lambda item: -item.priority, same=lambda text: text, kept_as_set=False):
+    """A learner's assemble, right but for the option given."""
+    items = list(items)
+    need = sum(item.tokens for item in items if item.required)
+    if need > budget:
+        raise BudgetError(need, budget)
+    kept = [item.required for item in items]
+    kept_set = {item for item in items if item.required}
+    texts = {same(item.text) for item in items if item.required and item.text is not None}
+    used, dropped = need, []
+    for k in sorted((k for k, item in enumerate(items) if not item.required), key=lambda k: order(items[k])):
+        item = items[k]
+        if item.text is not None and same(item.text) in texts:
+            dropped.append((item, "duplicate"))
+        elif used + item.tokens > budget:
+            dropped.append((item, "no room"))
+        else:
+            kept[k] = True
+            kept_set.add(item)
+            used += item.tokens
+            if item.text is not None:
+                texts.add(same(item.text))
+    chosen = [item for item in items if item in kept_set] if kept_as_set else [
+        item for item, keep in zip(items, kept) if keep]
+    return Assembly([item for item in chosen if item.stable] + [item for item in chosen if not item.stable],
+                    used, dropped)
+
+
+def assemble_stripped_texts(items, budget):
+    # same-text-is-a-duplicate: only text equal to the letter is a duplicate ("t " is not "t")
+    return _assemble(items, budget, same=str.strip)
+
+
+def assemble_case_blind(items, budget):
+    # same-text-is-a-duplicate: "T" and "t" are different texts
+    return _assemble(items, budget, same=str.lower)
+
+
+def assemble_smaller_first(items, budget):
+    # ties-in-input-order: equal priorities are tried in input order, not smallest first
+    return _assemble(items, budget, order=lambda item: (-item.priority, item.tokens))
+
+
+def assemble_kept_as_a_set(items, budget):
+    # same-text-is-a-duplicate: of two equal items with a text, the second is a duplicate, not kept
+    return _assemble(items, budget, kept_as_set=True)
+
+
+def assemble_refusing_budget_zero(items, budget):
+    # required-over-budget-raises: only required items over the budget raise; a budget of 0 is a budget
+    if budget <= 0:
+        raise ValueError(f"budget must be positive (got {budget})")
+    return _assemble(items, budget)
+
+
 WRONG = [
     pytest.param("check", check_refusing_zero, id="check-refusing-zero"),
     pytest.param("check", check_max_tokens_alone_rejects, id="check-max-tokens-alone-rejects"),
@@ -162,6 +220,11 @@ WRONG = [
     pytest.param("fit_position", fit_rounded, id="fit-rounded"),
     pytest.param("fit_position", fit_sorting_the_positions, id="fit-sorting-the-positions"),
     pytest.param("fit_position", fit_normalised_positions, id="fit-normalised-positions"),
+    pytest.param("assemble", assemble_stripped_texts, id="assemble-stripped-texts"),
+    pytest.param("assemble", assemble_case_blind, id="assemble-case-blind"),
+    pytest.param("assemble", assemble_smaller_first, id="assemble-smaller-first"),
+    pytest.param("assemble", assemble_kept_as_a_set, id="assemble-kept-as-a-set"),
+    pytest.param("assemble", assemble_refusing_budget_zero, id="assemble-refusing-budget-zero"),
 ]
 
 
