@@ -18,6 +18,7 @@ import pytest
 
 from ctx_reference.assemble import Assembly, BudgetError
 from ctx_reference.checks import CheckFailed, check_exercise, expect_generated
+from ctx_reference.trim import omission_marker
 from ctx_reference.window import Outcome
 
 # --- 01 check(size, input_tokens, max_tokens) ----------------------------------------------------
@@ -204,6 +205,50 @@ def assemble_refusing_budget_zero(items, budget):
     return _assemble(items, budget)
 
 
+# --- 05 trim_lines(lines, head, tail) --------------------------------------------------------------
+
+def _trim(lines, head, tail):
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    return lines[:head] + [omission_marker(len(lines) - head - tail)] + lines[len(lines) - tail:]
+
+
+def trim_without_blank_lines(lines, head, tail):
+    # head-marker-tail: blank and whitespace-only lines are lines too
+    return _trim([line for line in lines if line.strip()], head, tail)
+
+
+def trim_through_text(lines, head, tail):
+    # fits-as-a-new-list: a line may hold a newline; joining and splitting makes two lines of it
+    return _trim("\n".join(lines).split("\n") if lines else [], head, tail)
+
+
+def trim_by_index(lines, head, tail):
+    # head-marker-tail: equal lines repeat; lines.index finds the first of them
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    n = len(lines)
+    return ([line for line in lines if lines.index(line) < head] + [omission_marker(n - head - tail)]
+            + [line for line in lines if lines.index(line) >= n - tail])
+
+
+def trim_right_stripped(lines, head, tail):
+    # fits-as-a-new-list: the lines come back as they were, trailing spaces included
+    return _trim([line.rstrip() for line in lines], head, tail)
+
+
+def trim_head_zero_shortcut(lines, head, tail):
+    # omitted-count: with head 0 the marker counts len(lines) - tail lines, and the tail is the last tail lines
+    lines = list(lines)
+    if len(lines) <= head + tail:
+        return lines
+    if head == 0:
+        return [omission_marker(len(lines) - tail)] + lines[-tail:]
+    return _trim(lines, head, tail)
+
+
 WRONG = [
     pytest.param("check", check_refusing_zero, id="check-refusing-zero"),
     pytest.param("check", check_max_tokens_alone_rejects, id="check-max-tokens-alone-rejects"),
@@ -225,6 +270,11 @@ WRONG = [
     pytest.param("assemble", assemble_smaller_first, id="assemble-smaller-first"),
     pytest.param("assemble", assemble_kept_as_a_set, id="assemble-kept-as-a-set"),
     pytest.param("assemble", assemble_refusing_budget_zero, id="assemble-refusing-budget-zero"),
+    pytest.param("trim_lines", trim_without_blank_lines, id="trim-without-blank-lines"),
+    pytest.param("trim_lines", trim_through_text, id="trim-through-text"),
+    pytest.param("trim_lines", trim_by_index, id="trim-by-index"),
+    pytest.param("trim_lines", trim_right_stripped, id="trim-right-stripped"),
+    pytest.param("trim_lines", trim_head_zero_shortcut, id="trim-head-zero-shortcut"),
 ]
 
 
