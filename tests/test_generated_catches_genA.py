@@ -249,6 +249,65 @@ def trim_head_zero_shortcut(lines, head, tail):
     return _trim(lines, head, tail)
 
 
+# --- 06 select_to_clear(context_tokens, uncleared_turns, turn, params), request_cost(...) -------------
+
+def _clear(candidates, params):
+    if not candidates or len(candidates) * (params.tool_result - params.placeholder) < params.clear_at_least:
+        return []
+    return candidates
+
+
+def select_by_count(context_tokens, uncleared_turns, turn, params):
+    # older-than-the-newest-keep: keep longer than the run so far leaves no candidate (a negative slice keeps some)
+    if context_tokens <= params.threshold:
+        return []
+    turns = list(uncleared_turns)
+    count = turn - params.keep - turns[0] + 1 if turns else 0
+    return _clear(turns[:count], params)
+
+
+def select_only_if_it_frees_something(context_tokens, uncleared_turns, turn, params):
+    # freed-per-turn: a placeholder as large as the result frees 0, which is not less than clear_at_least 0
+    if context_tokens <= params.threshold:
+        return []
+    candidates = [t for t in uncleared_turns if t <= turn - params.keep]
+    if len(candidates) * (params.tool_result - params.placeholder) <= 0:
+        return []
+    return _clear(candidates, params)
+
+
+def select_all_but_keep(context_tokens, uncleared_turns, turn, params):
+    # older-than-the-newest-keep: the candidates are turns <= turn - keep, not all but the last keep entries
+    if context_tokens <= params.threshold:
+        return []
+    turns = list(uncleared_turns)
+    return _clear(turns[:len(turns) - params.keep] if params.keep else turns, params)
+
+
+def _cost(input_tokens, previous_input, rewrote, params):
+    if previous_input is None or rewrote:
+        return params.cache_write * input_tokens
+    return params.cache_read * previous_input + params.cache_write * (input_tokens - previous_input)
+
+
+def cost_rounded(input_tokens, previous_input, rewrote, params):
+    # read-previous-write-new: the cost is the number itself (0.1 x 11 is 1.1), not rounded to whole tokens
+    return round(_cost(input_tokens, previous_input, rewrote, params))
+
+
+def cost_truncated(input_tokens, previous_input, rewrote, params):
+    # read-previous-write-new: the cost is the number itself, not cut to an int
+    return int(_cost(input_tokens, previous_input, rewrote, params))
+
+
+def cost_new_part_by_remainder(input_tokens, previous_input, rewrote, params):
+    # read-previous-write-new: the new part is input_tokens - previous_input, also when the input more than doubled
+    if previous_input is None or rewrote:
+        return params.cache_write * input_tokens
+    new = input_tokens % previous_input if previous_input else input_tokens
+    return params.cache_read * previous_input + params.cache_write * new
+
+
 WRONG = [
     pytest.param("check", check_refusing_zero, id="check-refusing-zero"),
     pytest.param("check", check_max_tokens_alone_rejects, id="check-max-tokens-alone-rejects"),
@@ -275,6 +334,12 @@ WRONG = [
     pytest.param("trim_lines", trim_by_index, id="trim-by-index"),
     pytest.param("trim_lines", trim_right_stripped, id="trim-right-stripped"),
     pytest.param("trim_lines", trim_head_zero_shortcut, id="trim-head-zero-shortcut"),
+    pytest.param("select_to_clear", select_by_count, id="select-by-count"),
+    pytest.param("select_to_clear", select_only_if_it_frees_something, id="select-only-if-it-frees-something"),
+    pytest.param("select_to_clear", select_all_but_keep, id="select-all-but-keep"),
+    pytest.param("request_cost", cost_rounded, id="cost-rounded"),
+    pytest.param("request_cost", cost_truncated, id="cost-truncated"),
+    pytest.param("request_cost", cost_new_part_by_remainder, id="cost-new-part-by-remainder"),
 ]
 
 
