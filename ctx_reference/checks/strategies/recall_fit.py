@@ -69,8 +69,8 @@ def _exact_curve(draw, count=None) -> Call:
     positions, n_docs = draw(_positions(count))
     base, middle, end_drop = draw(_BASES), draw(_MIDDLES), draw(_DROPS)
     x = [(p - 0.5) / n_docs for p in positions]
-    accuracy = [round(base * (1 - middle * 4 * v * (1 - v) - end_drop * v), 6) for v in x]
-    accuracy = tuple(accuracy) if type(positions) is tuple and draw(st.booleans()) else accuracy
+    values = [round(base * (1 - middle * 4 * v * (1 - v) - end_drop * v), 6) for v in x]
+    accuracy = tuple(values) if type(positions) is tuple and draw(st.booleans()) else values
     return (positions, accuracy, n_docs), {}
 
 
