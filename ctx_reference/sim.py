@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -171,6 +171,16 @@ class SimParams:
             require_real(value, name)
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"{name} must be a finite number >= 0 (got {value!r})")
+
+    def __repr__(self) -> str:
+        """Return the call that builds these parameters, naming only what differs from the lesson's.
+
+        >>> SimParams(keep=15, cache_read=0.0)
+        SimParams(keep=15, cache_read=0.0)
+        """
+        changed = [f"{f.name}={getattr(self, f.name)!r}" for f in fields(self) if getattr(self, f.name) != f.default
+                   or type(getattr(self, f.name)) is not type(f.default)]
+        return f"SimParams({', '.join(changed)})"
 
     @property
     def turn_tokens(self) -> int:

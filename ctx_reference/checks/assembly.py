@@ -8,6 +8,7 @@ because the lesson does not fix its order (the reference reports it in input ord
 from ..assemble import Assembly, BudgetError, Item
 from ..assemble import assemble as reference_assemble
 from ..i18n import N_, _
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -204,6 +205,10 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
     ),
 }
 
+#: Generated cases: projected as the hand-written ones (``summary``: the generated items of equal
+#: value share a name and no others do, so the names keep the result), and an Assembly.
+GENERATED = {"assemble": Generated(project=summary, returns=Assembly)}
+
 
 #: The notebook these exercises belong to.
 NOTEBOOK = '04-assembly'
@@ -221,6 +226,7 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '空列表',  # data
                 '空列表、预算 0',  # data
             ),
+            not_generated='every generated case requires an Assembly (its type is compared): no strategy of its own',
         ),
         Rule(
             'required-over-budget-raises',
@@ -232,7 +238,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 'BudgetError 的两个数',  # data
                 '必需项正好等于预算',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('at-the-required-total',),
         ),
         Rule(
             'by-priority',
@@ -242,7 +250,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '优先级高的先放',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('by-priority',),
         ),
         Rule(
             'ties-in-input-order',
@@ -253,7 +263,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '优先级相同按输入顺序',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('equal-priorities',),
         ),
         Rule(
             'fit-or-skip',
@@ -267,7 +279,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '预算 0、一个可选项',  # data
                 '一个超大的可选项',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('by-priority', 'equal-priorities'),
         ),
         Rule(
             'same-text-is-a-duplicate',
@@ -276,6 +290,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '原课的例子：九个候选项，预算 11,000',  # data
                 '内容相同才算重复：文档甲和文档乙文字相同、文档丙不同，各 100（优先级 1），预算 1,000',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('same-texts',),
         ),
         Rule(
             'duplicate-before-no-room',
@@ -285,7 +303,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '既重复又放不下',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('same-texts',),
         ),
         Rule(
             'duplicate-of-a-kept-item-only',
@@ -295,7 +315,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '原件放不下时副本只是放不下',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('same-texts',),
         ),
         Rule(
             'required-texts-count',
@@ -306,7 +328,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '和必需项文字相同也是重复',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('required-texts',),
         ),
         Rule(
             'no-text-no-duplicate',
@@ -314,6 +338,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '没有文字（text 是 None）的项不算重复：甲、乙各 10（优先级 1，都没有 text），预算 100',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('same-texts',),
         ),
         Rule(
             'required-never-duplicates',
@@ -321,6 +349,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '必需项之间不判重复：规则甲 10、规则乙 20（都是必需项，文字都是“规则”），预算 100：两个都保留',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('required-texts',),
         ),
         Rule(
             'stable-first',
@@ -328,6 +360,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '稳定的排在前面：输入顺序是 问题（必需）、检索文档（优先级 1）、规则（必需、稳定），预算 1,000',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('stable-and-dynamic',),
         ),
         Rule(
             'input-order-within-groups',
@@ -338,7 +374,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '输出顺序只看稳定/动态和输入顺序',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('stable-and-dynamic',),
         ),
         Rule(
             'items-unchanged',
@@ -346,6 +384,11 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '原课的例子：九个候选项，预算 11,000',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('by-priority', 'equal-priorities', 'same-texts', 'required-texts', 'stable-and-dynamic',
+                       'at-the-required-total'),
         ),
     ),
 }

@@ -5,6 +5,7 @@ with ``middle=0`` at ``n == half_at`` are exact: ``1 / (1 + 1.0 ** 1.5) == 0.5``
 """
 from ..i18n import N_
 from ..recall import RecallModel, retrieved_recall, stuffed_recall
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -89,6 +90,10 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
     ),
 }
 
+#: Generated cases: the value within 1e-9 (a formula written in another order differs by rounding
+#: noise only), a float; hidden digests of the value rounded to 6 places.
+GENERATED = {"recall": Generated(tol=1e-9, places=6, returns=float)}
+
 
 #: The notebook these exercises belong to.
 NOTEBOOK = '03-recall'
@@ -109,7 +114,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 'half_at 处、steep=3',  # data
                 'half_at=800,000 处',  # data
                 '极长的上下文',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('lengths',),
         ),
         Rule(
             'middle-dip',
@@ -123,7 +130,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '小语料全塞 25 篇',  # data
                 '小语料检索 8 篇',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('lesson-positions',),
         ),
         Rule(
             'x-at-the-token-middle',
@@ -134,7 +143,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '答案正在中间',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('tiny-contexts',),
         ),
         Rule(
             'an-unrounded-float',
@@ -142,6 +153,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('lengths', 'tiny-contexts', 'lesson-positions'),
         ),
     ),
 }

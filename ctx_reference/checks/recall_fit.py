@@ -15,6 +15,7 @@ numpy number), in the order base, middle, end_drop.
 """
 from ..i18n import N_
 from ..recall import fit_position_curve
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -69,6 +70,10 @@ CASES = {
     ),
 }
 
+#: Generated cases: a tuple of the three numbers, each within 1e-6 (another least-squares solver,
+#: or the normal equations, differs by rounding noise only); hidden digests rounded to 4 places.
+GENERATED = {"fit_position": Generated(tol=1e-6, places=4, returns=tuple)}
+
 
 #: The notebook these exercises belong to.
 NOTEBOOK = '03-recall'
@@ -85,7 +90,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '4 篇、3 个点：end_drop 为负',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('known-parameters',),
         ),
         Rule(
             'three-columns',
@@ -96,7 +103,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '15 篇、6 个点：还原 0.7/0.4/0.2',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('measured-values', 'three-points'),
         ),
         Rule(
             'ratios-of-coefficients',
@@ -105,6 +114,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
                 '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('known-parameters', 'three-points'),
         ),
         Rule(
             'accuracy-as-a-fraction',
@@ -115,7 +128,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '实测曲线，两位小数',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('measured-values',),
         ),
         Rule(
             'a-tuple-of-floats',
@@ -126,7 +141,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '平的曲线',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('known-parameters', 'three-points', 'measured-values'),
         ),
         Rule(
             'inputs-unchanged',
@@ -135,6 +152,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、'  # data
                 'end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('known-parameters', 'three-points', 'measured-values'),
         ),
     ),
 }

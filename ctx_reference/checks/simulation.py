@@ -18,6 +18,7 @@ Two exercises, the two hooks of ``ctx_reference.sim.simulate``:
 """
 from ..i18n import N_
 from ..sim import SimParams, request_cost, select_to_clear
+from .generated import Generated
 from .rules import Rule
 from .runner import CheckCase
 
@@ -156,6 +157,10 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
     ),
 }
 
+#: Generated cases: select_to_clear's turns as a list (compared as it is); request_cost's number
+#: within FLOAT_TOL, its hidden digests rounded to 6 places.
+GENERATED = {"select_to_clear": Generated(returns=list), "request_cost": Generated(tol=FLOAT_TOL, places=6)}
+
 
 #: The notebook these exercises belong to.
 NOTEBOOK = '06-strategies'
@@ -174,7 +179,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '上下文正好等于阈值',  # data
                 '上下文比阈值多 1',  # data
                 '换一个阈值、正好等于它',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('at-the-threshold',),
         ),
         Rule(
             'older-than-the-newest-keep',
@@ -191,7 +198,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 'keep = 0',
                 '没有剩下可清的',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('keep-boundary',),
         ),
         Rule(
             'enough-to-free',
@@ -205,7 +214,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '腾出的量正好够',  # data
                 '腾出的量差 1',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('clear-at-least',),
         ),
         Rule(
             'freed-per-turn',
@@ -217,7 +228,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '占位符 1,000',  # data
                 '占位符 1,001',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('placeholder-sizes',),
         ),
         Rule(
             'oldest-first-as-a-list',
@@ -230,7 +243,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '传入 list',  # data
                 '接进模拟、keep = 0',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('lists-and-ranges', 'at-the-threshold', 'keep-boundary', 'clear-at-least', 'placeholder-sizes'),
         ),
     ),
     'request_cost': (
@@ -249,7 +264,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '至少清 20,000',  # data
                 '清除 + 笔记',  # data
                 '压缩',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('first-or-rewrite',),
         ),
         Rule(
             'read-previous-write-new',
@@ -262,7 +279,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '普通一轮',  # data
                 '没有新内容',  # data
                 '什么都不做',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('cache-hit',),
         ),
         Rule(
             'prices-from-params',
@@ -273,7 +292,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '读缓存免费',  # data
                 '写入 1.0×、改写过',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('other-prices',),
         ),
     ),
 }

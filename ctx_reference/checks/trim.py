@@ -141,7 +141,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '放得下：尾部 0 行',  # data
                 '空列表、头尾 0 行',  # data
                 '空列表、头 3 尾 2',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('short-enough',),
         ),
         Rule(
             'head-marker-tail',
@@ -159,7 +161,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '头部 0 行',  # data
                 '尾部 0 行',  # data
                 '头尾都是 0 行',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('one-past',),
         ),
         Rule(
             'omitted-count',
@@ -168,6 +172,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '同一个例子，说明行：省略 100 − 3 − 2 = 95 行',  # data
                 '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('many-past', 'one-past'),
         ),
         Rule(
             'marker-text',
@@ -175,6 +183,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('one-past', 'many-past'),
         ),
         Rule(
             'always-a-list',
@@ -186,7 +198,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '放得下：元组输入也返回 list',  # data
                 '元组输入',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('tuples',),
         ),
         Rule(
             'lines-unchanged',
@@ -194,6 +208,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('short-enough', 'one-past', 'many-past', 'tuples'),
         ),
     ),
 }

@@ -84,7 +84,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '输入比窗口多 1、max_tokens 为 0',  # data
                 '窗口 1：三种情况',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('input-over',),
         ),
         Rule(
             'total-over-window',
@@ -96,7 +98,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '输入 + max_tokens 比窗口多 1',  # data
                 '输入为 0、只看 max_tokens',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('total-over',),
         ),
         Rule(
             'equal-is-not-over',
@@ -109,7 +113,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '输入 + max_tokens 正好等于窗口',  # data
                 '输入正好等于窗口、还要输出',  # data
                 '输入正好等于窗口、max_tokens 为 0',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('exactly-full',),
         ),
         Rule(
             'returns-an-outcome',
@@ -117,6 +123,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             visible=(
                 '宽裕：窗口 200,000，输入 150,000，max_tokens 32,000（合计 182,000）',  # data
             ),
+            hidden=(
+                '生成的隐藏例子',  # data
+            ),
+            generated=('input-over', 'total-over', 'exactly-full'),
         ),
     ),
     'estimate_tokens': (
@@ -130,7 +140,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '400 个 ASCII 字符',  # data
                 '换行符是 ASCII',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('ascii-fours', 'whitespace-only'),
         ),
         Rule(
             'rounded-up',
@@ -141,7 +153,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 '401 个 ASCII 字符（向上取整）',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('ascii-any-length',),
         ),
         Rule(
             'other-one-each',
@@ -154,7 +168,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
                 '1000 个汉字',  # data
                 '带重音的字母 é 不是 ASCII',  # data
                 'emoji 也是非 ASCII',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('other-only', 'code-point-128'),
         ),
         Rule(
             'ascii-counted-together',
@@ -166,7 +182,9 @@ RULES: dict[str, tuple[Rule, ...]] = {
             ),
             hidden=(
                 'ASCII 和汉字交错',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('interleaved',),
         ),
         Rule(
             'returns-an-int',
@@ -177,7 +195,10 @@ RULES: dict[str, tuple[Rule, ...]] = {
             hidden=(
                 '3 个 ASCII 字符返回 int',  # data
                 '空字符串返回 int',  # data
+                '生成的隐藏例子',  # data
             ),
+            generated=('ascii-fours', 'whitespace-only', 'ascii-any-length', 'other-only', 'code-point-128',
+                       'interleaved'),
         ),
     ),
 }

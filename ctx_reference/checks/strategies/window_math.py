@@ -1,0 +1,92 @@
+"""Strategies of notebook 01's exercises ``check(size, input_tokens, max_tokens)`` and ``estimate_tokens(text)``.
+
+``check``'s domain: a window of ``size`` tokens (at least 1) and two token counts of 0 or more.
+The strategies draw small windows and the lesson's (200,000 and 1,000,000), with the input, or
+the input plus ``max_tokens``, one or a few tokens over the window, exactly at it, or (the sum)
+one token below it; zero inputs and zero ``max_tokens`` included.
+
+``estimate_tokens``'s domain: any text. The strategies draw short texts from small alphabets:
+ASCII only (letters, digits, spaces, tabs, newlines, ``#`` and code point 127), whitespace only,
+non-ASCII only (CJK, full-width punctuation, accented letters, emoji, the ideographic and the
+no-break space, code point 128), the characters just above ASCII (code points 128, 129, 255), and
+both kinds interleaved, so that every remainder of the ASCII count by 4 occurs. Code point 127
+stands in the ASCII texts whose length is a multiple of 4, so that a wrong boundary shows as
+breaking "4 to a token". An emoji is drawn as one
+code point: the text counts characters (``ord(ch)``), and an emoji of several code points would
+ask whether it is one character or several, which the text leaves open.
+"""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from ...tokens import estimate_tokens
+from ...window import Window
+from . import Call, call
+
+_LESSON_SIZES = (200_000, 1_000_000)
+_SIZES = st.sampled_from((1, 2, 3, 4, 10) + _LESSON_SIZES) | st.integers(1, 12)
+
+
+def _check(size: int, input_tokens: int, max_tokens: int) -> Call:
+    return call(size, input_tokens, max_tokens)
+
+
+@st.composite
+def _input_over(draw) -> Call:
+    """An input one or a few tokens over the window; ``max_tokens`` 0, small or as large as the window."""
+    size = draw(_SIZES)
+    input_tokens = size + draw(st.sampled_from((1, 1, 2, size)))
+    return _check(size, input_tokens, draw(st.sampled_from((0, 1, size)) | st.integers(0, 5)))
+
+
+@st.composite
+def _total_over(draw) -> Call:
+    """An input below the window (0 included) and input + ``max_tokens`` one or a few tokens over it.
+
+    An input exactly the window is ``_exactly_full``'s: that case tells "equal is not over" apart.
+    """
+    size = draw(_SIZES)
+    input_tokens = draw(st.sampled_from((0, size - 1)) | st.integers(0, min(size - 1, 12)))
+    return _check(size, input_tokens, size - input_tokens + draw(st.sampled_from((1, 1, 2, size))))
+
+
+@st.composite
+def _exactly_full(draw) -> Call:
+    """The input exactly the window (``max_tokens`` 0 or more), or input + ``max_tokens`` exactly the window
+    (or one token below it)."""
+    size = draw(_SIZES)
+    if draw(st.booleans()):
+        return _check(size, size, draw(st.sampled_from((0, 0, 1, size))))
+    input_tokens = draw(st.sampled_from((0, size)) | st.integers(0, min(size, 12)))
+    return _check(size, input_tokens, max(0, size - input_tokens - draw(st.sampled_from((0, 0, 1)))))
+
+
+_ASCII = "ab Z0#\n\t"
+_WHITESPACE = " \n\t\r"
+_OTHER = "中文，。é😀\x80\u3000\u00a0"
+
+
+def _text(alphabet: str, min_size: int = 0, max_size: int = 13) -> st.SearchStrategy[Call]:
+    return st.builds(call, st.text(alphabet=alphabet, min_size=min_size, max_size=max_size))
+
+
+ORACLES = {
+    "check": lambda size, input_tokens, max_tokens: Window(size).check(input_tokens, max_tokens),
+    "estimate_tokens": estimate_tokens,
+}
+
+STRATEGIES = {
+    "check": {
+        "input-over": _input_over(),
+        "total-over": _total_over(),
+        "exactly-full": _exactly_full(),
+    },
+    "estimate_tokens": {
+        "ascii-fours": st.integers(0, 3).flatmap(lambda n: _text(_ASCII + "\x7f", 4 * n, 4 * n)),
+        "whitespace-only": _text(_WHITESPACE, min_size=1, max_size=9),
+        "ascii-any-length": _text(_ASCII),
+        "other-only": _text(_OTHER, max_size=8),
+        "code-point-128": _text("\x80\x81\xff", min_size=1, max_size=9),
+        "interleaved": _text(_ASCII + _OTHER, min_size=2, max_size=14),
+    },
+}
