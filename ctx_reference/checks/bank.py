@@ -22,10 +22,12 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture import providers
 
 from .bank_codec import encode
 from .generated import _ERRORS, Generated
@@ -40,7 +42,12 @@ REGENERATE = "python -m ctx_reference.checks.bank"
 
 
 def draw(strategy: st.SearchStrategy, count: int, seed: int) -> list[Any]:
-    """Return the first ``count`` values Hypothesis draws from ``strategy`` with ``seed`` (fewer if it runs out)."""
+    """Return the first ``count`` values Hypothesis draws from ``strategy`` with ``seed`` (fewer if it runs out).
+
+    Hypothesis also mixes in constants it finds in the source of the modules imported so far; here it
+    finds none, so that the calls drawn depend on the strategy, the seed and Hypothesis's version only,
+    not on the package's other code or on what the process happened to import before.
+    """
     found: list[Any] = []
 
     @hypothesis.seed(seed)
@@ -50,7 +57,8 @@ def draw(strategy: st.SearchStrategy, count: int, seed: int) -> list[Any]:
     def collect(value):
         found.append(value)
 
-    collect()
+    with mock.patch.object(providers, "_get_local_constants", providers.Constants):
+        collect()
     return found
 
 
@@ -73,12 +81,11 @@ def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle
     """Return the bank of ``exercise``: its visible cases (expected values) and hidden ones (digests)."""
     visible: dict[str, dict[str, Any]] = {}
     hidden: dict[str, dict[str, Any]] = {}
-    for name, strategy in strategies.items():
-        # calls listed as they are (the capstone's seeds) have no hidden part
-        drawn = list(strategy) if isinstance(strategy, (list, tuple)) else draw(strategy, count, VISIBLE_SEED)
-        more = [] if isinstance(strategy, (list, tuple)) else draw(strategy, max(1, int(count * HIDDEN_SHARE)),
-                                                                    HIDDEN_SEED)
-        for args, kwargs in drawn:
+    drawn = {name: (list(strategy), []) if isinstance(strategy, (list, tuple))  # listed calls: no hidden part
+             else (draw(strategy, count, VISIBLE_SEED), draw(strategy, max(1, int(count * HIDDEN_SHARE)), HIDDEN_SEED))
+             for name, strategy in strategies.items()}
+    for name, (calls, _) in drawn.items():
+        for args, kwargs in calls:
             key = _key(args, kwargs)
             if key not in visible:
                 result = outcome(oracle, args, kwargs, spec)
@@ -86,7 +93,8 @@ def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle
                 entry.update({"raises": result["raises"]} if "raises" in result
                              else {"expect": encode(result["value"])})
                 visible[key] = entry
-        for args, kwargs in more:
+    for name, (_, calls) in drawn.items():  # after every visible call: no hidden call is also a visible one
+        for args, kwargs in calls:
             key = _key(args, kwargs)
             if key not in visible and key not in hidden:
                 result = outcome(oracle, args, kwargs, spec)
