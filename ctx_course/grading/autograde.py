@@ -45,7 +45,7 @@ from .assignment_rows import write_definition
 from .diagnosis import diagnose, kernel_failed_to_start
 from .gradebook_writer import read_files, write_files
 from .records import GradedSubmission, GradeResult, NotebookRows, PreparedAssignment
-from .steps.behaviour import discard_pending
+from .steps.evaluations import Evaluations
 from .steps.feedback_page import FeedbackExporter
 from .steps.preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .steps.reference_build import ReferenceBuilds
@@ -92,11 +92,14 @@ def grading_config(
     pool: KernelPool | None = None,
     policy: SandboxPolicy | None = None,
     builds: ReferenceBuilds | None = None,
+    evaluations: Evaluations | None = None,
 ) -> Config:
     """Return the course's nbgrader Config with the grading run's preprocessors and scratch release.
 
     The release that fills the gradebook goes to ``<work>/release``, never to the committed
-    ``lessons/``; with a ``pool``, notebooks run in kernels launched ahead of time.
+    ``lessons/``; with a ``pool``, notebooks run in kernels launched ahead of time. ``policy``,
+    ``builds`` and ``evaluations`` go to the steps that score check cells (``steps/behaviour.py``;
+    without ``evaluations``, a set of its own).
     Example: ``grading_config(".", work=tmp, timeout=5)``.
     """
     root = Path(root).resolve()
@@ -112,6 +115,8 @@ def grading_config(
     # The learner's functions are evaluated in a process of their own, in the same sandbox.
     config.ScoreFromBehaviour.policy = policy
     config.ScoreFromBehaviour.builds = builds
+    # The evaluations StartEvaluation starts and ScoreFromBehaviour scores (``steps/evaluations.py``).
+    config.ScoreFromBehaviour.evaluations = evaluations if evaluations is not None else Evaluations()
     config.Autograde.sanitize_preprocessors = list(SANITIZE_PREPROCESSORS)
     config.GenerateFeedback.preprocessors = list(FEEDBACK_PREPROCESSORS)
     config.GenerateFeedback.exporter_class = FeedbackExporter  # HTMLExporter's page, for less CPU
@@ -158,8 +163,10 @@ class SubmissionGrader:
                                     ahead=s.prelaunch, hidden=s.hidden)
             # ctx_reference without each notebook's exercise functions, for the learner's process
             self.builds = ReferenceBuilds(parent=self.work / BUILDS)
+            # what StartEvaluation starts and ScoreFromBehaviour scores, this grader's alone
+            self.evaluations = Evaluations()
             self.config = grading_config(root, work=self.work, timeout=s.timeout, pool=self.pool,
-                                         policy=self.pool.policy, builds=self.builds)
+                                         policy=self.pool.policy, builds=self.builds, evaluations=self.evaluations)
             self.api = NbGraderAPI(config=self.config)
             self.db_url, self.course_id = self.config.CourseDirectory.db_url, self.api.coursedir.course_id
             create_gradebook(self.db_url, self.course_id)
@@ -203,9 +210,9 @@ class SubmissionGrader:
             return GradedSubmission(GradeResult(student, assignment, False, reason=reason))
         outcome = self._run_autograde(student, assignment)
         if not outcome["success"] and kernel_failed_to_start(outcome):
-            discard_pending(student, assignment)
+            self.evaluations.discard(student, assignment)
             outcome = self._run_autograde(student, assignment)  # not the student's fault: once more
-        discard_pending(student, assignment)  # a notebook that failed before it was scored
+        self.evaluations.discard(student, assignment)  # a notebook that failed before it was scored
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
             with Gradebook(self.db_url, self.course_id) as gb:
