@@ -1,10 +1,13 @@
 """Grade one submission: its files in a scratch folder with a scratch gradebook, plain data back.
 
-Covers: ``GradingSettings`` (how the coordinator grades: its course folder, sandbox, limits, time
-limit; plain data, sent to Dask workers), ``grading_config`` (nbgrader's Config of a grading
-run), and ``SubmissionGrader``, which owns one NbGraderAPI, one kernel pool and one set of
-reference builds in a scratch folder of its own, and turns one submission (its files, and the
-assignment as the coordinator prepared it: ``PreparedAssignment``) into a ``GradedSubmission``:
+Covers: ``GradingSettings`` (how the coordinator grades, sent to workers), ``grading_config`` (nbgrader's Config),
+``grading_pool`` (a grader's kernel pool), ``SubmissionGrader`` (one submission in, a ``GradedSubmission`` out).
+
+``GradingSettings`` is plain data: the course folder, sandbox, limits, time limit. A
+``SubmissionGrader`` owns one NbGraderAPI, one kernel pool, one set of reference builds and one
+set of evaluations (``steps/evaluations.py``) in a scratch folder of its own, and turns one
+submission (its files, and the assignment as the coordinator prepared it:
+``PreparedAssignment``) into a ``GradedSubmission``:
 the rows nbgrader wrote into the scratch gradebook, the autograded notebooks, and why it could
 not be graded when it could not. Both engines (``engine.py``) use it the same way: the in-process
 engine in the coordinator, the Dask worker plugin (``worker.py``) on every worker.
@@ -127,6 +130,21 @@ def grading_config(
     return config
 
 
+def grading_pool(settings: GradingSettings, work: Path) -> tuple[KernelPool, int | None]:
+    """Return the KernelPool of a grader working in ``work`` as ``settings`` say, and its kernels' CPU limit.
+
+    Every kernel in the sandbox with the settings' limits (or the course's), the settings' hidden
+    folders hidden, launched ahead unless ``prelaunch`` is off; the CPU limit is None without the
+    sandbox. Raises SandboxUnavailable when the sandbox cannot be had here.
+    """
+    root = settings.course_root()
+    sandboxed, memory, cpu = sandbox_limits(load_course_config(root, work=work), sandbox=settings.sandbox,
+                                            memory_limit=settings.memory_limit, cpu_limit=settings.cpu_limit)
+    pool = course_pool(root, work, sandbox=sandboxed, memory_limit=memory, cpu_limit=cpu,
+                       ahead=settings.prelaunch, hidden=settings.hidden)
+    return pool, cpu if sandboxed else None
+
+
 def quiet_nbgrader() -> None:
     """Silence the warnings of nbgrader's gradebook and of its restored cells (which lack an id): not ours to fix."""
     from nbformat.warnings import MissingIDFieldWarning
@@ -144,8 +162,7 @@ class SubmissionGrader:
         grader.close()
 
     Raises SandboxUnavailable, before any kernel starts, when the settings ask for the sandbox
-    and bubblewrap cannot give it here. ``pool`` is its KernelPool (the leaderboard runs its
-    notebooks there too).
+    and bubblewrap cannot give it here. ``pool`` is its KernelPool (``grading_pool``).
     """
 
     def __init__(self, settings: GradingSettings):
@@ -156,11 +173,7 @@ class SubmissionGrader:
         self.scratch = owned_folder(SCRATCH_PREFIX)
         try:
             s, root, self.work = settings, settings.course_root(), self.scratch / "work"
-            sandboxed, memory, cpu = sandbox_limits(load_course_config(root, work=self.work), sandbox=s.sandbox,
-                                                    memory_limit=s.memory_limit, cpu_limit=s.cpu_limit)
-            self.cpu_limit = cpu if sandboxed else None
-            self.pool = course_pool(root, self.work, sandbox=sandboxed, memory_limit=memory, cpu_limit=cpu,
-                                    ahead=s.prelaunch, hidden=s.hidden)
+            self.pool, self.cpu_limit = grading_pool(s, self.work)
             # ctx_reference without each notebook's exercise functions, for the learner's process
             self.builds = ReferenceBuilds(parent=self.work / BUILDS)
             # what StartEvaluation starts and ScoreFromBehaviour scores, this grader's alone
