@@ -145,6 +145,8 @@ class GradingWorker(WorkerPlugin):
         """Kill the kernel of the notebook running here (the coordinator was asked to stop)."""
         if self.grader is not None:
             self.grader.abandon()
+        if self.pool is not None:  # a notebook the leaderboard runs here
+            self.pool.abandon()
 
 
 def grade_submission(student: str, assignment: str, files: dict[str, bytes], more: bool,
