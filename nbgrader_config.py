@@ -43,6 +43,11 @@ c.ClearSolutions.text_stub = TEXT_STUB
 # every check cell is scored on the grader's side from what the learner's functions return
 # (see ctx_course/grading/steps/behaviour.py).
 c.OverwriteCells.add_missing_cells = True
+# StartEvaluation starts each notebook's evaluation beside its kernel's run, ScoreFromBehaviour scores
+# it after Execute: they meet in this set of evaluations (ctx_course/grading/steps/evaluations.py).
+from ctx_course.grading.steps.evaluations import Evaluations  # noqa: E402
+
+c.ScoreFromBehaviour.evaluations = Evaluations()
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "ctx_course.grading.steps.metadata.RestoreMetadata",

@@ -22,7 +22,7 @@ import pytest
 from test_grading_dask import MODEL
 
 from ctx_course.grading.grader import Grader
-from ctx_course.grading.steps.behaviour import Cell, notebook_cells, plan_cells
+from ctx_course.grading.steps.plan import Cell, notebook_cells, plan_cells
 from ctx_course.sandbox.policy import sandbox_problem
 
 from conftest import REPO, class_builder

@@ -166,6 +166,33 @@ def test_the_steps_do_not_import_the_run_that_drives_them():
     assert crossings(graph, "grading.steps", {"term", "learner"}) == {}
 
 
+def test_the_coordinator_reaches_the_workers_only_through_the_engine():
+    """grader.py does not import worker.py: what runs where submissions are graded (grading, feedback pages) is
+    reached through engine.py, the one seam between the coordinator and its graders."""
+    graph = import_graph()
+    coordinator, worker = f"{PACKAGE}.grading.grader", f"{PACKAGE}.grading.worker"
+    assert worker not in graph[coordinator]
+    assert f"{PACKAGE}.grading.engine" in graph[coordinator] and worker in graph[f"{PACKAGE}.grading.engine"]
+
+
+def _names(path: Path) -> set[str]:
+    """Return every name and attribute a module's code uses (``a.b(c)``: a, b, c)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return ({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+            | {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names})
+
+
+def test_the_leaderboard_borrows_a_kernel_pool_and_builds_no_submission_grader():
+    """The leaderboard's task takes a worker's kernel pool (``GradingWorker.kernel_pool``) and never a
+    SubmissionGrader (an NbGraderAPI, reference builds and a scratch gradebook it has no use for); the coordinator
+    tests no engine type."""
+    used = _names(_modules()[f"{PACKAGE}.term.leaderboard"])
+    assert "kernel_pool" in used
+    assert used & {"SubmissionGrader", "submission_grader"} == set()
+    assert _names(_modules()[f"{PACKAGE}.grading.grader"]) & {"isinstance"} == set()
+
+
 def test_the_grading_run_imports_nothing_of_the_term_or_the_learners_side():
     """No module of grading/ or grading/steps/ imports term/ or learner/: what runs after a run, and the
     learner's lab, may change without touching a grade."""

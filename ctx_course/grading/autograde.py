@@ -1,10 +1,13 @@
 """Grade one submission: its files in a scratch folder with a scratch gradebook, plain data back.
 
-Covers: ``GradingSettings`` (how the coordinator grades: its course folder, sandbox, limits, time
-limit; plain data, sent to Dask workers), ``grading_config`` (nbgrader's Config of a grading
-run), and ``SubmissionGrader``, which owns one NbGraderAPI, one kernel pool and one set of
-reference builds in a scratch folder of its own, and turns one submission (its files, and the
-assignment as the coordinator prepared it: ``PreparedAssignment``) into a ``GradedSubmission``:
+Covers: ``GradingSettings`` (how the coordinator grades, sent to workers), ``grading_config`` (nbgrader's Config),
+``grading_pool`` (a grader's kernel pool), ``SubmissionGrader`` (one submission in, a ``GradedSubmission`` out).
+
+``GradingSettings`` is plain data: the course folder, sandbox, limits, time limit. A
+``SubmissionGrader`` owns one NbGraderAPI, one kernel pool, one set of reference builds and one
+set of evaluations (``steps/evaluations.py``) in a scratch folder of its own, and turns one
+submission (its files, and the assignment as the coordinator prepared it:
+``PreparedAssignment``) into a ``GradedSubmission``:
 the rows nbgrader wrote into the scratch gradebook, the autograded notebooks, and why it could
 not be graded when it could not. Both engines (``engine.py``) use it the same way: the in-process
 engine in the coordinator, the Dask worker plugin (``worker.py``) on every worker.
@@ -45,7 +48,7 @@ from .assignment_rows import write_definition
 from .diagnosis import diagnose, kernel_failed_to_start
 from .gradebook_writer import read_files, write_files
 from .records import GradedSubmission, GradeResult, NotebookRows, PreparedAssignment
-from .steps.behaviour import discard_pending
+from .steps.evaluations import Evaluations
 from .steps.feedback_page import FeedbackExporter
 from .steps.preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
 from .steps.reference_build import ReferenceBuilds
@@ -92,11 +95,14 @@ def grading_config(
     pool: KernelPool | None = None,
     policy: SandboxPolicy | None = None,
     builds: ReferenceBuilds | None = None,
+    evaluations: Evaluations | None = None,
 ) -> Config:
     """Return the course's nbgrader Config with the grading run's preprocessors and scratch release.
 
     The release that fills the gradebook goes to ``<work>/release``, never to the committed
-    ``lessons/``; with a ``pool``, notebooks run in kernels launched ahead of time.
+    ``lessons/``; with a ``pool``, notebooks run in kernels launched ahead of time. ``policy``,
+    ``builds`` and ``evaluations`` go to the steps that score check cells (``steps/behaviour.py``;
+    without ``evaluations``, a set of its own).
     Example: ``grading_config(".", work=tmp, timeout=5)``.
     """
     root = Path(root).resolve()
@@ -112,6 +118,8 @@ def grading_config(
     # The learner's functions are evaluated in a process of their own, in the same sandbox.
     config.ScoreFromBehaviour.policy = policy
     config.ScoreFromBehaviour.builds = builds
+    # The evaluations StartEvaluation starts and ScoreFromBehaviour scores (``steps/evaluations.py``).
+    config.ScoreFromBehaviour.evaluations = evaluations if evaluations is not None else Evaluations()
     config.Autograde.sanitize_preprocessors = list(SANITIZE_PREPROCESSORS)
     config.GenerateFeedback.preprocessors = list(FEEDBACK_PREPROCESSORS)
     config.GenerateFeedback.exporter_class = FeedbackExporter  # HTMLExporter's page, for less CPU
@@ -120,6 +128,21 @@ def grading_config(
     # No cell records when it ran: an autograded notebook is the same bytes on every run.
     config.Execute.record_timing = False
     return config
+
+
+def grading_pool(settings: GradingSettings, work: Path) -> tuple[KernelPool, int | None]:
+    """Return the KernelPool of a grader working in ``work`` as ``settings`` say, and its kernels' CPU limit.
+
+    Every kernel in the sandbox with the settings' limits (or the course's), the settings' hidden
+    folders hidden, launched ahead unless ``prelaunch`` is off; the CPU limit is None without the
+    sandbox. Raises SandboxUnavailable when the sandbox cannot be had here.
+    """
+    root = settings.course_root()
+    sandboxed, memory, cpu = sandbox_limits(load_course_config(root, work=work), sandbox=settings.sandbox,
+                                            memory_limit=settings.memory_limit, cpu_limit=settings.cpu_limit)
+    pool = course_pool(root, work, sandbox=sandboxed, memory_limit=memory, cpu_limit=cpu,
+                       ahead=settings.prelaunch, hidden=settings.hidden)
+    return pool, cpu if sandboxed else None
 
 
 def quiet_nbgrader() -> None:
@@ -139,8 +162,7 @@ class SubmissionGrader:
         grader.close()
 
     Raises SandboxUnavailable, before any kernel starts, when the settings ask for the sandbox
-    and bubblewrap cannot give it here. ``pool`` is its KernelPool (the leaderboard runs its
-    notebooks there too).
+    and bubblewrap cannot give it here. ``pool`` is its KernelPool (``grading_pool``).
     """
 
     def __init__(self, settings: GradingSettings):
@@ -151,15 +173,13 @@ class SubmissionGrader:
         self.scratch = owned_folder(SCRATCH_PREFIX)
         try:
             s, root, self.work = settings, settings.course_root(), self.scratch / "work"
-            sandboxed, memory, cpu = sandbox_limits(load_course_config(root, work=self.work), sandbox=s.sandbox,
-                                                    memory_limit=s.memory_limit, cpu_limit=s.cpu_limit)
-            self.cpu_limit = cpu if sandboxed else None
-            self.pool = course_pool(root, self.work, sandbox=sandboxed, memory_limit=memory, cpu_limit=cpu,
-                                    ahead=s.prelaunch, hidden=s.hidden)
+            self.pool, self.cpu_limit = grading_pool(s, self.work)
             # ctx_reference without each notebook's exercise functions, for the learner's process
             self.builds = ReferenceBuilds(parent=self.work / BUILDS)
+            # what StartEvaluation starts and ScoreFromBehaviour scores, this grader's alone
+            self.evaluations = Evaluations()
             self.config = grading_config(root, work=self.work, timeout=s.timeout, pool=self.pool,
-                                         policy=self.pool.policy, builds=self.builds)
+                                         policy=self.pool.policy, builds=self.builds, evaluations=self.evaluations)
             self.api = NbGraderAPI(config=self.config)
             self.db_url, self.course_id = self.config.CourseDirectory.db_url, self.api.coursedir.course_id
             create_gradebook(self.db_url, self.course_id)
@@ -203,9 +223,9 @@ class SubmissionGrader:
             return GradedSubmission(GradeResult(student, assignment, False, reason=reason))
         outcome = self._run_autograde(student, assignment)
         if not outcome["success"] and kernel_failed_to_start(outcome):
-            discard_pending(student, assignment)
+            self.evaluations.discard(student, assignment)
             outcome = self._run_autograde(student, assignment)  # not the student's fault: once more
-        discard_pending(student, assignment)  # a notebook that failed before it was scored
+        self.evaluations.discard(student, assignment)  # a notebook that failed before it was scored
         log = outcome.get("log", "") + outcome.get("error", "")
         try:
             with Gradebook(self.db_url, self.course_id) as gb:

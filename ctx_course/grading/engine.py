@@ -1,18 +1,22 @@
 """Engines that grade submissions: in this process (``--jobs 1``) or on Dask workers (``--jobs N``, ``--cluster``).
 
-Covers: ``Engine``, the one interface the coordinator (``grader.py``) grades through (``start``,
-``grade``, ``abandon``, ``close``); ``InProcessEngine``, one ``SubmissionGrader`` in this process;
-``DaskEngine``, which starts a ``LocalCluster`` of N single-threaded worker processes or connects
-to an existing scheduler, registers the ``GradingWorker`` plugin, makes every worker prove it can
-grade (``worker.readiness``) before it gets work, submits one task per submission and hands the
-results back in submission order; ``default_jobs`` and ``check_jobs`` (how many workers unless
-told) and ``check_cluster`` (which scheduler addresses are accepted).
+Covers: ``Engine`` (the one interface ``grader.py`` grades through: ``start``, ``grade``, ``feedback``, ``abandon``,
+``close``), ``InProcessEngine``, ``DaskEngine`` (and its ``run_on_workers``), ``default_jobs``, ``check_cluster``.
+
+``InProcessEngine`` is one ``SubmissionGrader`` in this process. ``DaskEngine`` starts a
+``LocalCluster`` of N single-threaded worker processes or connects to an existing scheduler,
+registers the ``GradingWorker`` plugin, makes every worker prove it can grade
+(``worker.readiness``) before it gets work, submits one task per submission and hands the results
+back in submission order; the workers of this machine then render the feedback pages too.
+``default_jobs`` and ``check_jobs`` say how many workers unless told, ``check_cluster`` which
+scheduler addresses are accepted.
 
 Engines execute, the coordinator writes: every engine returns plain data (``GradedSubmission``,
-made by ``autograde.SubmissionGrader`` wherever it runs) and the caller writes it into the
-gradebook. Faults on Dask: a worker that dies while grading has its task run once more on another
-worker (the scheduler's ``allowed-failures`` is set to 1); a submission that costs two workers
-their life is reported as not graded with that reason. A stop (SIGTERM/SIGINT) starts no other
+made by ``autograde.SubmissionGrader`` wherever it runs; feedback pages as bytes) and the caller
+writes it into the gradebook and the working folder. Faults on Dask: a worker that dies while
+grading has its task run once more on another worker (the scheduler's ``allowed-failures`` is
+set to 1); a submission that costs two workers their life is reported as not graded with that
+reason. A stop (SIGTERM/SIGINT) starts no other
 submission and kills the kernel running; what was graded before is kept.
 
 Nothing is left behind: a LocalCluster started here keeps Dask's spill folder in a folder of this
@@ -20,11 +24,11 @@ process (removed by ``close``, or by the next run after a kill) and starts no da
 
 Why TLS across machines: a Dask worker runs whatever code a client sends it, and the scheduler
 accepts any client that reaches it; a ``tcp://`` address that is not on this machine is refused,
-``tls://`` with Dask's security settings (``distributed.comm.tls.*``) is what the README shows.
+``tls://`` with Dask's security settings (``distributed.comm.tls.*``) is what ``docs/cluster.md`` shows.
 
 Leaves out: grading one submission (``autograde.py``), what a task does on the worker
 (``worker.py``), what is written (``grader.py``, ``gradebook_writer.py``), starting workers on
-other machines (``dask worker``, dask-jobqueue, dask-kubernetes: see the README).
+other machines (``dask worker``, dask-jobqueue, dask-kubernetes: see ``docs/cluster.md``).
 
 Vocabulary: a *job* is one grader (this process, or a worker process) grading one submission at a
 time; a *submission* handed to an engine is (student, assignment, files, prepared assignment).
@@ -37,7 +41,7 @@ import os
 import shutil
 import socket
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -46,7 +50,7 @@ from urllib.parse import urlsplit
 from ..scratch_folders import owned_folder, remove_abandoned
 from .autograde import GradingSettings, SubmissionGrader
 from .records import GradedSubmission, GradeResult, PreparedAssignment, WorkerRefused
-from .worker import PLUGIN_NAME, GradingWorker, abandon_kernel, grade_submission, readiness
+from .worker import PLUGIN_NAME, GradingWorker, abandon_kernel, grade_submission, readiness, render_feedback
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
@@ -55,6 +59,9 @@ if TYPE_CHECKING:
 Submission = tuple[str, str, dict[str, bytes], PreparedAssignment]
 # What an engine answers for a submission it could not start because the run was asked to stop.
 NOT_STARTED = "stopped before it started"
+# One assignment's feedback pages from an engine: (assignment, {student: {file name: bytes}}), or
+# (assignment, None) when the coordinator renders them itself.
+FeedbackPages = tuple[str, dict[str, dict[str, bytes]] | None]
 
 # What the process that forks this machine's worker processes imports once, so that no worker
 # imports the grader (nbgrader, nbconvert, SQLAlchemy, Dask) again: about 1.5 CPU seconds each.
@@ -80,16 +87,21 @@ CLUSTER_PREFIX = "ctx-dask-"
 
 
 class Engine(Protocol):
-    """What the coordinator grades through: ``start()``, then ``grade(submissions)`` once, ``close()``.
+    """What the coordinator grades through: ``start()``, ``grade(submissions)`` once, ``feedback(...)``, ``close()``.
 
     ``grade`` yields (index, GradedSubmission) in the order given; ``abandon()`` (a stop signal
     came) returns at once and is safe in a signal handler: no submission starts after it, the one
     running is killed, and each comes back not graded, ``NOT_STARTED`` for those never begun.
+    ``feedback(assignments, db_url, autograded)`` yields (assignment, pages) in the order given:
+    the pages rendered where the engine's graders are, from the coordinator's gradebook and
+    autograded folder (read only), or None for the coordinator to render them itself.
     """
 
     def start(self) -> None: ...
 
     def grade(self, submissions: Sequence[Submission]) -> Iterator[tuple[int, GradedSubmission]]: ...
+
+    def feedback(self, assignments: Sequence[str], db_url: str, autograded: str) -> Iterator[FeedbackPages]: ...
 
     def abandon(self) -> None: ...
 
@@ -118,6 +130,11 @@ class InProcessEngine:
                 continue
             more = index < len(submissions) - 1
             yield index, self.grader.grade(student, assignment, files, prepared, more=more)
+
+    def feedback(self, assignments: Sequence[str], db_url: str, autograded: str) -> Iterator[FeedbackPages]:
+        """Yield (assignment, None) for each: in this process, the coordinator renders the pages itself."""
+        for assignment in assignments:
+            yield assignment, None
 
     def abandon(self) -> None:
         """Start no other submission; kill the kernel running (only a flag and a signal)."""
@@ -225,6 +242,7 @@ class DaskEngine:
         self._futures: list = []
         self._running_at_stop: set = set()
         self._stopping = False
+        self._abandoned = False  # a stop signal came (set in the handler itself)
         self._lock = threading.Lock()
 
     # -- starting
@@ -332,16 +350,38 @@ class DaskEngine:
             reason = f"the grading worker failed: {type(exc).__name__}: {exc}"
             return GradedSubmission(GradeResult(student, assignment, False, reason=reason))
 
-    def submit_each(self, function, arguments: Iterable[tuple]) -> list:
-        """Run ``function(*args)`` for each tuple on the workers; return the futures, in order."""
+    def feedback(self, assignments: Sequence[str], db_url: str, autograded: str) -> Iterator[FeedbackPages]:
+        """Render each assignment's feedback pages on the workers; yield (assignment, pages) in order.
+
+        Only the workers of a LocalCluster started here are on the coordinator's machine, where
+        the gradebook and the autograded folder are: with ``cluster``, after a stop, or for an
+        assignment whose task failed, the pages are None (the coordinator renders them).
+        """
+        if self.address is not None or self._abandoned or not assignments:
+            for assignment in assignments:
+                yield assignment, None
+            return
+        futures = self._submit_each(render_feedback, [(aid, db_url, autograded) for aid in assignments])
+        for assignment, future in zip(assignments, futures):
+            try:
+                yield assignment, future.result()
+            except (Exception, CancelledError):  # one assignment's pages, rendered by the coordinator instead
+                yield assignment, None
+
+    def run_on_workers(self, function: Callable, arguments: Iterable[tuple]) -> list:
+        """Run ``function(*args)`` as a task on the workers for each tuple; return the results in order.
+
+        Each task runs on one worker, one at a time there; ``function`` reaches the worker's state
+        with ``worker.this_worker()`` (the leaderboard runs its notebooks in the workers' kernels).
+        A stop cancels the tasks not finished, as it cancels grading.
+        """
+        return self._connected().gather(self._submit_each(function, arguments))
+
+    def _submit_each(self, function: Callable, arguments: Iterable[tuple]) -> list:
         futures = [self._connected().submit(function, *args, pure=False) for args in arguments]
         with self._lock:
             self._futures = futures
         return futures
-
-    def map(self, function, arguments: Iterable[tuple]) -> list:
-        """Run ``function(*args)`` for each tuple on the workers; return the results in order."""
-        return self._connected().gather(self.submit_each(function, arguments))
 
     # -- stopping
     def abandon(self) -> None:
@@ -349,6 +389,7 @@ class DaskEngine:
 
         Returns at once (talking to the scheduler is not for a signal handler).
         """
+        self._abandoned = True
         threading.Thread(target=self.abandon_now, daemon=True).start()
 
     def abandon_now(self) -> None:

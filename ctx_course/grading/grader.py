@@ -1,44 +1,32 @@
 """Grade a class through nbgrader: plan the run, hand each submission to an engine, write what comes back.
 
-Covers: registering the students of a roster, collecting submissions into the working folder,
-generating every assignment into the gradebook (``prepare``), handing every student ×
-assignment found in ``submitted/`` to an engine (``engine.py``: in this process, or on Dask
-workers) and writing each result once: the hand grades kept (``hand_grades.py``), the rows and
-the autograded folder written (``gradebook_writer.py``), the score and notes read back. Then the
-late penalties (``deadlines.py``), the feedback HTML, the grades CSV, and the record of what
-happened to each submission (score, or why it could not be graded). One broken submission never
-costs another one its grade.
+Covers: ``Grader``, the coordinator of a run: ``register``, ``collect``, ``prepare``, then ``grade``, which reads
+plan (``manifest.py``) → grade (through an ``Engine``, ``engine.py``) → deadlines → feedback → export.
 
-Elsewhere: grading one submission in a scratch folder (``autograde.py``); the records in
-``records.py``; the roster and the submitted folders in ``submissions.py``; why a submission
-failed in ``diagnosis.py``; the lines printed for the instructor and the grades CSV in
-``report.py``.
+An engine (in this process, or Dask workers) starts while the assignments are generated into the gradebook,
+and one ``with`` block spans its life. Each result it sends back is written once: the hand grades kept
+(``hand_grades.py``), the rows and the autograded folder written (``gradebook_writer.py``), the score and
+notes read back. Then the late penalties (``deadlines.py``), the feedback HTML (rendered where the engine's
+graders are, or here), the grades CSV (``report.py``). One broken submission never costs another one its
+grade. Every kernel runs in a bubblewrap sandbox (``sandbox/policy.py``) unless made with ``sandbox=False``.
 
-Also: a *manifest* of what was graded (submission digest, source digest) so that a rerun skips
-the unchanged submissions, and stopping cleanly on SIGTERM/SIGINT (``stopping.py``). Every
-kernel runs in a bubblewrap sandbox (``sandbox/policy.py``) unless the grader is made with
-``sandbox=False``.
+Leaves out: grading one submission (``autograde.py``), the records (``records.py``), the roster and
+submitted folders (``submissions.py``), stop signals (``stopping.py``), the formgrader's hand grading.
 
-Leaves out: the manual grading of free-response cells (the formgrader does it).
-
-Vocabulary: *root* is the course folder (``nbgrader_config.py``, ``solutions/``); *work* is the
-folder a grading run writes to (``grading/`` by default: ``submitted/``, ``autograded/``,
-``feedback/``, ``gradebook.db``, ``grades.csv``); a *submission* is one student's folder for one
-assignment, ``<work>/submitted/<student>/<assignment>/``; *auto points* come from the autograded
-check cells, *manual points* from the free-response cells graded in the formgrader; the
-*coordinator* is this process.
+Vocabulary: *root* is the course folder (``nbgrader_config.py``, ``solutions/``); *work* the folder a run
+writes to (``grading/`` by default: ``submitted/``, ``autograded/``, ``feedback/``, ``gradebook.db``,
+``grades.csv``); a *submission* one student's folder for one assignment, ``<work>/submitted/<student>/<assignment>/``;
+*auto points* come from the check cells, *manual points* from free-response cells; the *coordinator* is this process.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
 import os
 import shutil
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -62,22 +50,17 @@ from .engine import (
     check_jobs,
     default_jobs,
 )
-from .fingerprint import course_fingerprint, hash_tree
+from .fingerprint import course_fingerprint
 from .gradebook_writer import read_files, write_files, write_submission
 from .hand_grades import SNAPSHOTS
+from .manifest import Digests, Manifest, Pair, RunPlan, plan_run
 from .reconnect import GradebookUnreachable, reconnecting
 from .records import ClassReport, GradedSubmission, GradeResult, PreparedAssignment, Student
 from .report import export_grades
 from .stopping import StopOnSignal
-from .submissions import collect, find_submissions
-from .worker import render_feedback
+from .submissions import collect, find_submissions, outside_exchange
 
-__all__ = ["GRADING_VERSION", "MANIFEST", "Grader", "grading_config"]
-
-# What was graded from which files (<work>/manifest.json), so that a rerun skips unchanged submissions.
-MANIFEST = "manifest.json"
-# Bumped when a change to grading itself must regrade every submission.
-GRADING_VERSION = "3"
+__all__ = ["Grader", "grading_config"]
 
 
 class Grader:
@@ -133,9 +116,9 @@ class Grader:
         self.db_url = self.config.CourseDirectory.db_url
         self.course_id = self.coursedir.course_id
         self.roster: list[Student] = []
-        self._engine: Engine | None = None
+        self._engine: Engine | None = None  # the engine of the run going on, for a stop signal
         self._created = False  # the gradebook's tables
-        self._source_digests: dict[str, str] = {}
+        self.digests = Digests(self.root, self.settings_key)  # each assignment's sources hashed once
 
     # -- paths
     @property
@@ -192,36 +175,22 @@ class Grader:
     def feedback(self, assignment_ids: Iterable[str]) -> None:
         """Write the feedback HTML of every autograded submission of each assignment (one pass each)."""
         for aid in assignment_ids:
-            try:
+            with contextlib.suppress(Exception):  # a failure is visible as a missing feedback file
                 self.api.generate_feedback(aid, force=True)
-            except Exception:  # a failure is visible as a missing feedback file
-                pass
 
-    def _feedback(self, assignment_ids: Sequence[str]) -> None:
-        """Write the feedback of each assignment: on the Dask workers of this machine if there are, else here.
+    def _feedback(self, engine: Engine | None, assignment_ids: Sequence[str]) -> None:
+        """Write each assignment's feedback: the pages the engine's graders rendered (``Engine.feedback``), else here.
 
-        A local worker reads this run's gradebook and autograded folder, renders one assignment's
-        pages into its scratch folder and sends them back; they are written here. Workers of a
-        cluster (``--cluster``) may be on other machines, so their run's pages are rendered here,
-        as is an assignment whose task failed.
+        A run with no engine, and an assignment whose pages the engine leaves to the coordinator, is rendered here.
         """
-        engine = self._engine
-        if not isinstance(engine, DaskEngine) or self.cluster is not None or not assignment_ids:
+        if engine is None:
             self.feedback(assignment_ids)
             return
         autograded = os.path.join(self.coursedir.root, self.coursedir.autograded_directory)
-        futures = engine.submit_each(render_feedback, [(aid, self.db_url, autograded) for aid in assignment_ids])
-        for aid, future in zip(assignment_ids, futures):
-            try:
-                pages = future.result()
-            except Exception:  # one assignment's pages, rendered here instead
+        for aid, pages in engine.feedback(assignment_ids, self.db_url, autograded):
+            if pages is None:
                 self.feedback([aid])
-                continue
-            folders: dict[str, dict[str, bytes]] = {}
-            for relative, data in pages.items():
-                student, _, rest = relative.partition("/")
-                folders.setdefault(student, {})[rest.partition("/")[2]] = data
-            for student, files in folders.items():
+            for student, files in (pages or {}).items():
                 write_files(self.folder("feedback", student, aid), files)
 
     def feedback_path(self, student: str, assignment: str) -> list[Path]:
@@ -253,11 +222,8 @@ class Grader:
         if self.deadlines is not None:  # an extension for nobody is bad input: nothing is graded
             check_students(self.deadlines, self._known_students())
         with StopOnSignal(on_stop=self._abandon) as stop:
-            try:
-                return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start,
-                                   on_result=on_result)
-            finally:
-                self._close_engine()
+            return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start,
+                               on_result=on_result)
 
     def _abandon(self) -> None:
         """Stop what grades right now (a stop signal came): the engine starts nothing more, kills what runs."""
@@ -265,79 +231,38 @@ class Grader:
             self._engine.abandon()
 
     def _grade(self, stop: StopOnSignal, pairs, *, autograde, force, on_start, on_result) -> ClassReport:
-        start = time.perf_counter()
-        phases = {}
-        pairs = sorted(pairs if pairs is not None else find_submissions(self.submitted))
-        known = set(assignments(self.root))
-        tick = time.perf_counter()
-        manifest = self._read_manifest()
-        digests = {(s, a): self._digest(s, a) for s, a in pairs if a in known} if autograde else {}
-        skipped = {}  # graded by an earlier run from the same files and sources: read back
-        for pair, digest in digests.items():
-            if not force and manifest.get("/".join(pair)) == digest and (earlier := self.read_back(*pair)).graded:
-                skipped[pair] = replace(earlier, skipped=True)
-        starting = self._start_engine(sum(p not in skipped and p[1] in known for p in pairs)) if autograde else None
-        try:
-            problems = self.prepare(sorted({aid for _, aid in pairs if aid in known})) if autograde else {}
-        finally:
-            if starting is not None:
-                starting.join()
-        if starting is not None and starting.error is not None:
-            raise starting.error
-        phases["prepare"] = time.perf_counter() - tick
+        """Plan → grade → deadlines → feedback → export; return the run's report."""
+        clock, phases = [time.perf_counter()], {}
 
-        tick = time.perf_counter()
-        todo = [(s, a) for s, a in digests if a not in problems and (s, a) not in skipped]
-        graded = self._graded(todo, stop)
-        results: list[GradeResult] = []
-        for index, (student, aid) in enumerate(pairs, start=1):
-            if on_start is not None:
-                on_start(index, len(pairs), student, aid)
-            if aid not in known:
-                result = GradeResult(student, aid, False, reason=f"{aid!r} is not an assignment of this course")
-            elif aid in problems:
-                result = GradeResult(student, aid, False, reason=problems[aid])
-            elif (student, aid) in skipped:
-                result = skipped[(student, aid)]
-            elif not autograde:
-                result = self.read_back(student, aid)
-            else:
-                result = next(graded)
-                manifest.pop(f"{student}/{aid}", None)
-                if result.graded:
-                    manifest[f"{student}/{aid}"] = digests[(student, aid)]
-                self._write_manifest(manifest)
-            results.append(result)
-            if on_result is not None:
-                on_result(index, len(pairs), result)
-        if stop.signal or not isinstance(self._engine, DaskEngine) or self.cluster is not None:
-            self._close_engine()  # only the workers of this machine render the feedback too (see _feedback)
-        phases["autograde"] = time.perf_counter() - tick
+        def lap() -> float:  # seconds since the last lap
+            clock.append(time.perf_counter())
+            return clock[-1] - clock[-2]
 
-        if self.deadlines is not None:
-            late = reconnecting(functools.partial(self._apply_deadlines, results), self.db_url)
-            results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
-        tick = time.perf_counter()
-        reconnecting(functools.partial(self._feedback, sorted({r.assignment for r in results if r.graded})),
-                     self.db_url)
-        feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
-        phases["feedback"] = time.perf_counter() - tick
-        self._close_engine()
-
-        tick = time.perf_counter()
+        plan = self._plan(pairs, autograde=autograde, force=force)
+        with self._engine_for(plan) as engine:  # started while the assignments are prepared; closed at the end
+            phases["prepare"] = lap()
+            results = self._results(plan, engine, stop, on_start, on_result)
+            phases["autograde"] = lap()
+            if self.deadlines is not None:
+                late = reconnecting(functools.partial(self._apply_deadlines, results), self.db_url)
+                results = [replace(r, late=late.get((r.student, r.assignment))) for r in results]
+            lap()
+            graded = sorted({r.assignment for r in results if r.graded})
+            reconnecting(functools.partial(self._feedback, engine, graded), self.db_url)
+            feedback = sum(bool(self.feedback_path(r.student, r.assignment)) for r in results if r.graded)
+            phases["feedback"] = lap()
+        lap()
         csv_path = reconnecting(functools.partial(export_grades, self.db_url, self.work / "grades.csv", results,
                                                   course_id=self.course_id), self.db_url)
-        phases["export"] = time.perf_counter() - tick
-
+        phases["export"] = lap()
         roster_ids = {s.id for s in self.roster}
-        not_on_roster = tuple(sorted({s for s, _ in pairs} - roster_ids)) if self.roster else ()
         return ClassReport(
             results=tuple(results),
-            seconds=time.perf_counter() - start,
+            seconds=time.perf_counter() - clock[0],
             work=self.work,
             grades_csv=csv_path,
             feedback=feedback,
-            not_on_roster=not_on_roster,
+            not_on_roster=tuple(sorted({s for s, _ in plan.pairs} - roster_ids)) if self.roster else (),
             phases=phases,
             sandboxed=self.sandboxed or not autograde,  # no notebook ran: nothing to warn about
             stopped_by=stop.signal,
@@ -345,60 +270,99 @@ class Grader:
             outside_exchange=self.outside_exchange(results),
         )
 
-    def _start_engine(self, count: int) -> _Starting | None:
-        """Start the engine in the background when there is a submission to grade: Dask for more than one job.
+    def _plan(self, pairs: Sequence[Pair] | None, *, autograde: bool, force: bool) -> RunPlan:
+        """Return the plan of a run of ``pairs`` (None: every submission in ``<work>/submitted``): ``plan_run``."""
+        pairs = sorted(pairs if pairs is not None else find_submissions(self.submitted))
+        return plan_run(pairs, set(assignments(self.root)), Manifest.load(self.work),
+                        lambda s, a: self.digests.submission(a, self.folder("submitted", s, a)),
+                        self.read_back, autograde=autograde, force=force)
 
-        Its start-up overlaps the preparation of the assignments; ``join()`` the thread returned.
+    @contextlib.contextmanager
+    def _engine_for(self, plan: RunPlan) -> Iterator[Engine | None]:
+        """Prepare the plan's assignments while the engine that grades them starts; yield it (None: nothing to grade).
+
+        It lives for the block (its graders render the feedback too) and is closed when the block ends, whatever
+        happened. Raises what starting it raised (WorkerRefused, SandboxUnavailable).
         """
+        count = sum(p not in plan.skipped and p[1] in plan.known for p in plan.pairs) if plan.autograde else 0
+        engine = self._engine = self._new_engine(count)
+        try:
+            with ThreadPoolExecutor(1, thread_name_prefix="ctx-engine-start") as starting:
+                started = starting.submit(engine.start) if engine is not None else None
+                plan.problems = self.prepare(plan.assignments()) if plan.autograde else {}
+            if started is not None:
+                started.result()
+            yield engine
+        finally:
+            self._engine = None
+            if engine is not None:
+                engine.close()
+
+    def _new_engine(self, count: int) -> Engine | None:
+        """Return the engine for ``count`` submissions, not started: Dask for more than one job or a cluster."""
         jobs = min(self.jobs, count)
         if count == 0:
             return None
         if self.cluster is None and jobs <= 1:
-            self._engine = InProcessEngine(self.settings)
-        else:
-            with self.gradebook():  # created here, once, before anything else opens it
-                pass
-            settings = replace(self.settings, fingerprint=course_fingerprint(self.root))
-            self._engine = DaskEngine(settings, jobs=jobs, cluster=self.cluster)
-        starting = _Starting(self._engine.start)
-        starting.start()
-        return starting
+            return InProcessEngine(self.settings)
+        with self.gradebook():  # created here, once, before anything else opens it
+            pass
+        settings = replace(self.settings, fingerprint=course_fingerprint(self.root))
+        return DaskEngine(settings, jobs=jobs, cluster=self.cluster)
 
-    def _close_engine(self) -> None:
-        if self._engine is not None:
-            self._engine.close()
-            self._engine = None
+    def _results(self, plan: RunPlan, engine: Engine | None, stop: StopOnSignal, on_start: Callable | None,
+                 on_result: Callable | None) -> list[GradeResult]:
+        """Return every pair's result, in order: graded by the engine and written, read back, or why it was not."""
+        graded = self._graded(engine, plan.to_grade(), stop)
+        results: list[GradeResult] = []
+        for index, (student, aid) in enumerate(plan.pairs, start=1):
+            if on_start is not None:
+                on_start(index, len(plan.pairs), student, aid)
+            if aid not in plan.known:
+                result = GradeResult(student, aid, False, reason=f"{aid!r} is not an assignment of this course")
+            elif aid in plan.problems:
+                result = GradeResult(student, aid, False, reason=plan.problems[aid])
+            elif (student, aid) in plan.skipped:
+                result = plan.skipped[(student, aid)]
+            elif not plan.autograde:
+                result = self.read_back(student, aid)
+            else:
+                result = next(graded)
+                plan.manifest.record((student, aid), plan.digests[(student, aid)] if result.graded else None)
+            results.append(result)
+            if on_result is not None:
+                on_result(index, len(plan.pairs), result)
+        return results
 
-    def _graded(self, pairs: list[tuple[str, str]], stop: StopOnSignal) -> Iterator[GradeResult]:
+    def _graded(self, engine: Engine | None, pairs: list[Pair], stop: StopOnSignal) -> Iterator[GradeResult]:
         """Hand every submission to the engine; write each one it sends back, in order; yield its GradeResult.
 
         Raises WorkerRefused when a worker turns out unable to grade (one that joined late).
         """
         if not pairs:
             return
+        assert engine is not None  # one whenever there is a submission to grade (_engine_for)
         self._add_new_students(pairs)
         with self.gradebook() as gb:  # each assignment as this run's prepare left it
             prepared = {a: PreparedAssignment(read_definition(gb, a), read_files(self.folder("release", ".", a)))
                         for a in sorted({a for _, a in pairs})}
         sent: list[Submission] = [(s, a, read_files(self.folder("submitted", s, a)), prepared[a]) for s, a in pairs]
-        assert self._engine is not None
-        for index, graded in self._engine.grade(sent):
+        for index, graded in engine.grade(sent):
             student, assignment = pairs[index]
             if graded.refusal:
                 raise WorkerRefused(f"worker {graded.worker} cannot grade: {graded.refusal}")
             result = self._write(student, assignment, graded)
             if stop.signal and not result.graded:  # not started, or its kernel killed by the stop
-                if result.reason == NOT_STARTED:
-                    result = replace(result, reason=f"the run was stopped by {stop.signal} before it started")
-                else:
-                    result = replace(result, reason=f"abandoned: the run was stopped by {stop.signal} while it ran")
+                stopped, ran = f"the run was stopped by {stop.signal}", result.reason != NOT_STARTED
+                reason = f"abandoned: {stopped} while it ran" if ran else f"{stopped} before it started"
+                result = replace(result, reason=reason)
             yield result
 
     def _write(self, student: str, assignment: str, graded: GradedSubmission) -> GradeResult:
         """Write what an engine sent back into the gradebook and the autograded folder; return the result.
 
-        A lost connection to the gradebook's server is retried (``reconnect.py``); if the server stays
-        away, ``GradebookUnreachable`` stops the run. Any other failure costs this submission only.
+        A lost connection is retried (``reconnect.py``); a server that stays away stops the run
+        (``GradebookUnreachable``). Any other failure costs this submission only.
         """
         try:
             result = reconnecting(functools.partial(self._write_once, student, assignment, graded), self.db_url)
@@ -426,54 +390,8 @@ class Grader:
             return replace(self._read_result(student, assignment, graded.result.log, opened), regrade=reopened)
 
     def outside_exchange(self, results: Sequence[GradeResult]) -> tuple[str, ...]:
-        """Name the graded submissions that nbgrader's ``release_feedback`` cannot return to their learner.
-
-        A submission made with ``nbgrader submit`` carries ``timestamp.txt`` and
-        ``submission_secret.txt``; one copied in with ``--submissions`` has neither, and its
-        learner has no secret to find the page by. Named only for assignments that others handed
-        in through the exchange (a class graded wholly from an LMS download is not flagged).
-        Example: ``("cai 02-remaining",)``.
-        """
-        secret_file = "submission_secret.txt"
-        has_secret = {
-            (r.student, r.assignment): (self.folder("submitted", r.student, r.assignment) / secret_file).is_file()
-            for r in results
-            if r.graded
-        }
-        through_exchange = {a for (_, a), secret in has_secret.items() if secret}
-        return tuple(f"{s} {a}" for (s, a), secret in sorted(has_secret.items())
-                     if not secret and a in through_exchange)
-
-    # -- manifest
-    def _digest(self, student: str, assignment: str) -> str:
-        """Return the digest of a submission's files, its assignment's sources and the grading settings."""
-        sha = hashlib.sha256(f"{GRADING_VERSION}\0{self.settings_key}\0".encode())
-        sha.update(self._source_digest(assignment).encode())
-        hash_tree(sha, self.folder("submitted", student, assignment))
-        return sha.hexdigest()
-
-    def _source_digest(self, assignment: str) -> str:
-        cache = self._source_digests
-        if assignment not in cache:
-            sha = hashlib.sha256()
-            hash_tree(sha, self.root / "solutions" / assignment)
-            for package in ("ctx_reference",):  # the checker that check cells call
-                hash_tree(sha, self.root / package, suffix=".py")
-            cache[assignment] = sha.hexdigest()
-        return cache[assignment]
-
-    def _read_manifest(self) -> dict:
-        try:
-            data = json.loads((self.work / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
-
-    def _write_manifest(self, manifest: dict) -> None:
-        path = self.work / MANIFEST
-        partial = path.with_suffix(".tmp")
-        partial.write_text(json.dumps(manifest, indent=1, sort_keys=True), encoding="utf-8")
-        partial.replace(path)
+        """Name the graded submissions that nbgrader's ``release_feedback`` cannot return (``outside_exchange``)."""
+        return outside_exchange([(r.student, r.assignment) for r in results if r.graded], self.submitted)
 
     def _known_students(self) -> set[str]:
         """Return the students of the roster, of the submissions folder and of the gradebook."""
@@ -509,7 +427,6 @@ class Grader:
                 result = GradeResult(student, assignment, False, reason=f"the gradebook could not be read: {exc}")
         return replace(result, seconds=time.perf_counter() - start)
 
-    # -- helpers
     def _read_result(self, student: str, assignment: str, log: str,
                      gradebook: Callable[[], Gradebook] | None = None) -> GradeResult:
         """Read a graded submission's result back (``gradebook``: a function opening it; ``self.gradebook``)."""
@@ -522,22 +439,3 @@ class Grader:
             auto, max_auto = float(sub.code_score or 0), float(sub.max_code_score or 0)
         notes += timeout_notes(self.folder("autograded", student, assignment), self.config.Execute.timeout)
         return GradeResult(student, assignment, True, auto, max_auto, float(pending), notes=notes, log=log)
-
-
-# --------------------------------------------------------------------------------------------
-# Small helpers
-
-
-class _Starting(threading.Thread):
-    """Run a start-up function in the background; keep the exception it raised (``error``)."""
-
-    def __init__(self, function):
-        super().__init__(daemon=True)
-        self.function, self.error = function, None
-
-    def run(self) -> None:
-        try:
-            self.function()
-        except BaseException as exc:
-            self.error = exc
-

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from .records import RosterError, Student
 
+# What ``nbgrader submit`` writes beside the notebooks, by which ``release_feedback`` finds a learner's page.
+SECRET_FILE = "submission_secret.txt"
 # Roster columns, as in `nbgrader db student import`: `id` is required, the rest optional.
 ROSTER_ID = "id"
 ROSTER_FIELDS = ("first_name", "last_name", "email", "lms_user_id")
@@ -125,6 +127,20 @@ def find_submissions(submitted: str | os.PathLike) -> list[tuple[str, str]]:
             _check_folder_id(assignment.name, f"assignment folder of student {student.name!r}")
             pairs.append((student.name, assignment.name))
     return sorted(pairs)
+
+
+def outside_exchange(graded: list[tuple[str, str]], submitted: str | os.PathLike) -> tuple[str, ...]:
+    """Name the graded (student, assignment) pairs that nbgrader's ``release_feedback`` cannot return to their learner.
+
+    A submission made with ``nbgrader submit`` carries ``timestamp.txt`` and
+    ``submission_secret.txt``; one copied in with ``--submissions`` has neither, and its learner
+    has no secret to find the page by. Named only for assignments that others handed in through
+    the exchange (a class graded wholly from an LMS download is not flagged); ``submitted`` is the
+    run's submitted folder. Example: ``("cai 02-remaining",)``.
+    """
+    has_secret = {(s, a): (Path(submitted) / s / a / SECRET_FILE).is_file() for s, a in graded}
+    through_exchange = {a for (_, a), secret in has_secret.items() if secret}
+    return tuple(f"{s} {a}" for (s, a), secret in sorted(has_secret.items()) if not secret and a in through_exchange)
 
 
 def links_in(folder: str | os.PathLike) -> list[str]:

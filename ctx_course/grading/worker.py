@@ -1,13 +1,17 @@
 """What runs on a Dask worker: a SubmissionGrader of its own, the proof that it can grade, the tasks.
 
-Covers: ``GradingWorker`` (the worker plugin holding one worker's ``SubmissionGrader``, made the
-first time it is needed: ``autograde.py``), ``readiness`` (run on every worker before it gets
-work: can bubblewrap sandbox kernels here, is the course the coordinator's), and the tasks sent
-to workers: ``grade_submission`` (autograde one submission from its files against the assignment
-as the coordinator prepared it, and send back ``GradedSubmission``), ``render_feedback`` (on a
-worker of the coordinator's machine: render one assignment's feedback pages from the
-coordinator's gradebook and autograded folder, which it only reads), ``abandon_kernel`` and
-``worker_problem`` (why this worker cannot grade, checked once).
+Covers: ``GradingWorker`` (the plugin: a worker's SubmissionGrader, kernel pool, feedback reader), ``this_worker``,
+``readiness``, and the tasks ``grade_submission``, ``render_feedback`` and ``abandon_kernel``.
+
+``GradingWorker`` holds one worker's ``SubmissionGrader`` (``autograde.py``), made the first time
+it is needed, says once why the worker cannot grade (``refusal``: ``readiness``, run on every
+worker before it gets work: can bubblewrap sandbox kernels here, is the course the
+coordinator's), and lends a kernel pool to tasks that run notebooks outside grading
+(``kernel_pool``: the leaderboard's). The tasks: ``grade_submission`` (autograde one submission
+from its files against the assignment as the coordinator prepared it, and send back
+``GradedSubmission``), ``render_feedback`` (on a worker of the coordinator's machine: render one
+assignment's feedback pages from the coordinator's gradebook and autograded folder, which it
+only reads), ``abandon_kernel``.
 
 A worker writes nothing but its own scratch folders: the real gradebook, the autograded folder,
 the manifest and the feedback pages are written by the coordinator alone (``grader.py``,
@@ -29,9 +33,9 @@ from pathlib import Path
 from distributed import WorkerPlugin, get_worker
 from nbgrader.apps import NbGraderAPI
 
-from ..sandbox.kernels import KERNEL_FOLDER_PREFIX
+from ..sandbox.kernels import KERNEL_FOLDER_PREFIX, KernelPool
 from ..scratch_folders import owned_folder, remove_abandoned
-from .autograde import ROOT_VARIABLE, SCRATCH_PREFIX, GradingSettings, SubmissionGrader, grading_config
+from .autograde import ROOT_VARIABLE, SCRATCH_PREFIX, GradingSettings, SubmissionGrader, grading_config, grading_pool
 from .diagnosis import last_error
 from .fingerprint import course_fingerprint, fingerprint_difference
 from .gradebook_writer import read_files
@@ -54,7 +58,7 @@ def readiness(settings: GradingSettings) -> str | None:
 
 
 class GradingWorker(WorkerPlugin):
-    """The state of one worker: its SubmissionGrader, and the NbGraderAPI that renders feedback pages."""
+    """The state of one worker: its SubmissionGrader, a kernel pool, and the NbGraderAPI that renders feedback pages."""
 
     def __init__(self, settings: GradingSettings):
         self.settings = settings
@@ -64,6 +68,8 @@ class GradingWorker(WorkerPlugin):
         self.reader: NbGraderAPI | None = None  # reads the coordinator's gradebook, for its feedback
         self.reader_source: tuple[str, str] | None = None
         self.feedback_scratch: Path | None = None
+        self.pool: KernelPool | None = None  # lent to tasks that run notebooks outside grading
+        self.pool_scratch: Path | None = None
         self.name = ""
 
     def setup(self, worker) -> None:
@@ -79,8 +85,17 @@ class GradingWorker(WorkerPlugin):
     def teardown(self, worker) -> None:
         if self.grader is not None:
             self.grader.close()
-        if self.feedback_scratch is not None:
-            shutil.rmtree(self.feedback_scratch, ignore_errors=True)
+        if self.pool is not None:
+            self.pool.close()
+        for folder in (self.feedback_scratch, self.pool_scratch):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def refusal(self) -> str | None:
+        """Return (once per worker, then remembered) why this worker cannot grade, or None."""
+        if not self.checked:
+            self.problem, self.checked = readiness(self.settings), True
+        return self.problem
 
     def submission_grader(self) -> SubmissionGrader:
         """Return this worker's SubmissionGrader, made the first time (the coordinator's limits)."""
@@ -88,13 +103,23 @@ class GradingWorker(WorkerPlugin):
             self.grader = SubmissionGrader(self.settings)
         return self.grader
 
-    def render_feedback(self, assignment: str, db_url: str, autograded: str) -> dict[str, bytes]:
+    def kernel_pool(self) -> tuple[KernelPool, Path]:
+        """Return this worker's kernel pool for notebooks run outside grading, and a scratch folder for them.
+
+        Made the first time, as a SubmissionGrader makes its own (the coordinator's sandbox, limits
+        and hidden folders), in a scratch folder of its own; no SubmissionGrader is made for it.
+        """
+        if self.pool is None or self.pool_scratch is None:
+            self.pool_scratch = owned_folder(SCRATCH_PREFIX)
+            self.pool = grading_pool(self.settings, self.pool_scratch / "work")[0]
+        return self.pool, self.pool_scratch
+
+    def render_feedback(self, assignment: str, db_url: str, autograded: str) -> dict[str, dict[str, bytes]]:
         """Render one assignment's feedback from the coordinator's gradebook and autograded folder.
 
         ``db_url`` is the coordinator's gradebook and ``autograded`` its autograded folder
         (nbgrader's absolute path pattern); both are only read (hand grades and lateness
-        included). Writes into this worker's scratch folder only; returns
-        {"<student>/<assignment>/<file>": bytes}.
+        included). Writes into this worker's scratch folder only; returns {student: {file name: bytes}}.
         """
         if self.feedback_scratch is None:
             self.feedback_scratch = owned_folder(SCRATCH_PREFIX)
@@ -110,12 +135,18 @@ class GradingWorker(WorkerPlugin):
         outcome = self.reader.generate_feedback(assignment, force=True)
         if not outcome.get("success"):
             raise RuntimeError(last_error(outcome))
-        return read_files(out)
+        pages: dict[str, dict[str, bytes]] = {}
+        for relative, data in read_files(out).items():  # "<student>/<assignment>/<file>"
+            student, _, rest = relative.partition("/")
+            pages.setdefault(student, {})[rest.partition("/")[2]] = data
+        return pages
 
     def abandon(self) -> None:
         """Kill the kernel of the notebook running here (the coordinator was asked to stop)."""
         if self.grader is not None:
             self.grader.abandon()
+        if self.pool is not None:  # a notebook the leaderboard runs here
+            self.pool.abandon()
 
 
 def grade_submission(student: str, assignment: str, files: dict[str, bytes], more: bool,
@@ -125,8 +156,8 @@ def grade_submission(student: str, assignment: str, files: dict[str, bytes], mor
     A worker that cannot grade (see ``readiness``) sends back a not-graded result that says
     why, with ``worker`` set, so that the coordinator stops the run.
     """
-    state = worker_state()
-    problem = worker_problem(state)
+    state = this_worker()
+    problem = state.refusal()
     if problem is not None:
         refused = GradeResult(student, assignment, False, reason=problem)
         return GradedSubmission(refused, worker=state.name, refusal=problem)
@@ -134,9 +165,9 @@ def grade_submission(student: str, assignment: str, files: dict[str, bytes], mor
     return replace(graded, worker=state.name)
 
 
-def render_feedback(assignment: str, db_url: str, autograded: str) -> dict[str, bytes]:
+def render_feedback(assignment: str, db_url: str, autograded: str) -> dict[str, dict[str, bytes]]:
     """The task: render one assignment's feedback pages from the coordinator's gradebook (a worker of its machine)."""
-    return worker_state().render_feedback(assignment, db_url, autograded)
+    return this_worker().render_feedback(assignment, db_url, autograded)
 
 
 def abandon_kernel(dask_worker=None) -> None:
@@ -146,16 +177,9 @@ def abandon_kernel(dask_worker=None) -> None:
         state.abandon()
 
 
-def worker_state() -> GradingWorker:
+def this_worker() -> GradingWorker:
     """Return the GradingWorker of the worker running this task (registered by the engine)."""
     state = get_worker().plugins.get(PLUGIN_NAME)
     if not isinstance(state, GradingWorker):
         raise RuntimeError(f"this Dask worker has no {PLUGIN_NAME!r} plugin: it was not started by a grading run")
     return state
-
-
-def worker_problem(state: GradingWorker) -> str | None:
-    """Return (once per worker, then remembered) why this worker cannot grade, or None."""
-    if not state.checked:
-        state.problem, state.checked = readiness(state.settings), True
-    return state.problem

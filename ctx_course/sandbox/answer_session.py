@@ -7,7 +7,7 @@ data only; ``LearnerFunction``, what a learner's callable is on the grader's sid
 ``AnswerUnavailable``, raised when a call cannot be answered (the process ran past its time,
 died, or broke the protocol).
 
-Leaves out: what the job holds and what the answers are judged against (``grading/steps/behaviour.py``),
+Leaves out: what the job holds and what the answers are judged against (``grading/steps/judge.py``),
 the sandbox the process runs in (``policy.py``), the other end of the protocol and the codec both
 ends share (``answerer.py``).
 

@@ -1,6 +1,6 @@
 """Runs a learner's cells in a process of their own and calls their functions on request.
 
-The grader (``ctx_course/grading/steps/behaviour.py``, through ``answer_session.py``, the other end of
+The grader (``ctx_course/grading/steps/judge.py``, through ``answer_session.py``, the other end of
 this protocol) starts this file as a script inside the sandbox (``python -P answer.py``, a copy of
 this file in the process's own folder): the process sees the code cells the learner's notebook
 runs that the learner wrote (answer cells, cells they added, release cells they edited) and the

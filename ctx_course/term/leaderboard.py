@@ -277,24 +277,23 @@ def _on_workers(root: Path, work: Path, found, marker: str, narrative: set[str],
     settings = GradingSettings(root=str(root), sandbox=sandbox, memory_limit=memory, cpu_limit=cpu,
                                hidden=(str(work),), fingerprint=course_fingerprint(root))
     with DaskEngine(settings, jobs=jobs, cluster=cluster) as engine:
-        return engine.map(score_on_worker, [(student, path.read_bytes(), marker, frozenset(narrative))
+        return engine.run_on_workers(score_on_worker, [(student, path.read_bytes(), marker, frozenset(narrative))
                                             for student, path in found])
 
 
 def score_on_worker(student: str, notebook: bytes, marker: str, narrative: frozenset[str]):
     """The leaderboard's task: run one graded notebook with the scoring cell in a kernel of this worker."""
+    from ..grading.worker import this_worker
 
-    from ..grading.worker import worker_problem, worker_state
-
-    state = worker_state()
-    problem = worker_problem(state)
+    worker = this_worker()
+    problem = worker.refusal()
     if problem is not None:
-        return Row(student, error=f"worker {state.name}: {problem}")
-    grader = state.submission_grader()  # its kernel pool, in its scratch folder
-    path = grader.scratch / "leaderboard" / student / "notebook.ipynb"
+        return Row(student, error=f"worker {worker.name}: {problem}")
+    pool, scratch = worker.kernel_pool()  # as grading's, without a grader
+    path = scratch / "leaderboard" / student / "notebook.ipynb"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(notebook)
     try:
-        return score_notebook(student, path, grader.pool, marker, narrative=set(narrative))
+        return score_notebook(student, path, pool, marker, narrative=set(narrative))
     finally:
         shutil.rmtree(path.parent, ignore_errors=True)

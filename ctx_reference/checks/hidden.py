@@ -13,7 +13,7 @@ an ``int`` counts as the ``float`` of the same value.
 
 When grading, the hidden tests run only on the grader's side: the learner's function is called
 in a process of its own and only its returned value, as plain data, comes back to be digested
-and compared here (``ctx_course/grading/steps/behaviour.py``); neither the digests nor the hidden
+and compared here (``ctx_course/grading/steps/judge.py``); neither the digests nor the hidden
 tests reach the learner's kernel.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@ Covers: ``ReleaseCells``, what the gradebook says each graded or read-only cell 
 whether it is an answer, a check, read-only, its points); ``restore_metadata``, which makes a
 submitted notebook's cells say exactly that: one cell per id (the last copy of a duplicated one,
 of the right type; the other copies lose their nbgrader fields, and a duplicated answer says so
-in a comment line: its copies still run in notebook order, see ``behaviour.py``), no id the
+in a comment line: its copies still run in notebook order, see ``plan.py``), no id the
 release does not have, every field as released; and
 ``RestoreMetadata``, the sanitising step that applies it. The notes it returns name what was
 ignored, for the grading summary.
@@ -32,7 +32,7 @@ from ...editions.translate import submitted_edition
 
 SCHEMA_VERSION = 3
 # The first line of the other copies of a duplicated answer cell (the feedback shows it). They
-# still run where the notebook has them (``behaviour.py``): a check cell sees the copy above it.
+# still run where the notebook has them (``plan.py``): a check cell sees the copy above it.
 # In the reader's language (``RestoreMetadata`` reads the submission's edition).
 DUPLICATE_NOTE = N_(
     "# （评分说明：这一格和另一个答案格的编号都是 {grade_id}。"

@@ -6,7 +6,7 @@ and count (nbgrader's ``LimitOutput`` only caps lines, so one endless line would
 becoming that cell's score; ``RestoreCells``, which puts back deleted answer and check cells
 where nbgrader's own restorer would fail; ``RemoveHiddenTests``, which takes the hidden tests
 that nbgrader puts back out of the check cells before the kernel runs them (they are judged on
-the grader's side, ``behaviour.py``); ``ShowEdition``, which shows the read-only cells nbgrader put
+the grader's side, ``judge.py``); ``ShowEdition``, which shows the read-only cells nbgrader put
 back in the language of the submission's edition (and ``ShowEditionStubs`` its untouched answers'
 stubs, in its feedback); ``HideHiddenTests``, which removes any hidden test left in a
 notebook (one autograded by an earlier release), what was printed while it ran, the traceback

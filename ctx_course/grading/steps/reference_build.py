@@ -4,7 +4,7 @@ Covers: which exercises a notebook's check cells grade (``graded_exercises``), w
 objects ARE those exercises (``withheld_objects``, from ``ctx_reference.checks.REFERENCES``), and
 writing a copy of the package in which each of them is a stub that raises (``build_reference``;
 ``ReferenceBuilds`` keeps one build per set of withheld objects for a grading run). The learner's
-answers are evaluated against such a build (``behaviour.py``): whatever the learner's code
+answers are evaluated against such a build (``judge.py``): whatever the learner's code
 imports, copies or recompiles, the reference of its own exercise is not there to be reached.
 
 Leaves out: running anything (the build is files), the sandbox that shows the build and hides the
