@@ -40,6 +40,18 @@ import time
 time.sleep(45)
 '''
 
+# remaining itself sleeps: the kernel's check cell and the grader's evaluation (a call of remaining
+# in the learner's answer process) both wait on it.
+CALL_SLEEPER = '''
+import time
+
+
+def remaining(window, read, write, input, max_tokens):
+    time.sleep(45)
+    left = window - (read + write + input) - max_tokens
+    return left, left < window / 10
+'''
+
 KILLER = MODEL + '''
 import os
 import signal
@@ -165,6 +177,80 @@ def test_sigterm_leaves_nothing_in_the_temporary_folder(terminated):
     left = sorted(p.name for p in terminated["tmpdir"].iterdir())
     shutil.rmtree(terminated["tmpdir"], ignore_errors=True)
     assert left == []
+
+
+class Descendants:
+    """Every process started under ``pid`` while the run goes on (polled from /proc), with its start time."""
+
+    def __init__(self, pid: int):
+        self.pid, self.seen, self.done = pid, set(), threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _stat(pid: int) -> tuple[int, int] | None:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return int(fields[1]), int(fields[19])  # parent pid, start time
+
+    def _poll(self):
+        while not self.done.is_set():
+            family = {self.pid}
+            for entry in Path("/proc").glob("[0-9]*"):
+                stat = self._stat(int(entry.name))
+                if stat is not None and stat[0] in family | {p for p, _ in self.seen}:
+                    family.add(int(entry.name))
+                    self.seen.add((int(entry.name), stat[1]))
+            time.sleep(0.1)
+
+    def alive(self) -> list[int]:
+        """Return those of them still running (the same process: same start time)."""
+        self.done.set()
+        self.thread.join(timeout=5)
+        return sorted(pid for pid, start in self.seen if (stat := self._stat(pid)) is not None and stat[1] == start)
+
+
+@pytest.fixture(scope="module", params=["SIGTERM", "SIGINT"])
+def stopped_in_a_call(request, tmp_path_factory, make_class):
+    """e_sleeper's remaining sleeps 45 s in its kernel and in the grader's evaluation; one job; the signal is
+    sent 5 s after its line appeared, while both wait."""
+    tmp = tmp_path_factory.mktemp("call")
+    incoming = make_class(tmp / "incoming", {"e_sleeper": CALL_SLEEPER})
+    process, reader = _start_grader(tmp / "work", incoming, "--jobs", "1")
+    family = Descendants(process.pid)
+    started = reader.wait_for("[1/1] e_sleeper", 120)
+    time.sleep(5)
+    process.send_signal(getattr(signal, request.param))
+    signalled = time.monotonic()
+    try:
+        status = process.wait(timeout=120)
+    except subprocess.TimeoutExpired:  # the signal did not land: end the run, and fail the tests below
+        process.kill()
+        status = process.wait()
+    seconds = time.monotonic() - signalled
+    reader.thread.join(timeout=5)
+    time.sleep(1)  # a sandbox's processes end as their parent goes
+    return {"started": started, "status": status, "seconds": seconds, "out": reader.text, "signal": request.param,
+            "left": family.alive(), "seen": len(family.seen)}
+
+
+@needs_sandbox
+def test_a_signal_ends_a_run_waiting_on_a_learners_call_within_10_s(stopped_in_a_call):
+    """The run stops within 10 s of the signal although the learner's call would sleep 45 s more, with
+    the signal's status (128 + its number) and its line."""
+    run = stopped_in_a_call
+    assert run["started"], run["out"][-2000:]
+    number = getattr(signal, run["signal"])
+    assert (run["status"], run["seconds"] < 10) == (128 + number, True), (run["seconds"], run["out"][-2000:])
+    assert f"STOPPED by {run['signal']}" in run["out"]
+
+
+@needs_sandbox
+def test_a_stopped_run_leaves_no_process_behind(stopped_in_a_call):
+    """No process the run started (kernel, answer process, their sandboxes) is running after it ended."""
+    assert stopped_in_a_call["seen"] >= 2 and stopped_in_a_call["left"] == []
 
 
 # ---- SIGTERM from a student's cell

@@ -3,9 +3,11 @@
 Covers: ``AnswerSession``, one learner's process for one notebook (started on demand, restarted
 for a check cell after it died), which runs the job's cells up to a checkpoint when asked
 (``reach``) and calls a learner's function as bound at a checkpoint (``call``), taking back plain
-data only; ``LearnerFunction``, what a learner's callable is on the grader's side; and
+data only; ``LearnerFunction``, what a learner's callable is on the grader's side;
 ``AnswerUnavailable``, raised when a call cannot be answered (the process ran past its time,
-died, or broke the protocol).
+died, broke the protocol, or the run was stopped); and ``abandon_sessions``, which a stop signal
+calls: every learner's process of this grading process is killed at once and none starts again,
+so that an evaluation waiting on a learner's call ends with the run, not after the call's limit.
 
 Leaves out: what the job holds and what the answers are judged against (``grading/steps/judge.py``),
 the sandbox the process runs in (``policy.py``), the other end of the protocol and the codec both
@@ -22,6 +24,7 @@ import select
 import signal
 import subprocess
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,26 @@ ANSWERER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
 
 class AnswerUnavailable(RuntimeError):
     """The learner's process ran past its time, died, or broke the protocol: the call cannot be answered."""
+
+
+# The sessions of this process that may have a learner's process running (``abandon_sessions`` kills them).
+_SESSIONS: weakref.WeakSet[AnswerSession] = weakref.WeakSet()
+
+
+def abandon_sessions() -> None:
+    """Kill every learner's process of this grading process and keep each session from starting one again.
+
+    For a stop signal: only sends signals and sets flags, so it is safe in a signal handler. A
+    session abandoned fails every later ``reach`` and ``call`` with ``"stopped"``.
+    """
+    for session in list(_SESSIONS):
+        session.abandoned = True
+        process = session.process
+        if process is not None and process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 class AnswerSession:
@@ -59,11 +82,16 @@ class AnswerSession:
         self.withheld = False
         self.failure: str | None = None
         self.started = 0
+        self.abandoned = False  # the run was stopped: no learner's process starts again
+        _SESSIONS.add(self)
 
     # -- process
     def start(self) -> None:
         """Start the learner's process and hand it the job (it runs nothing before the first ``reach``)."""
         self.close()
+        if self.abandoned:
+            self.failure = "stopped"
+            return
         self.started += 1
         self._buffer = b""
         self._reached = -1
@@ -86,6 +114,9 @@ class AnswerSession:
         says why).
         """
         self.withheld = False
+        if self.abandoned:
+            self._fail("stopped")
+            return {}
         if self.failure is not None or self.process is None or self.process.poll() is not None:
             self.start()
         cells = self.job.get("cells", [])
@@ -151,7 +182,7 @@ class AnswerSession:
                 continue
             chunk = os.read(fd, 1 << 20)
             if not chunk:
-                raise AnswerUnavailable("died")
+                raise AnswerUnavailable("stopped" if self.abandoned else "died")
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
@@ -165,6 +196,8 @@ class AnswerSession:
     # -- calls
     def call(self, name: str, args: tuple, kwargs: dict, at: str) -> Any:
         """Call the learner's ``name``, as bound at checkpoint ``at``, on ``args`` in the learner's process."""
+        if self.abandoned:
+            self._fail("stopped")
         if self.failure is not None or self.process is None:
             raise AnswerUnavailable(self.failure or "died")
         args = list(args)

@@ -36,6 +36,7 @@ from jupyter_core.utils import run_sync
 from traitlets import Any
 
 from ..scratch_folders import owned_folder, remove_abandoned
+from .answer_session import abandon_sessions
 from .policy import (
     DEFAULT_CPU_LIMIT,
     DEFAULT_MEMORY_LIMIT,
@@ -179,10 +180,12 @@ class KernelPool:
             self._waiting = self._launch()
 
     def abandon(self) -> None:
-        """Kill the kernel of the notebook now running (the grading run was asked to stop).
+        """Kill the kernel of the notebook now running and every learner's answer process (the run was asked to stop).
 
-        Only sends a signal, so it is safe in a signal handler; nbclient then finds the kernel dead.
+        Only sends signals, so it is safe in a signal handler; nbclient then finds the kernel dead, and
+        an evaluation waiting on a learner's call gets its answer at once ("stopped").
         """
+        abandon_sessions()
         process = getattr(getattr(self.current, "provisioner", None), "process", None)
         if process is not None:
             try:
