@@ -1,12 +1,14 @@
 """One class graded three times on a loaded machine gives the same bytes: feedback, autograded notebooks, grades.
 
-The class is three notebook-02 submissions: the model answer, the stub, and the model answer
+The class is four notebook-02 submissions: the model answer, the stub, the model answer
 followed by a loop that prints a number every 20 ms (the kernel flushes its stdout every 0.2 s
-or so, so where the text is cut into messages depends on the machine's load). Two CPU-bound
+or so, so where the text is cut into messages depends on the machine's load), and the model answer
+with its check cell deleted (the grader puts it back: with the same cell id on every run). Two CPU-bound
 processes run beside the grader for the three runs (``--jobs 1``, ``--jobs 2``, ``--jobs 1``).
 """
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -52,7 +54,12 @@ def _files(work: Path) -> dict[str, bytes]:
 def loaded_runs(tmp_path_factory, make_class):
     """The class graded three times into three folders while two CPU-bound processes run beside the grader."""
     tmp = tmp_path_factory.mktemp("same-bytes")
-    incoming = make_class(tmp / "incoming", {"ada": MODEL, "ben": STUB, "cai": PRINTER})
+    incoming = make_class(tmp / "incoming", {"ada": MODEL, "ben": STUB, "cai": PRINTER, "dan": MODEL})
+    deleter = incoming / "dan" / ASSIGNMENT / "remaining.ipynb"
+    notebook = json.loads(deleter.read_text(encoding="utf-8"))
+    notebook["cells"] = [c for c in notebook["cells"]
+                         if c["metadata"].get("nbgrader", {}).get("grade_id") != "check_remaining"]
+    deleter.write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     runs = []
     try:
@@ -69,12 +76,12 @@ def loaded_runs(tmp_path_factory, make_class):
 
 
 def test_every_run_grades_the_class(loaded_runs):
-    """Each run exits 0 and writes three feedback pages and three autograded notebooks."""
+    """Each run exits 0 and writes four feedback pages and four autograded notebooks."""
     assert [run["status"] for run in loaded_runs] == [0, 0, 0]
     for run in loaded_runs:
         names = set(run["files"])
         assert "grades.csv" in names
-        for student in ("ada", "ben", "cai"):
+        for student in ("ada", "ben", "cai", "dan"):
             assert f"feedback/{student}/{ASSIGNMENT}/remaining.html" in names
             assert f"autograded/{student}/{ASSIGNMENT}/remaining.ipynb" in names
 

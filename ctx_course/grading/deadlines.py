@@ -261,7 +261,7 @@ class ShowLateness(NbGraderPreprocessor):
                          "晚了 {late}；不扣分。")
             text = text.format(extended=extended, due=f"{due:%Y-%m-%d %H:%M}", submitted=f"{submitted:%Y-%m-%d %H:%M}",
                                late=late, penalty=penalty)
-        nb.cells.insert(0, nbformat.v4.new_markdown_cell(text))
+        nb.cells.insert(0, nbformat.v4.new_markdown_cell(text, id="ctx-lateness"))  # the same id on every run
         return nb, resources
 
 

@@ -324,9 +324,22 @@ class RestoreCells(OverwriteCells):
                 cell["metadata"]["nbgrader"]["grade"] = False
                 del cell["metadata"]["nbgrader"]["points"]
             earlier = [present[n] for n in order[: order.index(name)] if n in present]
-            # a plain dict from nbgrader: later steps read it as a notebook node (cell.metadata...)
-            nb.cells.insert(max(earlier) + 1 if earlier else 0, nbformat.from_dict(cell))
+            # a plain dict from nbgrader: later steps read it as a notebook node (cell.metadata...); its id is
+            # its grade id (nbformat would draw a random one: the autograded notebook would differ on every run)
+            cell = nbformat.from_dict(cell)
+            cell["id"] = _free_id(name, {c.get("id") for c in nb.cells})
+            nb.cells.insert(max(earlier) + 1 if earlier else 0, cell)
         return nb, resources
+
+
+def _free_id(name: str, taken: set) -> str:
+    """Return a cell id made from grade id ``name`` that no cell of ``taken`` has (``name``, ``name-2`` …)."""
+    base = re.sub(r"[^A-Za-z0-9_-]", "-", name)[:60] or "cell"
+    chosen, number = base, 1
+    while chosen in taken:
+        number += 1
+        chosen = f"{base}-{number}"
+    return chosen
 
 
 class RemoveHiddenTests(ClearHiddenTests):
