@@ -145,8 +145,6 @@ def test_every_survivor_of_the_last_run_is_reviewed_and_no_entry_is_stale():
     assert [e.identity for e in finding.stale] == []
 
 
-@pytest.mark.xfail(strict=True, reason="today's visible checks let the survivors listed as gaps through; "
-                   "remove this mark once make mutation finds none (docs/mutation.md)")
 def test_no_reviewed_survivor_is_a_gap_of_the_checks():
     """Every survivor is equivalent to the reference or differs only outside the stated domain."""
     assert [e.identity for e in load_equivalents() if e.kind == "gap"] == []

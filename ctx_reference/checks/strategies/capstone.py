@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...workloads import VISIBLE_SHAPES
 from . import call
 
-SEEDS = range(50)
+SEEDS = range(100)
 
 
 def _safe(name: str, seed: int) -> tuple:  # noqa: ARG001 - the rule holds for every workload
