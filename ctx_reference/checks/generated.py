@@ -17,6 +17,8 @@ say which rules of the exercise's text a case was drawn for (``Rule.generated``)
 """
 from __future__ import annotations
 
+import copy
+import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,7 +30,7 @@ from ..i18n import N_, _
 from .bank_codec import decode
 from .hidden import digest
 from .rules import Rule
-from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, python_scalar, run_case, show
+from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, _copied, python_scalar, run_case, show
 
 GENERATED_LABEL = N_("生成的例子 {call}")
 HIDDEN_LABEL = N_("生成的隐藏例子")
@@ -107,6 +109,28 @@ _ERRORS: dict[str, type[BaseException]] = {
     kind.__name__: kind for kind in (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError)}
 
 
+def error_class(name: str) -> type[BaseException]:
+    """Return the exception class a bank names: a built-in one by its name, one of the package by its path."""
+    if name in _ERRORS:
+        return _ERRORS[name]
+    module, _, qualname = name.rpartition(".")
+    if not module.startswith("ctx_reference."):
+        raise ValueError(f"name must be a built-in error ({sorted(_ERRORS)}) or a class of ctx_reference "
+                         f"(got {name!r})")
+    kind = getattr(importlib.import_module(module), qualname)
+    if not (isinstance(kind, type) and issubclass(kind, Exception)):
+        raise ValueError(f"name must name an exception class (got {name!r})")
+    return kind
+
+
+def _error_name(exc: BaseException) -> str:
+    """Return how a bank names the error ``exc``: a built-in one by its name, one of the package by its path."""
+    kind = type(exc)
+    if kind.__module__.startswith("ctx_reference."):
+        return f"{kind.__module__}.{kind.__qualname__}"
+    return kind.__name__
+
+
 def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
     if spec.label is not None:
         template, values = spec.label, dict(zip(spec.label_fields, case.args))
@@ -114,7 +138,7 @@ def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
         template, values = GENERATED_LABEL, {"call": call_text(function, case)}
     label = template.format(**values)
     if case.raises is not None:
-        return CheckCase(label, case.args, kwargs=case.kwargs, raises=_ERRORS[case.raises], label_template=template,
+        return CheckCase(label, case.args, kwargs=case.kwargs, raises=error_class(case.raises), label_template=template,
                          label_values=values)
     return CheckCase(label, case.args, case.expect, kwargs=case.kwargs, project=spec.project, tol=spec.tol,
                      returns=spec.returns, label_template=template, label_values=values)
@@ -160,11 +184,17 @@ def expect_generated(label: str, exercise: str, func: Callable, spec: Generated)
 
 
 def _gives(func: Callable, case: BankCase, spec: Generated) -> bool:
-    """Return True if ``func`` gives what the hidden ``case`` expects (its digest, or its error)."""
+    """Return True if ``func`` gives what the hidden ``case`` expects (its digest, or its error), leaving its
+    list and dict arguments unchanged (as every visible case requires)."""
+    args = tuple(_copied(value) for value in case.args)
+    kwargs = {key: _copied(value) for key, value in case.kwargs.items()}
+    before = copy.deepcopy([value for value in (*args, *kwargs.values()) if type(value) in (list, dict)])
     try:
-        got = python_scalar(func(*case.args, **dict(case.kwargs)))
+        got = python_scalar(func(*args, **kwargs))
     except Exception as exc:  # the learner's code may raise anything
-        return case.raises is not None and type(exc).__name__ == case.raises
+        return case.raises is not None and _error_name(exc) == case.raises
+    if [value for value in (*args, *kwargs.values()) if type(value) in (list, dict)] != before:
+        return False
     if case.raises is not None or (spec.returns is not None and type(got) is not spec.returns):
         return False
     try:
