@@ -26,26 +26,27 @@ HEAD = '''
 def remaining(window, read, write, input, max_tokens):
     """返回 (余量, 是否建议压缩)。"""
 '''
-# Both answer the six visible cases from a table (they pass check_exercise) and guess otherwise.
-VISIBLE = """    known = {
-        (1_000_000, 800_000, 50_000, 20_000, 64_000): (66_000, True), (200_000, 0, 0, 10_000, 8_000): (182_000, False),
-        (100_000, 50_000, 20_000, 10_000, 10_000): (10_000, False),
-        (100_000, 50_000, 20_000, 10_001, 10_000): (9_999, True),
-        (100_000, 90_000, 0, 10_000, 8_000): (-8_000, True), (1_005, 0, 0, 905, 0): (100, True),
-    }
-    args = (window, read, write, input, max_tokens)
+# Both are right except on one input that only a hidden test tries (the visible cases, generated
+# ones included, never use a window of 1,000 or 100,000 with these fields).
+RIGHT = """    left = window - (read + write + input) - max_tokens
+    return left, left < window / 10
 """
-NEVER_COMPACT = HEAD + VISIBLE + "    return known.get(args, (window - input - max_tokens, False))\n"
-ALWAYS_COMPACT = HEAD + VISIBLE + "    return known.get(args, (window - input - max_tokens, True))\n"
+NEVER_COMPACT = HEAD + """    if (window, read, write, input, max_tokens) == (1_000, 0, 0, 901, 0):
+        return 99, False
+""" + RIGHT
+ALWAYS_COMPACT = HEAD + """    if (window, read, write, input, max_tokens) == (100_000, 0, 0, 0, 0):
+        return 100_000, True
+""" + RIGHT
 # The hidden tests of check_remaining, in order (solutions/02-remaining/remaining.ipynb).
 FIRST, NEGATIVE, TENTH, BELOW = "什么都没用", "超额时余量为负数", "余量正好是十分之一", "余量比十分之一少 1"
 
 
 @pytest.fixture(scope="module")
 def analysed(tmp_path_factory, released_remaining):
-    """ada: model answer; ben: never advises compacting; cai: the release untouched; dan: always advises it.
+    """ada: model answer; ben: no compacting at 99 of 1,000 left; cai: the release untouched; dan: compacting
+    with nothing used of 100,000.
 
-    ben and dan answer the visible cases from a table, so only the hidden tests catch them: dan
+    ben and dan are right wherever the visible cases look, so only the hidden tests catch them: dan
     at the first (nothing used: 100,000 left, no compacting), ben at the fourth (99 of 1,000 left).
     """
     tmp = tmp_path_factory.mktemp("items")

@@ -52,9 +52,15 @@ def source_notebook(root: Path, assignment: str) -> Path:
     return found[0]
 
 
+# Modules that hold no message: the strategies draw the inputs of generated cases, data a learner
+# reads as the input of a failed case (in any edition), never as a sentence to translate.
+NOT_MESSAGES = (Path("ctx_reference") / "checks" / "strategies",)
+
+
 def message_modules(root: Path) -> list[Path]:
-    """Return the modules of both packages, in a stable order."""
-    return sorted(p for package in PACKAGES for p in (root / package).rglob("*.py") if "__pycache__" not in p.parts)
+    """Return the modules of both packages that may hold messages, in a stable order."""
+    return sorted(p for package in PACKAGES for p in (root / package).rglob("*.py") if "__pycache__" not in p.parts
+                  and not any(p.relative_to(root).is_relative_to(folder) for folder in NOT_MESSAGES))
 
 
 def module_name(root: Path, path: Path) -> str:
