@@ -25,6 +25,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
+from .disk_space import is_disk_full
+
 T = TypeVar("T")
 
 PATIENCE = 120.0  # seconds a run waits for its gradebook server to come back
@@ -42,6 +44,8 @@ def is_lost_connection(exc: BaseException) -> bool:
     >>> is_lost_connection(ValueError("no"))
     False
     """
+    if is_disk_full(exc):  # SQLite's "database or disk is full" is an OperationalError too
+        return False
     if isinstance(exc, (OperationalError, InterfaceError)):
         return True
     return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
