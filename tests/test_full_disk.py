@@ -25,13 +25,14 @@ from pathlib import Path
 
 import pytest
 
+from ctx_course.grading.disk_space import DiskFull, is_disk_full, stops_on_full_disk
+from ctx_course.grading.reconnect import is_lost_connection, reconnecting
 from ctx_course.sandbox.policy import sandbox_problem
 
 from conftest import REMAINING_MODEL as MODEL
 from conftest import REPO
 
-pytestmark = [pytest.mark.heavy,
-              pytest.mark.skipif(sandbox_problem() is not None, reason="bubblewrap cannot sandbox here")]
+pytestmark = pytest.mark.heavy
 
 ASSIGNMENT = "02-remaining"
 MISTAKE = '''
@@ -51,6 +52,8 @@ MANIFEST = "manifest.json"  # what the grader has written whole, by submission
 @pytest.fixture(scope="module")
 def small_disk(tmp_path_factory):
     """A tmpfs of DISK mounted for the module (unmounted afterwards); skips, saying why, where it cannot be."""
+    if sandbox_problem() is not None:
+        pytest.skip(f"the runs grade in the sandbox: {sandbox_problem()}")
     if os.geteuid() != 0:
         pytest.skip("mounting a small filesystem for the working folder needs root (mount -t tmpfs)")
     folder = tmp_path_factory.mktemp("disk") / "work"
@@ -148,6 +151,61 @@ def test_gradebook_keeps_the_rows_written_before_the_disk_filled(runs):
     with Gradebook(f"sqlite:///{runs['room again']['work'] / 'gradebook.db'}", "context-engineering") as gb:
         got = {s.student.id: f"{s.code_score:g}" for s in gb.assignment_submissions(ASSIGNMENT)}
     assert got == SCORES
+
+
+# ---- the errors that say so (no mount needed)
+
+
+def _full_gradebook(path: Path):
+    """A SQLite gradebook that cannot grow past three pages, and a step that needs more (SQLite's "disk is full")."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE grade (id INTEGER PRIMARY KEY, comment BLOB)")
+
+    def step():
+        with engine.begin() as connection:
+            connection.exec_driver_sql("PRAGMA max_page_count = 3")
+            connection.exec_driver_sql("INSERT INTO grade (comment) VALUES (?)", (b"x" * 100_000,))
+
+    return engine, step
+
+
+def test_sqlite_disk_full_is_not_retried_as_a_lost_connection(tmp_path):
+    """SQLite's "database or disk is full" (an OperationalError, as a lost connection is) is a full disk, not a
+    lost connection: the gradebook step is not retried, the error comes out at once."""
+    engine, step = _full_gradebook(tmp_path / "gradebook.db")
+    pauses = []
+    try:
+        with pytest.raises(Exception) as caught:
+            reconnecting(step, f"sqlite:///{tmp_path / 'gradebook.db'}", sleep=pauses.append)
+    finally:
+        engine.dispose()
+    assert "database or disk is full" in str(caught.value)
+    assert is_disk_full(caught.value) and not is_lost_connection(caught.value)
+    assert pauses == []
+
+
+def test_full_gradebook_stops_in_one_line_naming_its_folder(tmp_path):
+    """In a run's block, the full gradebook becomes DiskFull: one line naming the folder (here the working folder,
+    which holds the gradebook) and saying that what was graded is kept."""
+    engine, step = _full_gradebook(tmp_path / "gradebook.db")
+    try:
+        with pytest.raises(DiskFull) as caught, stops_on_full_disk(tmp_path, f"sqlite:///{tmp_path / 'gradebook.db'}"):
+            step()
+    finally:
+        engine.dispose()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"the disk of {tmp_path} is full (the gradebook: database or disk is full)"), message
+    assert "what was graded before is kept" in message
+
+
+def test_other_errors_pass_through_unchanged(tmp_path):
+    """Control: an error that is not about space (a permission refused) leaves the block as it was raised."""
+    with pytest.raises(PermissionError), stops_on_full_disk(tmp_path):
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path / "grades.csv"))
 
 
 # --------------------------------------------------------------------------------------------
