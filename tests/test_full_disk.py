@@ -5,7 +5,8 @@ mounts, so only root can run it. The first run grades a_model and b_mistake with
 Four more learners hand in; in the second run, as soon as the manifest records the first of them
 (c_model), a file fills the disk to the last byte. The run must stop with one line naming the
 folder, no traceback, leaving what was graded before as it was; a third run on the still-full disk
-stops the same way; the fourth, with the filler gone, grades the rest.
+stops the same way; the fourth, with the filler gone, grades the rest. The four runs are made with
+one job (in the grading process), then again on a fresh disk with two Dask workers.
 
 Hand-worked scores (check_remaining is worth 3 points): the model answer passes, 3/3; the
 mistake leaves out the cache fields, remaining(1,000,000, 800,000, 50,000, 20,000, 64,000) gives
@@ -49,8 +50,14 @@ FILL_WHEN = "c_model/" + ASSIGNMENT  # the manifest entry after which the disk f
 MANIFEST = "manifest.json"  # what the grader has written whole, by submission
 
 
+@pytest.fixture(scope="module", params=["1", "2"], ids=["one job", "two Dask workers"])
+def jobs(request) -> str:
+    """The runs grade in this process, then again on a local Dask cluster of two workers."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def small_disk(tmp_path_factory):
+def small_disk(tmp_path_factory, jobs):
     """A tmpfs of DISK mounted for the module (unmounted afterwards); skips, saying why, where it cannot be."""
     if sandbox_problem() is not None:
         pytest.skip(f"the runs grade in the sandbox: {sandbox_problem()}")
@@ -69,25 +76,28 @@ def small_disk(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def runs(small_disk, tmp_path_factory, make_class):
+def runs(small_disk, tmp_path_factory, make_class, jobs):
     """The four runs; returns each one's status, output and what the working folder held after it."""
     work, tmp = small_disk, tmp_path_factory.mktemp("full-disk")
     incoming = make_class(tmp / "first", FIRST)
-    seen = {"first": _grade(work, incoming)}
+    seen = {"first": _grade(work, incoming, jobs)}
     seen["first"]["kept"] = _kept(work)
     incoming = make_class(tmp / "all", {**FIRST, **LATER})
 
     filler = work / "filler"
     watcher = threading.Thread(target=_fill_when_recorded, args=(work, filler), daemon=True)
     watcher.start()
-    seen["filled"] = _grade(work, incoming)
+    seen["filled"] = _grade(work, incoming, jobs)
     watcher.join(timeout=60)
     seen["filled"]["kept"] = _kept(work)
     seen["filled"]["filler"] = filler.is_file()
-    seen["still full"] = _grade(work, incoming)
+    seen["still full"] = _grade(work, incoming, jobs)
     seen["still full"]["kept"] = _kept(work)
     filler.unlink(missing_ok=True)
-    seen["room again"] = _grade(work, incoming)
+    seen["room again"] = _grade(work, incoming, jobs)
+    print(f"\nfull disk, --jobs {jobs}: " + " | ".join(f"{run}: status {seen[run]['status']}, "
+                                                       f"{seen[run]['err'].strip()[-300:] or 'no error'}"
+                                                       for run in ("filled", "still full", "room again")))
     return seen
 
 
@@ -211,10 +221,10 @@ def test_other_errors_pass_through_unchanged(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
-def _grade(work: Path, incoming: Path) -> dict:
-    """Run ``python -m ctx_course grade`` into ``work`` with one job; return its status and output."""
+def _grade(work: Path, incoming: Path, jobs: str) -> dict:
+    """Run ``python -m ctx_course grade`` into ``work`` with ``jobs`` jobs; return its status and output."""
     command = [sys.executable, "-m", "ctx_course", "grade", "--root", str(REPO), "--work", str(work),
-               "--submissions", str(incoming), "--jobs", "1"]
+               "--submissions", str(incoming), "--jobs", jobs]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
     return {"status": done.returncode, "out": done.stdout, "err": done.stderr, "work": work}
 
