@@ -18,8 +18,10 @@ import csv
 import errno
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -79,22 +81,31 @@ def small_disk(tmp_path_factory, jobs):
 def runs(small_disk, tmp_path_factory, make_class, jobs):
     """The four runs; returns each one's status, output and what the working folder held after it."""
     work, tmp = small_disk, tmp_path_factory.mktemp("full-disk")
+    scratch = Path(tempfile.mkdtemp(prefix="t"))  # the runs' temporary folder; short: kernels' IPC sockets live in it
+    try:
+        yield _runs(work, tmp, scratch, make_class, jobs)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _runs(work: Path, tmp: Path, scratch: Path, make_class, jobs: str) -> dict:
+    """The four runs of the module docstring, in order, into ``work`` with ``scratch`` as their temporary folder."""
     incoming = make_class(tmp / "first", FIRST)
-    seen = {"first": _grade(work, incoming, jobs)}
+    seen = {"first": _grade(work, incoming, jobs, scratch)}
     seen["first"]["kept"] = _kept(work)
     incoming = make_class(tmp / "all", {**FIRST, **LATER})
 
     filler = work / "filler"
     watcher = threading.Thread(target=_fill_when_recorded, args=(work, filler), daemon=True)
     watcher.start()
-    seen["filled"] = _grade(work, incoming, jobs)
+    seen["filled"] = _grade(work, incoming, jobs, scratch)
     watcher.join(timeout=60)
     seen["filled"]["kept"] = _kept(work)
     seen["filled"]["filler"] = filler.is_file()
-    seen["still full"] = _grade(work, incoming, jobs)
+    seen["still full"] = _grade(work, incoming, jobs, scratch)
     seen["still full"]["kept"] = _kept(work)
     filler.unlink(missing_ok=True)
-    seen["room again"] = _grade(work, incoming, jobs)
+    seen["room again"] = _grade(work, incoming, jobs, scratch)
     print(f"\nfull disk, --jobs {jobs}: " + " | ".join(f"{run}: status {seen[run]['status']}, "
                                                        f"{seen[run]['err'].strip()[-300:] or 'no error'}"
                                                        for run in ("filled", "still full", "room again")))
@@ -140,6 +151,14 @@ def test_what_was_graded_before_is_kept(runs, run):
     assert later["grades_bytes"] == first["grades_bytes"]
     assert later["feedback"] == first["feedback"]
     assert set(first["manifest"]) <= set(later["manifest"])
+
+
+def test_temporary_folder_is_left_empty(runs, jobs):
+    """After the next run with room, nothing any run left is in the temporary folder (a run removes what stopped
+    ones left); with one job, the run stopped by the full disk already removed its own scratch folders."""
+    assert runs["room again"]["left"] == []
+    if jobs == "1":  # on Dask, the workers closed in the middle of a task may leave theirs to the next run
+        assert runs["filled"]["left"] == []
 
 
 def test_next_run_with_room_grades_the_rest(runs):
@@ -221,12 +240,15 @@ def test_other_errors_pass_through_unchanged(tmp_path):
 # --------------------------------------------------------------------------------------------
 
 
-def _grade(work: Path, incoming: Path, jobs: str) -> dict:
-    """Run ``python -m ctx_course grade`` into ``work`` with ``jobs`` jobs; return its status and output."""
+def _grade(work: Path, incoming: Path, jobs: str, scratch: Path) -> dict:
+    """Run ``python -m ctx_course grade`` into ``work`` with ``jobs`` jobs and ``scratch`` as its temporary folder;
+    return its status, its output and what that folder held afterwards."""
     command = [sys.executable, "-m", "ctx_course", "grade", "--root", str(REPO), "--work", str(work),
                "--submissions", str(incoming), "--jobs", jobs]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
-    return {"status": done.returncode, "out": done.stdout, "err": done.stderr, "work": work}
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "TMPDIR": str(scratch)})
+    left = sorted(p.name for p in scratch.iterdir())
+    return {"status": done.returncode, "out": done.stdout, "err": done.stderr, "work": work, "left": left}
 
 
 def _fill_when_recorded(work: Path, filler: Path, patience: float = 300) -> None:
