@@ -25,11 +25,13 @@ import contextlib
 import errno
 import logging
 import os
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})  # no space left; disk quota exceeded
+FULL_BELOW = 1 << 20  # bytes: a disk with less than this free is full (SQLite's "disk I/O error" on it is that)
 POSTGRES_DISK_FULL = "53100"  # SQLSTATE of PostgreSQL's disk_full
 # The logger nbgrader's gradebook reports a failed commit on, with its traceback, before raising the error.
 NBGRADER_LOG = "tornado.application"
@@ -41,15 +43,34 @@ class DiskFull(RuntimeError):
     """The disk of the run's working folder (or gradebook) is full: the run stopped; the message is one line."""
 
 
-def is_disk_full(exc: BaseException | None) -> bool:
+def is_disk_full(exc: BaseException | None, *folders: str | os.PathLike) -> bool:
     """Return whether ``exc``, or an error it was raised from or wraps, says a disk or quota is full.
+
+    SQLite sometimes reports a write that found no room as a "disk I/O error": that one counts
+    when one of ``folders`` (the gradebook's) is on a disk with less than FULL_BELOW free.
 
     >>> is_disk_full(OSError(errno.ENOSPC, "No space left on device"))
     True
     >>> is_disk_full(OSError(errno.EACCES, "Permission denied"))
     False
     """
-    return any(_says_full(error) for error in _chain(exc))
+    errors = list(_chain(exc))
+    if any(_says_full(error) for error in errors):
+        return True
+    io_error = any(isinstance(error, sqlite3.Error) and "disk I/O error" in str(error) for error in errors)
+    return io_error and any(_free(folder) < FULL_BELOW for folder in folders)
+
+
+def gradebook_folders(db_url: str) -> tuple[Path, ...]:
+    """Return the folder of a SQLite gradebook, as a 1-tuple, or () for a database on a server.
+
+    >>> gradebook_folders("sqlite:////srv/grading/gradebook.db")
+    (PosixPath('/srv/grading'),)
+    >>> gradebook_folders("postgresql://grader@db.example.org/course")
+    ()
+    """
+    prefix = "sqlite:///"
+    return (Path(db_url[len(prefix):]).parent,) if db_url.startswith(prefix) else ()
 
 
 def says_disk_full(text: str) -> bool:
@@ -93,14 +114,15 @@ def stops_on_full_disk(work: str | os.PathLike, db_url: str = "") -> Iterator[No
     Meanwhile nbgrader's log of a commit that failed for a full disk is dropped: it is a traceback,
     and the error it reports is the one that stops the run, in one line.
     """
-    log, quiet = logging.getLogger(NBGRADER_LOG), _DropFullDisk()
+    folders = (work, *gradebook_folders(db_url))
+    log, quiet = logging.getLogger(NBGRADER_LOG), _DropFullDisk(folders)
     log.addFilter(quiet)
     try:
         yield
     except DiskFull:
         raise
     except Exception as exc:
-        if not is_disk_full(exc):
+        if not is_disk_full(exc, *folders):
             raise
         raise DiskFull(full_disk_line(exc, work, db_url)) from None
     finally:
@@ -108,10 +130,18 @@ def stops_on_full_disk(work: str | os.PathLike, db_url: str = "") -> Iterator[No
 
 
 class _DropFullDisk(logging.Filter):
-    """Drop the log records whose traceback is of an error saying the disk is full."""
+    """Drop the log records whose traceback is of an error saying the disk (of one of ``folders``) is full,
+    or of SQLite's "disk I/O error", which a full disk also causes."""
+
+    def __init__(self, folders: tuple[str | os.PathLike, ...]):
+        super().__init__()
+        self.folders = folders
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and is_disk_full(record.exc_info[1]))
+        # SQLite's "disk I/O error" too: nbgrader raises it after logging, and the run reports it in one line
+        error = record.exc_info[1] if record.exc_info else None
+        return not (is_disk_full(error, *self.folders) or any(
+            isinstance(e, sqlite3.Error) and "disk I/O error" in str(e) for e in _chain(error)))
 
 
 def _says_full(error: BaseException) -> bool:
@@ -148,6 +178,17 @@ def _reason(exc: BaseException | None) -> str:
         if _says_full(error):
             return "the gradebook: " + (str(error).strip().splitlines() or ["database or disk is full"])[0]
     return os.strerror(errno.ENOSPC)
+
+
+def _free(folder: str | os.PathLike) -> int:
+    """Bytes free on the disk of ``folder`` (of its nearest existing parent); a very large number if unknown."""
+    path = Path(folder)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return 1 << 62
 
 
 def _inside(path: Path, folder: Path) -> bool:

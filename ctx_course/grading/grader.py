@@ -51,7 +51,14 @@ from .assignment_rows import read_definition
 from .autograde import GradingSettings, grading_config
 from .deadlines import apply_deadlines, check_students, load_deadlines
 from .diagnosis import last_error, tamper_notes, timeout_notes
-from .disk_space import DiskFull, full_disk_line, is_disk_full, says_disk_full, stops_on_full_disk
+from .disk_space import (
+    DiskFull,
+    full_disk_line,
+    gradebook_folders,
+    is_disk_full,
+    says_disk_full,
+    stops_on_full_disk,
+)
 from .engine import (
     NOT_STARTED,
     DaskEngine,
@@ -409,8 +416,8 @@ class Grader:
         except GradebookUnreachable:
             raise
         except Exception as exc:  # one submission's rows, not the class
-            if is_disk_full(exc):  # every later one would fail alike: the run stops (disk_space.py)
-                raise
+            if is_disk_full(exc, self.work, *gradebook_folders(self.db_url)):  # every later one would fail alike
+                raise  # the run stops (disk_space.py)
             reason = f"graded, but the gradebook could not be written: {exc}"
             result = GradeResult(student, assignment, False, reason=reason, log=graded.result.log)
         return replace(result, seconds=graded.result.seconds)

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from .disk_space import is_disk_full
+from .disk_space import gradebook_folders, is_disk_full
 
 T = TypeVar("T")
 
@@ -93,7 +93,7 @@ def reconnecting(
         try:
             return action()
         except Exception as exc:
-            if not is_lost_connection(exc):
+            if not is_lost_connection(exc) or is_disk_full(exc, *gradebook_folders(db_url)):  # disk_space.py
                 raise
             now = clock()
             started = now if started is None else started
