@@ -196,7 +196,8 @@ def _add_grade(sub, config: argparse.ArgumentParser, work: argparse.ArgumentPars
         description="Autograde every submission in the working folder's submitted/ "
         "(grading/submitted by default), write the feedback HTML and grades.csv. "
         "Every kernel runs in a bubblewrap sandbox. Exit status: 0 all graded, 1 some could not be "
-        "graded (listed, or the gradebook's server stayed unreachable: run again for the rest), "
+        "graded (listed, or the gradebook's server stayed unreachable, or the working folder's disk filled up: "
+        "run again for the rest), "
         "2 bad input or no sandbox, 128 + the signal's number when stopped by SIGTERM/SIGINT "
         "(what was graded is written).",
     )
@@ -353,6 +354,7 @@ def _update_command(root: str, language: str = "zh_CN") -> str:
 
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
+    from .grading.disk_space import DiskFull
     from .grading.grader import Grader
     from .grading.reconnect import GradebookUnreachable
     from .grading.report import format_log, format_outcome, format_start, format_summary
@@ -412,7 +414,7 @@ def _grade(args: argparse.Namespace) -> int:
     try:
         report = grader.grade(autograde=not args.feedback_only, force=args.force, on_start=on_start,
                               on_result=on_result)
-    except GradebookUnreachable as exc:  # what was written stays; the next run grades the rest
+    except (GradebookUnreachable, DiskFull) as exc:  # what was written stays; the next run grades the rest
         if line_open:
             print(flush=True)
         print(f"error: {exc}", file=sys.stderr)

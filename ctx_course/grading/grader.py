@@ -39,6 +39,14 @@ from .assignment_rows import read_definition
 from .autograde import GradingSettings, grading_config
 from .deadlines import apply_deadlines, check_students, load_deadlines
 from .diagnosis import last_error, tamper_notes, timeout_notes
+from .disk_space import (
+    DiskFull,
+    full_disk_line,
+    gradebook_folders,
+    is_disk_full,
+    says_disk_full,
+    stops_on_full_disk,
+)
 from .engine import (
     NOT_STARTED,
     DaskEngine,
@@ -144,7 +152,7 @@ class Grader:
         another run between looking her up and adding her is updated instead.
         """
         self.roster = list(students)
-        with self.gradebook() as gb:
+        with stops_on_full_disk(self.work, self.db_url), self.gradebook() as gb:
             for s in self.roster:
                 details = dict(first_name=s.first_name, last_name=s.last_name, email=s.email, lms_user_id=s.lms_user_id)
                 try:
@@ -154,7 +162,8 @@ class Grader:
 
     def collect(self, source: str | os.PathLike) -> list[tuple[str, str]]:
         """Copy a folder of submissions into the working folder (see ``collect``)."""
-        return collect(source, self.submitted)
+        with stops_on_full_disk(self.work, self.db_url):
+            return collect(source, self.submitted)
 
     def prepare(self, assignment_ids: Iterable[str]) -> dict[str, str]:
         """Generate each assignment from ``solutions/`` so the gradebook holds its current cells.
@@ -169,6 +178,8 @@ class Grader:
                 shutil.rmtree(target)
             outcome = self.api.generate_assignment(aid, force=True)
             if not outcome["success"]:
+                if says_disk_full(outcome.get("error") or ""):
+                    raise DiskFull(full_disk_line(None, self.work, self.db_url))
                 problems[aid] = "could not prepare the assignment from solutions/: " + last_error(outcome)
         return problems
 
@@ -221,7 +232,7 @@ class Grader:
         """
         if self.deadlines is not None:  # an extension for nobody is bad input: nothing is graded
             check_students(self.deadlines, self._known_students())
-        with StopOnSignal(on_stop=self._abandon) as stop:
+        with StopOnSignal(on_stop=self._abandon) as stop, stops_on_full_disk(self.work, self.db_url):
             return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start,
                                on_result=on_result)
 
@@ -369,6 +380,8 @@ class Grader:
         except GradebookUnreachable:
             raise
         except Exception as exc:  # one submission's rows, not the class
+            if is_disk_full(exc, self.work, *gradebook_folders(self.db_url)):  # every later one would fail alike
+                raise  # the run stops (disk_space.py)
             reason = f"graded, but the gradebook could not be written: {exc}"
             result = GradeResult(student, assignment, False, reason=reason, log=graded.result.log)
         return replace(result, seconds=graded.result.seconds)

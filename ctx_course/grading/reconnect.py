@@ -25,6 +25,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
+from .disk_space import gradebook_folders, is_disk_full
+
 T = TypeVar("T")
 
 PATIENCE = 120.0  # seconds a run waits for its gradebook server to come back
@@ -42,6 +44,8 @@ def is_lost_connection(exc: BaseException) -> bool:
     >>> is_lost_connection(ValueError("no"))
     False
     """
+    if is_disk_full(exc):  # SQLite's "database or disk is full" is an OperationalError too
+        return False
     if isinstance(exc, (OperationalError, InterfaceError)):
         return True
     return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
@@ -89,7 +93,7 @@ def reconnecting(
         try:
             return action()
         except Exception as exc:
-            if not is_lost_connection(exc):
+            if not is_lost_connection(exc) or is_disk_full(exc, *gradebook_folders(db_url)):  # disk_space.py
                 raise
             now = clock()
             started = now if started is None else started
