@@ -372,7 +372,9 @@ class Remote:
 def describe_exception(exc: BaseException, codec: Codec) -> dict:
     """Return what crosses the wire for an exception: its type's name and module, message, and the object if it can."""
     kind = type(exc)
-    info = {"type": kind.__name__[:100], "module": str(kind.__module__)[:200], "message": _text(exc)[:2000]}
+    info: dict[str, object] = {
+        "type": kind.__name__[:100], "module": str(kind.__module__)[:200], "message": _text(exc)[:2000],
+    }
     info["withheld"] = any(
         k.__name__ == "ReferenceWithheld" and k.__module__ == f"{PACKAGE}._withheld" for k in kind.__mro__
     )
@@ -446,9 +448,9 @@ def serve(reader, writer) -> None:
     namespace["display"] = lambda *args, **kwargs: None
     shell = _Shell(namespace)
     namespace["get_ipython"] = lambda: shell
-    channel = Channel(reader, writer, None, None)
+    channel: Channel  # bound below, before the codec decodes a reference that calls back through it
     codec = Codec(refs_out=False, remote=lambda ref, kind: Remote(ref, kind, channel))
-    channel.codec = codec
+    channel = Channel(reader, writer, codec, None)
     bound: dict[str, dict] = {}  # checkpoint id -> {name: the object bound there}
 
     def handle(message):

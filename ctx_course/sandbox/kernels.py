@@ -154,7 +154,10 @@ class KernelPool:
         )
         manager.policy, manager.folder = self.policy, folder
         # jupyter_client would signal bwrap's process group; the kernel interrupts itself instead.
-        manager.kernel_spec.interrupt_mode = "message"
+        spec = manager.kernel_spec
+        if spec is None:  # only for an empty name: jupyter_client looks any other name up or raises NoSuchKernel
+            raise ValueError(f"kernel_name must name a kernel spec (got {self.kernel_name!r})")
+        spec.interrupt_mode = "message"
         try:
             run_sync(manager.start_kernel)(
                 extra_arguments=self.extra_arguments, cwd=str(folder / "run"), env=env, **QUIET
@@ -285,12 +288,13 @@ class QuickStopKernelManager(AsyncKernelManager):
             return
         self.shutting_down = True
         self.stop_restarter()
-        process = getattr(self.provisioner, "process", None)
-        if process is not None:
+        provisioner = self.provisioner
+        process = getattr(provisioner, "process", None)
+        if provisioner is not None and process is not None:
             try:
-                await self.provisioner.kill()
+                await provisioner.kill()
                 process.wait(timeout=10)
-                await self.provisioner.wait()  # reaps it at once, closes its pipes
+                await provisioner.wait()  # reaps it at once, closes its pipes
             except Exception:  # already gone
                 pass
         await self._async_cleanup_resources()
