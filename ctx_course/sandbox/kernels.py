@@ -31,7 +31,7 @@ from pathlib import Path
 from queue import Empty
 
 from jupyter_client.asynchronous import AsyncKernelClient
-from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.manager import AsyncKernelManager, KernelManager
 from jupyter_core.utils import run_sync
 from traitlets import Any
 
@@ -247,8 +247,11 @@ def ipc_sockets(folder: str | os.PathLike) -> dict[str, str]:
     return {"transport": "ipc", "ip": str(folder / "kernel"), "connection_file": str(folder / "kernel.json")}
 
 
-class IpcSockets:
+class IpcSockets(KernelManager):
     """A kernel manager mixin: unless told otherwise, the kernel's sockets are IPC files in a new folder of its own.
+
+    Put it before a kernel manager class (``KernelManager`` or ``AsyncKernelManager``): its methods
+    then come first and hand on to that class's.
 
     The folder (``KERNEL_FOLDER_PREFIX`` and this process's id, in the temporary folder, so that
     ``remove_abandoned`` finds what a killed process left) goes when the manager cleans up. For
@@ -262,7 +265,7 @@ class IpcSockets:
         super().__init__(*args, **kwargs)
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:  # what shutting down calls
-        await super()._async_cleanup_resources(restart=restart)  # type: ignore[misc]
+        await super()._async_cleanup_resources(restart=restart)
         if not restart and getattr(self, "_own_folder", None) is not None:
             shutil.rmtree(self._own_folder, ignore_errors=True)
 
