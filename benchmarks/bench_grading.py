@@ -46,6 +46,7 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -277,8 +278,23 @@ def nbgrader_commands(incoming: Path, course: Path, assignment_ids: list[str]) -
     return time.perf_counter() - start, failures
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Build the class, time each way, print the table."""
+Run = tuple[float, float | None, float, dict | None]  # (seconds, CPU seconds, wall seconds, report) of one run
+
+
+def median_runs(ways: list[tuple[str, Callable[[], Run]]], repeat: int) -> dict[str, Run]:
+    """Run every way ``repeat`` times, every other round in the opposite order; return each way's run of median seconds.
+
+    The machine's drift then counts for each way alike. Ways are kept in their order.
+    """
+    runs: dict[str, list[Run]] = {}
+    for round_ in range(repeat):
+        for way, run in ways if round_ % 2 == 0 else ways[::-1]:
+            runs.setdefault(way, []).append(run())
+    return {way: sorted(runs[way], key=lambda r: r[0])[(len(runs[way]) - 1) // 2] for way, _ in ways}
+
+
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    """Return the command line's arguments; a bad one ends the program with one line naming it."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=STUDENTS, help=f"class size (default {STUDENTS})")
     parser.add_argument("--assignments", nargs="*", help="assignment ids (default: every one in solutions/)")
@@ -301,6 +317,12 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"--repeat must be at least 1 (got {args.repeat})")
     if args.baseline is not None and (problem := baseline_problem(args.baseline)) is not None:
         raise SystemExit(f"bench_grading: --baseline {args.baseline}: {problem}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Build the class, time each way, print the table."""
+    args = parse_arguments(argv)
     warnings.filterwarnings("ignore")
 
     assignment_ids = args.assignments or assignments(ROOT)
@@ -320,7 +342,6 @@ def main(argv: list[str] | None = None) -> None:
 
         # busy: (core-seconds, wall seconds of the call) of each way; with --repeat, the run of median wall time
         seconds, busy, reports = {}, {}, {}
-        runs: dict[str, list[tuple[float, float | None, float, dict | None]]] = {}
 
         def grade(way: str, work: str, jobs: int, incoming: str = "incoming", **options):
             def run():
@@ -349,11 +370,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.no_sandbox:
             ways.append(grade("grader, 1 job, no sandbox", "work-open", 1, sandbox=False))
         ways.append(plain("nbgrader's commands", nbgrader_commands, tmp / "incoming", tmp / "nbgrader", assignment_ids))
-        for round_ in range(args.repeat):  # every other round in the opposite order: drift counts for each alike
-            for way, run in ways if round_ % 2 == 0 else ways[::-1]:
-                runs.setdefault(way, []).append(run())
-        for way, _ in ways:
-            value, used, wall, report = sorted(runs[way], key=lambda r: r[0])[(len(runs[way]) - 1) // 2]
+        for way, (value, used, wall, report) in median_runs(ways, args.repeat).items():
             seconds[way], busy[way] = value, (used, wall)
             reports[way] = report
         nbgrader_seconds, nbgrader_failures = reports.pop("nbgrader's commands")["result"]

@@ -40,7 +40,8 @@ HOLDS_LESSONS = "course folder (holds lessons/)"
 def main(argv: list[str] | None = None) -> int:
     """Run one course operation and return the exit status (0 done, 1 some submissions failed, 2 bad input)."""
     parser = build_parser()
-    args, args.extra = parser.parse_known_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    args.extra = extra
     if args.extra and args.command != "lab":
         parser.error(f"unrecognized arguments: {' '.join(args.extra)}")
     try:

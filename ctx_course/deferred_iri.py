@@ -31,9 +31,8 @@ def defer() -> None:
     except (ImportError, ValueError):
         return
     stand_in = types.ModuleType(NAME, "Stand-in: the real module is imported on first use.")
-    stand_in.is_valid_syntax = is_valid_syntax
-    stand_in.__getattr__ = _attribute
-    stand_in.deferred = True
+    # A module's namespace is its __dict__: the stand-in's names are put there, as `def` would.
+    vars(stand_in).update(is_valid_syntax=is_valid_syntax, __getattr__=_attribute, deferred=True)
     sys.modules[NAME] = stand_in
 
 
@@ -46,7 +45,7 @@ def real_module() -> types.ModuleType:
     return module
 
 
-def _attribute(name: str):
+def _attribute(name: str) -> object:
     # The import system asks a module for __path__, __spec__ and the like: those never load it.
     if name.startswith("__"):
         raise AttributeError(name)

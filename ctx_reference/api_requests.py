@@ -472,6 +472,15 @@ def _rule_errors(request: dict, conversation: dict | None) -> list[tuple[str, st
         errors.append(("tool-blocks-need-tools",
                        "tools must define the conversation's tools when messages carry tool_use or tool_result "
                        f"blocks (got tools={request.get('tools')!r} with {len(tool_blocks)} such blocks)"))
+    errors += _thinking_errors(request, thinking)
+    errors += _edit_errors(edits, kinds, thinking)
+    errors += _compaction_errors(request, conversation, messages, kinds)
+    return errors
+
+
+def _thinking_errors(request: dict, thinking: object) -> list[tuple[str, str]]:
+    """The thinking rules of ``_rule_errors``: the form the model takes, the budget's range."""
+    errors: list[tuple[str, str]] = []
     if isinstance(thinking, dict) and thinking.get("type") in ("enabled", "adaptive"):
         forms = thinking_forms(request["model"])
         if thinking["type"] not in forms:
@@ -486,6 +495,12 @@ def _rule_errors(request: dict, conversation: dict | None) -> list[tuple[str, st
                 errors.append(("thinking-budget-range",
                                f"thinking.budget_tokens must be >= {MIN_THINKING_BUDGET} and below "
                                f"max_tokens={request.get('max_tokens')!r} (got {budget!r})"))
+    return errors
+
+
+def _edit_errors(edits: Sequence, kinds: list, thinking: object) -> list[tuple[str, str]]:
+    """The context-management rules of ``_rule_errors``: the edits' order and each edit's own limits."""
+    errors: list[tuple[str, str]] = []
     if "clear_thinking_20251015" in kinds[1:]:
         errors.append(("clear-thinking-first",
                        f"edits must list clear_thinking_20251015 first (got the order {kinds!r})"))
@@ -506,6 +521,14 @@ def _rule_errors(request: dict, conversation: dict | None) -> list[tuple[str, st
             if not isinstance(value, int) or value < MIN_COMPACT_TRIGGER:
                 errors.append(("compact-trigger-minimum",
                                f"compact_20260112 trigger must be >= {MIN_COMPACT_TRIGGER} (got {value!r})"))
+    return errors
+
+
+def _compaction_errors(
+    request: dict, conversation: dict | None, messages: Sequence[dict], kinds: list
+) -> list[tuple[str, str]]:
+    """The compaction rules of ``_rule_errors``: a compaction request's own, then the signed block's."""
+    errors: list[tuple[str, str]] = []
     if "compaction" in request:
         if "context_management" in request:
             errors.append(("compaction-without-context-management",

@@ -23,6 +23,7 @@ import argparse
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from ctx_reference import tables
 from ctx_reference.assemble import LESSON_BUDGET, BudgetError, assemble, lesson_items
@@ -70,7 +71,7 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises UsageError instead of printing usage and exiting."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: error: {message}")
 
 

@@ -300,7 +300,7 @@ def fake_answer(prompt: str, question: str) -> str:
 def _check_version(prompt_version: object) -> str:
     if not isinstance(prompt_version, str) or prompt_version not in PROMPTS:
         raise ValueError(f"prompt_version must be one of {sorted(PROMPTS)} (got {prompt_version!r})")
-    return prompt_version  # type: ignore[return-value]
+    return prompt_version
 
 
 def fake_model(prompt_version: str, question: str) -> str:

@@ -516,9 +516,11 @@ def simulate_policy(policy: Policy, workload: Workload) -> SimResult:
     return _run(policy, workload, cost)
 
 
-def _run(policy: Policy | None, workload: Workload,
-         cost_of: Callable[[int, int | None, bool], float],
-         decide: Callable[[int, int, int, int], object] | None = None) -> SimResult:
+def _run(  # noqa: C901 - the simulator's one turn loop: every action updates the same dozen locals
+    policy: Policy | None, workload: Workload,
+    cost_of: Callable[[int, int | None, bool], float],
+    decide: Callable[[int, int, int, int], object] | None = None,
+) -> SimResult:
     """Run ``policy`` on ``workload``; ``cost_of(input, previous, rewrote)`` prices a request.
 
     With ``decide`` (``simulate``'s strategies), ``decide(turn, tokens, oldest_in_full,

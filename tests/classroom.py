@@ -337,14 +337,7 @@ def shared_python(classroom: Classroom, folder: Path) -> Path:
             _link_tree(package, sources / name)
     if sources.is_dir():
         (site / "course-sources.pth").write_text(f"{sources}\n", encoding="utf-8")
-    for script in Path(sys.executable).parent.iterdir():
-        target = folder / "bin" / script.name
-        if target.exists() or not script.is_file():
-            continue
-        first, _, rest = script.read_bytes().partition(b"\n")
-        if first.startswith(b"#!") and b"python" in first:
-            target.write_bytes(f"#!{python}\n".encode() + rest)
-            target.chmod(0o755)
+    _point_scripts(Path(sys.executable).parent, folder / "bin", python)
     for name in ("python", "python3"):
         (folder / "bin" / name).unlink(missing_ok=True)
         (folder / "bin" / name).symlink_to(version)
@@ -360,6 +353,18 @@ def shared_python(classroom: Classroom, folder: Path) -> Path:
     if not _can_run(classroom, learner, str(python), COURSE_IMPORTS):
         raise NoSharedPython(f"the class's users cannot import the course with {python} (made from {packages})")
     return folder / "bin" / "python"
+
+
+def _point_scripts(commands: Path, bin_folder: Path, python: Path) -> None:
+    """Copy into ``bin_folder`` each Python script of ``commands`` it lacks, its ``#!`` line naming ``python``."""
+    for script in commands.iterdir():
+        target = bin_folder / script.name
+        if target.exists() or not script.is_file():
+            continue
+        first, _, rest = script.read_bytes().partition(b"\n")
+        if first.startswith(b"#!") and b"python" in first:
+            target.write_bytes(f"#!{python}\n".encode() + rest)
+            target.chmod(0o755)
 
 
 def _copy_interpreter(base: Path, version: str, folder: Path) -> None:

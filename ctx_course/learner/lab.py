@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from ctx_reference.i18n import ENVIRONMENT, normalize
@@ -25,7 +26,7 @@ EDITION_CONFIG = {"zh_CN": None, "en": LEARNER_CONFIG / "en"}
 
 
 def lab_command(
-    workspace: str | os.PathLike, extra_args: list[str] = (), *, language: str = "zh_CN"
+    workspace: str | os.PathLike, extra_args: Sequence[str] = (), *, language: str = "zh_CN"
 ) -> tuple[list[str], dict[str, str]]:
     """Return the command line and environment that start the learner's JupyterLab in ``workspace``.
 
@@ -47,7 +48,7 @@ def lab_command(
     return argv, env
 
 
-def exec_lab(root: str | os.PathLike = ".", extra_args: list[str] = (), *, language: str = "zh_CN") -> None:
+def exec_lab(root: str | os.PathLike = ".", extra_args: Sequence[str] = (), *, language: str = "zh_CN") -> None:
     """Replace this process with the learner's JupyterLab, working in the edition's workspace under ``root``.
 
     The caller prepares the workspace first (``prepare_workspace``). Does not return.

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..cells import is_answer, source_text
@@ -116,13 +116,39 @@ def _release_part(cell: Mapping) -> tuple:
     return cell.get("cell_type"), source_text(cell.get("source", "")), metadata.get("nbgrader"), metadata.get("tags")
 
 
+def _copy(value: Mapping) -> dict:
+    """A deep copy of a notebook or a cell that the merge may change (nbformat's dicts keep their class)."""
+    copied = copy.deepcopy(value)
+    return copied if isinstance(copied, dict) else dict(copied)
+
+
 def _fresh(cell: Mapping) -> dict:
     """A copy of a release cell, as it is put into a learner's notebook: no outputs, never run."""
-    fresh = copy.deepcopy(cell)
+    fresh = _copy(cell)
     if fresh.get("cell_type") == "code":
         fresh["outputs"] = []
         fresh["execution_count"] = None
     return fresh
+
+
+def _key_holders(cells: Iterable[Mapping]) -> dict[str, Mapping]:
+    """The cells that hold a key (the first cell with that key), by key, in their order."""
+    holders: dict[str, Mapping] = {}
+    for cell in cells:
+        key = cell_key(cell)
+        if key is not None and key not in holders:
+            holders[key] = cell
+    return holders
+
+
+def _untouched(cell: Mapping, recorded: str | None, new: Mapping | None) -> bool:
+    """True when ``cell`` is not an answer and its digest is the recorded one (no record: the new release's)."""
+    if is_answer(cell):
+        return False
+    baseline = recorded
+    if baseline is None and new is not None:
+        baseline = cell_digest(new)  # no record: only a cell equal to the new release
+    return baseline is not None and cell_digest(cell) == baseline
 
 
 def merge_notebook(
@@ -139,46 +165,44 @@ def merge_notebook(
     """
     record = dict(record or {})
     release_record(release)  # every release cell has a key of its own, or ValueError
-    new_cells = {cell_key(cell): cell for cell in release["cells"]}
+    # Every release cell has a key (release_record above): none is left out here.
+    new_cells = {key: cell for cell in release["cells"] if (key := cell_key(cell)) is not None}
 
-    # The learner's cells by key (the first cell holding a key), in their order.
-    mine: dict[str, Mapping] = {}
-    for cell in learner["cells"]:
-        key = cell_key(cell)
-        if key is not None and key not in mine:
-            mine[key] = cell
+    mine = _key_holders(learner["cells"])
 
     def untouched(key: str, cell: Mapping) -> bool:
-        if is_answer(cell):
-            return False
-        baseline = record.get(key)
-        if baseline is None and key in new_cells:
-            baseline = cell_digest(new_cells[key])  # no record: only a cell equal to the new release
-        return baseline is not None and cell_digest(cell) == baseline
+        return _untouched(cell, record.get(key), new_cells.get(key))
 
     # Learner cells the new release does not place (added by the learner, or kept but no longer
     # released) follow the last learner cell before them that the new release does place.
-    following: dict[str | None, list[Mapping]] = {}
+    following: dict[str | None, list[dict]] = {}
     anchor: str | None = None
     own = 0
-    removed, kept_answers, kept_edited = [], [], []
+    removed: list[str] = []
+    kept_answers: list[str] = []
+    kept_edited: list[str] = []
     for cell in learner["cells"]:
         key = cell_key(cell)
         holds_key = key is not None and mine.get(key) is cell
-        if holds_key and key in new_cells:
+        if key is None or not holds_key:  # a cell the learner added, or a pasted copy of a keyed cell
+            own += 1
+        elif key in new_cells:
             anchor = key
             continue
-        if holds_key and untouched(key, cell):
+        elif untouched(key, cell):
             removed.append(key)
             continue
-        if holds_key and key in record:
+        elif key in record:
             (kept_answers if is_answer(cell) else kept_edited).append(key)
         else:
             own += 1
-        following.setdefault(anchor, []).append(copy.deepcopy(cell))
+        following.setdefault(anchor, []).append(_copy(cell))
 
     cells: list[dict] = list(following.get(None, []))
-    updated, added, kept_behind, left_deleted = [], [], [], []
+    updated: list[str] = []
+    added: list[str] = []
+    kept_behind: list[str] = []
+    left_deleted: list[str] = []
     for key, new in new_cells.items():
         cell = mine.get(key)
         if cell is None:
@@ -189,7 +213,7 @@ def merge_notebook(
             added.append(key)
         elif untouched(key, cell):
             if _release_part(cell) == _release_part(new):
-                cells.append(copy.deepcopy(cell))  # nothing new: keep its outputs
+                cells.append(_copy(cell))  # nothing new: keep its outputs
             else:
                 cells.append(_fresh(new))
                 updated.append(key)
@@ -197,10 +221,10 @@ def merge_notebook(
             (kept_answers if is_answer(cell) else kept_edited).append(key)
             if key in record and record[key] != cell_digest(new):
                 kept_behind.append(key)
-            cells.append(copy.deepcopy(cell))
+            cells.append(_copy(cell))
         cells.extend(following.get(key, []))
 
-    merged = copy.deepcopy(learner)
+    merged = _copy(learner)
     merged["cells"] = cells
     merged["nbformat"], merged["nbformat_minor"] = max(
         (learner["nbformat"], learner["nbformat_minor"]), (release["nbformat"], release["nbformat_minor"])

@@ -282,7 +282,7 @@ def update_workspace(
     done = []
     for item, lesson, mine, merged, report, release, from_history in plans:
         backup = None
-        if report.changed:
+        if report.changed and backups is not None:  # a backup folder is made whenever a report changed
             backup = backups / item.name
             backup.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(mine, backup)

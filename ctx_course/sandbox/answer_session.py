@@ -142,6 +142,8 @@ class AnswerSession:
             return
         process, self.process = self.process, None
         for stream in (process.stdin, process.stdout):
+            if stream is None:
+                continue
             try:
                 stream.close()
             except OSError:
@@ -163,20 +165,26 @@ class AnswerSession:
     # -- messages
     def _send(self, message: dict) -> None:
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        stdin = self.process.stdin if self.process is not None else None
+        if stdin is None:
+            raise AnswerUnavailable("died")
         try:
-            self.process.stdin.write(line)
-            self.process.stdin.flush()
-        except (OSError, ValueError, AttributeError):
+            stdin.write(line)
+            stdin.flush()
+        except (OSError, ValueError):
             raise AnswerUnavailable("died") from None
 
     def _receive(self, deadline: float) -> dict:
+        stdout = self.process.stdout if self.process is not None else None
+        if stdout is None:
+            raise AnswerUnavailable("died")
         while b"\n" not in self._buffer:
             if len(self._buffer) > wire.MAX_LINE:
                 raise AnswerUnavailable("protocol")
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AnswerUnavailable("timeout")
-            fd = self.process.stdout.fileno()
+            fd = stdout.fileno()
             readable, _, _ = select.select([fd], [], [], left)
             if not readable:
                 continue
@@ -200,12 +208,12 @@ class AnswerSession:
             self._fail("stopped")
         if self.failure is not None or self.process is None:
             raise AnswerUnavailable(self.failure or "died")
-        args = list(args)
+        values = list(args)  # an argument the learner's function changed is updated from its copy ("changed")
         try:
             message = {
                 "call": name,
                 "at": at,
-                "args": [self.codec.encode(a) for a in args],
+                "args": [self.codec.encode(a) for a in values],
                 "kwargs": {str(k): self.codec.encode(v) for k, v in kwargs.items()},
             }
         except wire.WireError as exc:
@@ -229,10 +237,10 @@ class AnswerSession:
             raise AnswerUnavailable("protocol")
         try:
             for index, data in (reply.get("changed") or {}).items():
-                _update(args[int(index)], self.codec.decode(data))
+                _update(values[int(index)], self.codec.decode(data))
             value = reply["ok"]
             if isinstance(value, dict) and set(value) == {"same"}:
-                return args[int(value["same"])]
+                return values[int(value["same"])]
             return self.codec.decode(value)
         except wire.WireError:
             raise
@@ -256,7 +264,7 @@ class AnswerSession:
     def _callback(self, message: dict) -> dict:
         """Answer the learner's call of an object the grader passed by reference."""
         try:
-            target = self.codec.refs[message["cb"]]
+            target: Any = self.codec.refs[message["cb"]]  # any object the grader passed, or one of its methods
             attr = message.get("attr")
             if attr != "__call__":
                 if not isinstance(attr, str) or (attr.startswith("_") and attr not in wire.FORWARDED):

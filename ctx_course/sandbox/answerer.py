@@ -95,7 +95,7 @@ class Codec:
         self.refs: dict[int, object] = {}
 
     # -- encoding
-    def encode(self, value, depth: int = 0):
+    def encode(self, value, depth: int = 0):  # noqa: C901 - the wire format, one case per kind in the order tried
         if depth > MAX_DEPTH:
             raise WireError("the value is nested too deeply")
         kind = type(value)
@@ -156,7 +156,7 @@ class Codec:
         raise WireError(f"a {kind.__name__} cannot cross the wire")
 
     # -- decoding
-    def decode(self, data, depth: int = 0):
+    def decode(self, data, depth: int = 0):  # noqa: C901 - encode's cases read back, one per tag in the order tried
         if depth > MAX_DEPTH:
             raise WireError("the value is nested too deeply")
         if data is None or type(data) in (bool, int, float, str):
@@ -372,7 +372,9 @@ class Remote:
 def describe_exception(exc: BaseException, codec: Codec) -> dict:
     """Return what crosses the wire for an exception: its type's name and module, message, and the object if it can."""
     kind = type(exc)
-    info = {"type": kind.__name__[:100], "module": str(kind.__module__)[:200], "message": _text(exc)[:2000]}
+    info: dict[str, object] = {
+        "type": kind.__name__[:100], "module": str(kind.__module__)[:200], "message": _text(exc)[:2000],
+    }
     info["withheld"] = any(
         k.__name__ == "ReferenceWithheld" and k.__module__ == f"{PACKAGE}._withheld" for k in kind.__mro__
     )
@@ -446,36 +448,12 @@ def serve(reader, writer) -> None:
     namespace["display"] = lambda *args, **kwargs: None
     shell = _Shell(namespace)
     namespace["get_ipython"] = lambda: shell
-    channel = Channel(reader, writer, None, None)
+    channel: Channel  # bound below, before the codec decodes a reference that calls back through it
     codec = Codec(refs_out=False, remote=lambda ref, kind: Remote(ref, kind, channel))
-    channel.codec = codec
+    channel = Channel(reader, writer, codec, None)
     bound: dict[str, dict] = {}  # checkpoint id -> {name: the object bound there}
 
-    def handle(message):
-        if "call" not in message:
-            return {"raised": {"type": "WireError", "message": "unexpected request"}}
-        try:
-            func = bound[message.get("at")][message["call"]]
-            args = [codec.decode(a) for a in message.get("args", [])]
-            kwargs = {str(k): codec.decode(v) for k, v in message.get("kwargs", {}).items()}
-        except Exception as exc:
-            return {"raised": describe_exception(exc, codec)}
-        mutable = [(i, a, _snapshot(codec, a)) for i, a in enumerate(args) if type(a) in (list, dict, set)]
-        try:
-            result = func(*args, **kwargs)
-        except BaseException as exc:  # the learner's code may raise anything, SystemExit included
-            return {"raised": describe_exception(exc, codec)}
-        reply = {}
-        same = [i for i, a in enumerate(args) if a is result and type(a) in (list, dict, set)]
-        try:
-            reply["ok"] = {"same": same[0]} if same else codec.encode(result)
-            changed = {str(i): after for i, a, before in mutable if (after := _snapshot(codec, a)) != before}
-        except Exception as exc:
-            return {"raised": {"type": "WireError", "message": _text(exc)[:2000]}}
-        if changed:
-            reply["changed"] = changed
-        return reply
-
+    handle = functools.partial(_answer_call, bound=bound, codec=codec)
     channel.handle = handle
     job = channel.receive()
     if job is None:
@@ -516,6 +494,37 @@ def serve(reader, writer) -> None:
         if message is None:
             return
         channel.send(advance(message["advance"]) if "advance" in message else handle(message))
+
+
+def _answer_call(message: dict, bound: dict, codec: Codec) -> dict:
+    """Return the reply to the grader's call of the learner's object bound at a checkpoint (``serve``'s requests).
+
+    ``bound`` holds, by checkpoint id as the job gave it, the learner's objects bound there; a call
+    naming no checkpoint, or one not passed yet, is answered with the KeyError raised.
+    """
+    if "call" not in message:
+        return {"raised": {"type": "WireError", "message": "unexpected request"}}
+    try:
+        func = bound[message.get("at")][message["call"]]
+        args = [codec.decode(a) for a in message.get("args", [])]
+        kwargs = {str(k): codec.decode(v) for k, v in message.get("kwargs", {}).items()}
+    except Exception as exc:
+        return {"raised": describe_exception(exc, codec)}
+    mutable = [(i, a, _snapshot(codec, a)) for i, a in enumerate(args) if type(a) in (list, dict, set)]
+    try:
+        result = func(*args, **kwargs)
+    except BaseException as exc:  # the learner's code may raise anything, SystemExit included
+        return {"raised": describe_exception(exc, codec)}
+    reply: dict[str, object] = {}
+    same = [i for i, a in enumerate(args) if a is result and type(a) in (list, dict, set)]
+    try:
+        reply["ok"] = {"same": same[0]} if same else codec.encode(result)
+        changed = {str(i): after for i, a, before in mutable if (after := _snapshot(codec, a)) != before}
+    except Exception as exc:
+        return {"raised": {"type": "WireError", "message": _text(exc)[:2000]}}
+    if changed:
+        reply["changed"] = changed
+    return reply
 
 
 def _run_cell(cell: dict, namespace: dict, limit: float) -> None:

@@ -25,8 +25,9 @@ import sys
 import threading
 import time
 import types
+from typing import Any  # already imported by IPython in every kernel: nothing new is loaded
 
-_SNAPSHOT = {}
+_SNAPSHOT: dict[str, Any] = {}  # what install() saw, by part of the kernel (see install)
 _TRUSTED_PREFIXES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix})
 _IPYTHON_BUILTINS = ("exit", "quit", "get_ipython", "display")
 _STOP_WAIT = 0.2  # seconds given to the stopped threads, all together, to end

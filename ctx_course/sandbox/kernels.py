@@ -31,7 +31,7 @@ from pathlib import Path
 from queue import Empty
 
 from jupyter_client.asynchronous import AsyncKernelClient
-from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.manager import AsyncKernelManager, KernelManager
 from jupyter_core.utils import run_sync
 from traitlets import Any
 
@@ -154,7 +154,10 @@ class KernelPool:
         )
         manager.policy, manager.folder = self.policy, folder
         # jupyter_client would signal bwrap's process group; the kernel interrupts itself instead.
-        manager.kernel_spec.interrupt_mode = "message"
+        spec = manager.kernel_spec
+        if spec is None:  # only for an empty name: jupyter_client looks any other name up or raises NoSuchKernel
+            raise ValueError(f"kernel_name must name a kernel spec (got {self.kernel_name!r})")
+        spec.interrupt_mode = "message"
         try:
             run_sync(manager.start_kernel)(
                 extra_arguments=self.extra_arguments, cwd=str(folder / "run"), env=env, **QUIET
@@ -244,8 +247,11 @@ def ipc_sockets(folder: str | os.PathLike) -> dict[str, str]:
     return {"transport": "ipc", "ip": str(folder / "kernel"), "connection_file": str(folder / "kernel.json")}
 
 
-class IpcSockets:
+class IpcSockets(KernelManager):
     """A kernel manager mixin: unless told otherwise, the kernel's sockets are IPC files in a new folder of its own.
+
+    Put it before a kernel manager class (``KernelManager`` or ``AsyncKernelManager``): its methods
+    then come first and hand on to that class's.
 
     The folder (``KERNEL_FOLDER_PREFIX`` and this process's id, in the temporary folder, so that
     ``remove_abandoned`` finds what a killed process left) goes when the manager cleans up. For
@@ -259,7 +265,7 @@ class IpcSockets:
         super().__init__(*args, **kwargs)
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:  # what shutting down calls
-        await super()._async_cleanup_resources(restart=restart)  # type: ignore[misc]
+        await super()._async_cleanup_resources(restart=restart)
         if not restart and getattr(self, "_own_folder", None) is not None:
             shutil.rmtree(self._own_folder, ignore_errors=True)
 
@@ -285,12 +291,13 @@ class QuickStopKernelManager(AsyncKernelManager):
             return
         self.shutting_down = True
         self.stop_restarter()
-        process = getattr(self.provisioner, "process", None)
-        if process is not None:
+        provisioner = self.provisioner
+        process = getattr(provisioner, "process", None)
+        if provisioner is not None and process is not None:
             try:
-                await self.provisioner.kill()
+                await provisioner.kill()
                 process.wait(timeout=10)
-                await self.provisioner.wait()  # reaps it at once, closes its pipes
+                await provisioner.wait()  # reaps it at once, closes its pipes
             except Exception:  # already gone
                 pass
         await self._async_cleanup_resources()

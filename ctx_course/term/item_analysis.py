@@ -111,7 +111,8 @@ def item_analysis(db_url: str, course_id: str, work: str | os.PathLike, assignme
     Check cells come first in course order; each is followed by its hidden tests.
     """
     work = Path(work)
-    rows, hidden = [], {}
+    rows: list[tuple[str, str, str, bool]] = []  # (assignment, notebook, check cell, passed)
+    hidden: dict[tuple[str, str, str, str], dict[str, int]] = {}  # (…, hidden test) -> outcome -> count
     with Gradebook(db_url, course_id) as gb:
         for assignment in sorted(gb.assignments, key=lambda a: a.name):
             if assignments and assignment.name not in assignments:

@@ -24,7 +24,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -134,7 +134,7 @@ def lesson_cell_ids(source: Path) -> set[str]:
             if c.cell_type == "code" and not is_answer(c)}
 
 
-def _runnable(path: Path, cell: str, narrative: set[str] = frozenset()) -> nbformat.NotebookNode:
+def _runnable(path: Path, cell: str, narrative: Set[str] = frozenset()) -> nbformat.NotebookNode:
     """Return PREAMBLE, the learner's code cells (solutions and cells they added), the scoring cell.
 
     Graded check cells (with their hidden tests) and the ``narrative`` cells are left out.
@@ -175,7 +175,7 @@ def read_row(student: str, nb: nbformat.NotebookNode, marker: str) -> Row:
 
 
 def score_notebook(student: str, path: Path, pool: KernelPool, marker: str,
-                   timeout: int = CELL_TIMEOUT, narrative: set[str] = frozenset()) -> Row:
+                   timeout: int = CELL_TIMEOUT, narrative: Set[str] = frozenset()) -> Row:
     """Run one graded notebook in a fresh kernel from ``pool`` and return its row."""
     from nbclient import NotebookClient
 

@@ -156,7 +156,9 @@ def similarity_report(
         release = _release_folder(root, work, assignment)
         if release is None:
             continue
-        template_parts, model_parts, answers = [], [], {s: [] for s in found[assignment]}
+        template_parts: list[str] = []
+        model_parts: list[str] = []
+        answers: dict[str, list[str]] = {s: [] for s in found[assignment]}
         for notebook in sorted(release.glob("*.ipynb")):
             released = _cells(notebook)
             ids = [

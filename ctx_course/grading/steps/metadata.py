@@ -106,7 +106,8 @@ def restore_metadata(cells: list, released: dict[str, ReleaseCell]) -> list[str]
             del cell["metadata"]["nbgrader"]
             continue
         carriers.setdefault(grade_id, []).append(index)
-    duplicated, claimed = [], []
+    duplicated: list[str] = []
+    claimed: list[str] = []
     for grade_id, indices in carriers.items():
         spec = released[grade_id]
         typed = [i for i in indices if cells[i].get("cell_type") == spec.cell_type]

@@ -70,52 +70,58 @@ def cell_names(source: str, imports: bool = True) -> tuple[set[str], set[str], b
         tree = ast.parse(plain_python(source))
     except SyntaxError:
         return set(), set(), False
-    bound, star = set(), False
-
-    def bind_target(node):
-        for name in ast.walk(node):
-            if isinstance(name, ast.Name):
-                bound.add(name.id)
-
-    def top(node):
-        nonlocal star
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-            return
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    star = True
-                elif imports:
-                    bound.add((alias.asname or alias.name).split(".")[0])
-            return
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                bind_target(target)
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            bind_target(node.target)
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    bind_target(item.optional_vars)
-        if isinstance(node, ast.NamedExpr):
-            bind_target(node.target)
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.stmt) or isinstance(node, ast.stmt) and isinstance(child, ast.NamedExpr):
-                top(child)
-            elif isinstance(child, ast.excepthandler):
-                if child.name:
-                    bound.add(child.name)
-                for statement in child.body:
-                    top(statement)
-
+    bound: set[str] = set()
+    star = False
     for statement in tree.body:
-        top(statement)
+        star |= _bind_top_level(statement, imports, bound)
     try:
         table = symtable.symtable(plain_python(source), "<cell>", "exec")
     except SyntaxError:
         return bound, set(), star
     return bound, _free_reads(table) - bound, star
+
+
+def _bind_top_level(node: ast.AST, imports: bool, bound: set[str]) -> bool:
+    """Add to ``bound`` the names ``node`` binds at a cell's top level; return whether it does ``import *``.
+
+    Top level: the statement itself, the blocks of the ``if``, ``for``, ``while``, ``with`` and
+    ``try`` it opens (its ``except`` handlers included), and a ``:=`` that is one of its parts
+    (``if (n := f()):``); not the bodies of the functions and classes it defines.
+    """
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        bound.add(node.name)
+        return False
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        star = False
+        for alias in node.names:
+            if alias.name == "*":
+                star = True
+            elif imports:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        return star
+    for target in _binding_targets(node):
+        bound.update(name.id for name in ast.walk(target) if isinstance(name, ast.Name))
+    star = False
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.stmt) or isinstance(node, ast.stmt) and isinstance(child, ast.NamedExpr):
+            star |= _bind_top_level(child, imports, bound)
+        elif isinstance(child, ast.ExceptHandler):  # the one kind of ast.excepthandler
+            if child.name:
+                bound.add(child.name)
+            for statement in child.body:
+                star |= _bind_top_level(statement, imports, bound)
+    return star
+
+
+def _binding_targets(node: ast.AST) -> list[ast.expr]:
+    """Return what a statement (or a ``:=``) binds names to: assignment, loop and ``with ... as`` targets."""
+    if isinstance(node, ast.Assign):
+        return list(node.targets)
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.NamedExpr)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return []
 
 
 def _free_reads(table) -> set[str]:
@@ -178,18 +184,7 @@ def plan_cells(cells: Iterable[Cell], reserved: Iterable[str] = ()) -> Plan:
     >>> [(c.kind, c.id) for c in plan.learner_side], sorted(plan.learner)
     ([('added', 'h'), ('answer', 'a'), ('checkpoint', 'c')], ['f'])
     """
-    parts: list[tuple[Cell, str]] = []  # (cell, side): "both", "learner", "grader", or "answer"
-    for cell in cells:
-        if cell.kind == "release":
-            parts += [(part, "both") for part in split_statements(cell)]
-        elif cell.kind == "added":
-            parts.append((cell, "learner"))
-            if cell.released:
-                parts += [(part, "grader") for part in split_statements(Cell("release", cell.id, cell.released))]
-        elif cell.kind in ("answer", "check"):
-            parts.append((cell, cell.kind))
-        else:
-            raise ValueError(f"cell kind must be release, answer, added or check (got {cell.kind!r})")
+    parts = _sided_parts(cells)
     info = [cell_names(c.source) for c, _ in parts]
     writes_learner = [side in ("answer", "learner") for _, side in parts]
     release_grader = [side in ("both", "grader") for _, side in parts]
@@ -229,6 +224,27 @@ def plan_cells(cells: Iterable[Cell], reserved: Iterable[str] = ()) -> Plan:
         if i in on_learner:
             learner_side.append(parts[i][0])
     return Plan(learner_side, grader_side, frozenset(learner))
+
+
+def _sided_parts(cells: Iterable[Cell]) -> list[tuple[Cell, str]]:
+    """Return the parts of a notebook's code cells with their side: "both", "learner", "grader", "answer" or "check".
+
+    A release cell is split into its statements (both sides); an added cell is the learner's,
+    and the release cell it replaced, if any, runs as released on the grader's side.
+    """
+    parts: list[tuple[Cell, str]] = []
+    for cell in cells:
+        if cell.kind == "release":
+            parts += [(part, "both") for part in split_statements(cell)]
+        elif cell.kind == "added":
+            parts.append((cell, "learner"))
+            if cell.released:
+                parts += [(part, "grader") for part in split_statements(Cell("release", cell.id, cell.released))]
+        elif cell.kind in ("answer", "check"):
+            parts.append((cell, cell.kind))
+        else:
+            raise ValueError(f"cell kind must be release, answer, added or check (got {cell.kind!r})")
+    return parts
 
 
 def release_names(release: dict) -> set[str]:

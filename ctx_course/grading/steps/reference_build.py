@@ -145,7 +145,7 @@ def stub_source(text: str, module: str, qualnames: Iterable[str]) -> str:
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
-def _find(scope: ast.AST, path: list[str]) -> ast.AST | None:
+def _find(scope: ast.AST, path: list[str]) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None:
     for node in getattr(scope, "body", []):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == path[0]:
             return node if len(path) == 1 else _find(node, path[1:])
