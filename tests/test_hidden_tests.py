@@ -142,18 +142,23 @@ def class_02(tmp_path_factory):
     return _grade(tmp_path_factory.mktemp("digests02"), submissions)
 
 
+def _graded_check(class_02, student):
+    """Return ``student``'s result and the error output of check_remaining in their autograded notebook."""
+    results, grader = class_02
+    (path,) = grader.work.glob(f"autograded/{student}/{ASSIGNMENT}/*.ipynb")
+    cells = nbformat.read(path, as_version=4).cells
+    (cell,) = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check_remaining"]
+    (error,) = [o for o in cell.outputs if o.output_type == "error"]
+    return results[student, ASSIGNMENT], error
+
+
 @pytest.mark.parametrize("student", [*sorted(PATCHES), "not_plain"])
 def test_a_wrong_function_scores_zero_whatever_it_patches(class_02, student):
     """The almost-right function scores 0 of 3 on check_remaining, plain, with the checker
     replaced, with hashlib replaced and with the digest function replaced; so does a right
     function whose hidden values are not plain data. The check cell ends with one fixed line."""
-    results, grader = class_02
-    result = results[student, ASSIGNMENT]
+    result, error = _graded_check(class_02, student)
     assert (result.graded, result.auto_score, result.max_auto_score) == (True, 0, 3)
-    (path,) = grader.work.glob(f"autograded/{student}/{ASSIGNMENT}/*.ipynb")
-    cells = nbformat.read(path, as_version=4).cells
-    (cell,) = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check_remaining"]
-    (error,) = [o for o in cell.outputs if o.output_type == "error"]
     assert (error.ename, error.evalue) == ("CheckFailed", "隐藏测试没有通过。")
 
 
@@ -163,13 +168,8 @@ def test_a_mistake_only_a_generated_case_finds_scores_zero(class_02, student):
     the lab showed it, also when its kernel emptied the bank: the check cell's verdict is the
     grader's, and it ends with a visible failure, not the hidden one: the check's own line where the
     kernel failed too, the grader's line naming line 1 (the visible check) where the kernel passed."""
-    results, grader = class_02
-    result = results[student, ASSIGNMENT]
+    result, error = _graded_check(class_02, student)
     assert (result.graded, result.auto_score, result.max_auto_score) == (True, 0, 3)
-    (path,) = grader.work.glob(f"autograded/{student}/{ASSIGNMENT}/*.ipynb")
-    cells = nbformat.read(path, as_version=4).cells
-    (cell,) = [c for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == "check_remaining"]
-    (error,) = [o for o in cell.outputs if o.output_type == "error"]
     kernel_failed = "练习 `remaining`：1 个检查没有通过，请看上面的 × 行。"
     visible = kernel_failed if student == "generated_only" else "这一格第 1 行没有通过"
     assert error.ename == "CheckFailed" and error.evalue.startswith(visible)
