@@ -79,6 +79,19 @@ def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dic
     return {"value": plain(spec.project(got) if spec.project is not None else got)}
 
 
+def _entry(strategy: str, args: tuple, kwargs: dict, oracle: Callable, spec: Generated, hidden: bool) -> dict:
+    """Return the bank's entry of one call: the call, and its expected value (a digest, if ``hidden``) or error."""
+    result = outcome(oracle, args, kwargs, spec)
+    entry = {"strategy": strategy, "args": encode(list(args)), "kwargs": encode(kwargs)}
+    if "raises" in result:
+        entry["raises"] = result["raises"]
+    elif hidden:
+        entry["digest"] = digest(result["value"], spec.places)
+    else:
+        entry["expect"] = encode(result["value"])
+    return entry
+
+
 def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle: Callable, spec: Generated,
           count: int = EXAMPLES) -> dict[str, Any]:
     """Return the bank of ``exercise``: its visible cases (expected values) and hidden ones (digests)."""
@@ -91,21 +104,14 @@ def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle
         for args, kwargs in calls:
             key = _key(args, kwargs)
             if key not in visible:
-                result = outcome(oracle, args, kwargs, spec)
-                entry = {"strategy": name, "args": encode(list(args)), "kwargs": encode(kwargs)}
-                entry.update({"raises": result["raises"]} if "raises" in result
-                             else {"expect": encode(result["value"])})
-                visible[key] = entry
+                visible[key] = _entry(name, args, kwargs, oracle, spec, hidden=False)
     for name, (_, calls) in drawn.items():  # after every visible call: no hidden call is also a visible one
         for args, kwargs in calls:
             key = _key(args, kwargs)
             if key not in visible and key not in hidden:
-                result = outcome(oracle, args, kwargs, spec)
-                entry = {"strategy": name, "args": encode(list(args)), "kwargs": encode(kwargs)}
-                entry.update({"raises": result["raises"]} if "raises" in result
-                             else {"digest": digest(result["value"], spec.places)})
-                hidden[key] = entry
-    order = sorted(visible, key=lambda key: (len(key), list(visible).index(key)))
+                hidden[key] = _entry(name, args, kwargs, oracle, spec, hidden=True)
+    drawn_order = {key: index for index, key in enumerate(visible)}
+    order = sorted(visible, key=lambda key: (len(key), drawn_order[key]))
     return {"exercise": exercise, "regenerate": REGENERATE, "hypothesis": hypothesis.__version__,
             "visible": [visible[key] for key in order], "hidden": list(hidden.values())}
 
