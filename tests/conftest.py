@@ -33,31 +33,19 @@ compile_course_packages()
 
 
 class IpcBlockingKernelManager(IpcSockets, KernelManager):
-    """nbval's kernel manager, over IPC sockets in a folder of its own (``IpcSockets``)."""
+    """nbval's kernel manager, over IPC sockets in a folder of its own (``IpcSockets``): no two kernels of
+    parallel workers can pick the same TCP port (nbval starts one kernel per notebook)."""
+
+    def start_kernel(self, **kwargs):
+        try:
+            super().start_kernel(**kwargs)
+        except Exception:  # a kernel that never started leaves no folder
+            shutil.rmtree(self._own_folder, ignore_errors=True)
+            raise
 
 
-def _start_ipc_kernel(startup_timeout=60, kernel_name="python", **kwargs):
-    """nbval's ``start_new_kernel`` with an IPC kernel manager: no two kernels of parallel workers
-    can pick the same TCP port (nbval starts one kernel per notebook)."""
-    manager = IpcBlockingKernelManager(kernel_name=kernel_name,
-                                       kernel_spec_manager=nbval.kernel.NbvalKernelspecManager())
-    try:
-        manager.start_kernel(**kwargs)
-    except Exception:
-        shutil.rmtree(manager._own_folder, ignore_errors=True)
-        raise
-    client = manager.client()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=startup_timeout)
-    except RuntimeError:
-        client.stop_channels()
-        manager.shutdown_kernel()
-        raise
-    return manager, client
-
-
-nbval.kernel.start_new_kernel = _start_ipc_kernel
+# nbval's own start_new_kernel makes its kernel manager from this name.
+nbval.kernel.KernelManager = IpcBlockingKernelManager
 #: What tests that run notebooks with nbclient pass as ``kernel_manager_class``.
 KERNEL_MANAGER = IpcKernelManager
 
