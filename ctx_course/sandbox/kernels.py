@@ -132,11 +132,8 @@ class KernelPool:
 
     def _launch(self) -> AsyncKernelManager:
         env = dict(os.environ, NBGRADER_EXECUTION="autograde")  # as nbgrader sets it for autograding
-        if self.policy is None:
-            folder = owned_folder(KERNEL_FOLDER_PREFIX)
-            manager = QuickStopKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS,
-                                             **ipc_sockets(folder))
-            manager.folder = folder
+        if self.policy is None:  # its sockets in a folder of its own (IpcSockets), removed when it stops
+            manager = QuickStopKernelManager(kernel_name=self.kernel_name, client_class=CLIENT_CLASS)
             try:
                 run_sync(manager.start_kernel)(extra_arguments=self.extra_arguments, cwd=self.cwd, env=env, **QUIET)
             except Exception:
@@ -254,8 +251,10 @@ class IpcSockets(KernelManager):
     then come first and hand on to that class's.
 
     The folder (``KERNEL_FOLDER_PREFIX`` and this process's id, in the temporary folder, so that
-    ``remove_abandoned`` finds what a killed process left) goes when the manager cleans up. For
-    kernels that are not a grading run's: the notebooks' own tests, the English edition's run.
+    ``remove_abandoned`` finds what a killed process left) goes when the manager cleans up. Every
+    kernel manager of this module has it: an unsandboxed pool's kernels and any kernel that is not a
+    grading run's (the notebooks' own tests, the English edition's run) get such a folder; a
+    sandboxed kernel's sockets are in its sandbox's folder, which the pool names.
     """
 
     def __init__(self, *args, **kwargs):
@@ -274,7 +273,7 @@ class IpcKernelManager(IpcSockets, AsyncKernelManager):
     """An asynchronous kernel manager (nbclient's) whose kernel talks over IPC sockets in a folder of its own."""
 
 
-class QuickStopKernelManager(AsyncKernelManager):
+class QuickStopKernelManager(IpcSockets, AsyncKernelManager):
     """A kernel manager whose ``shutdown_kernel(now=True)`` ends the kernel without idle waits.
 
     A kernel stopped with ``now=True`` has nothing to save, so it is killed at once (its process
@@ -304,13 +303,12 @@ class QuickStopKernelManager(AsyncKernelManager):
 
     shutdown_kernel = _async_shutdown_kernel
 
-    folder = Any(None, allow_none=True)  # the kernel's own folder (its sockets), removed by stop_kernel
-
 
 class SandboxedKernelManager(QuickStopKernelManager):
     """A kernel manager whose kernel runs inside a SandboxPolicy (set ``policy`` and ``folder`` before starting)."""
 
     policy = Any(None, allow_none=True)
+    folder = Any(None, allow_none=True)
 
     def format_kernel_cmd(self, extra_arguments=None):
         argv = super().format_kernel_cmd(extra_arguments)
