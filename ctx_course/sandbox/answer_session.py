@@ -5,9 +5,10 @@ for a check cell after it died), which runs the job's cells up to a checkpoint w
 (``reach``) and calls a learner's function as bound at a checkpoint (``call``), taking back plain
 data only; ``LearnerFunction``, what a learner's callable is on the grader's side;
 ``AnswerUnavailable``, raised when a call cannot be answered (the process ran past its time,
-died, broke the protocol, or the run was stopped); and ``abandon_sessions``, which a stop signal
-calls: every learner's process of this grading process is killed at once and none starts again,
-so that an evaluation waiting on a learner's call ends with the run, not after the call's limit.
+died, broke the protocol, or the run was stopped); ``close_sessions``, which closes them all (the
+grader exiting); and ``abandon_sessions``, which a stop signal calls: every learner's process of
+this grading process is killed at once and none starts again, so that an evaluation waiting on a
+learner's call ends with the run, not after the call's limit.
 
 Leaves out: what the job holds and what the answers are judged against (``grading/steps/judge.py``),
 the sandbox the process runs in (``policy.py``), the other end of the protocol and the codec both
@@ -40,8 +41,15 @@ class AnswerUnavailable(RuntimeError):
     """The learner's process ran past its time, died, or broke the protocol: the call cannot be answered."""
 
 
-# The sessions of this process that may have a learner's process running (``abandon_sessions`` kills them).
+# The sessions of this process that may have a learner's process running (``abandon_sessions`` kills
+# them; ``close_sessions`` closes them).
 _SESSIONS: weakref.WeakSet[AnswerSession] = weakref.WeakSet()
+
+
+def close_sessions() -> None:
+    """Close every session of this process: kill its learner's process and reap it (when the grader exits)."""
+    for session in list(_SESSIONS):
+        session.close()
 
 
 def abandon_sessions() -> None:

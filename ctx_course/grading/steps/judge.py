@@ -43,7 +43,7 @@ from pathlib import Path
 from ctx_reference.i18n import N_, _, language
 
 from ...cells import hidden_checks, hidden_lines, source_lines
-from ...sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, LearnerFunction
+from ...sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, LearnerFunction, close_sessions
 from ...sandbox.policy import is_course_package
 from .plan import Cell, plain_python, plan_cells
 
@@ -238,7 +238,7 @@ def evaluate(
     plan = plan_cells(cells, reserved)
     # beside the build: a grading run removes that folder at its end, even after a worker was killed
     home = Path(tempfile.mkdtemp(prefix="ctx-answer-", dir=Path(build).parent))
-    _LIVE[home] = None
+    _LIVE.add(home)
     try:
         for name in ("run", "home", "work"):
             (home / name).mkdir()
@@ -267,24 +267,22 @@ def evaluate(
             learner_policy = replace(policy, exposed=exposed)
             argv = learner_policy.command(argv, home, env={k: v for k, v in env.items() if k != "HOME"})
         session = AnswerSession(argv, job, timeout, env=None if policy is not None else env, cwd=str(home / "run"))
-        _LIVE[home] = session
         try:
             return judge(plan.grader_side, session, plan.learner)
         finally:
             session.close()
     finally:
-        _LIVE.pop(home, None)
+        _LIVE.discard(home)
         shutil.rmtree(home, ignore_errors=True)
 
 
-# The answer processes and folders of evaluations still running: an evaluation left running when
-# the grader exits (its notebook stopped before it was scored) is cleaned up then.
-_LIVE: dict[Path, AnswerSession | None] = {}
+# The folders of evaluations still running: an evaluation left running when the grader exits (its
+# notebook stopped before it was scored) has its answer process closed and its folder removed then.
+_LIVE: set[Path] = set()
 
 
 @atexit.register
 def _clean_up() -> None:
-    for home, session in list(_LIVE.items()):
-        if session is not None:
-            session.close()
+    close_sessions()
+    for home in list(_LIVE):
         shutil.rmtree(home, ignore_errors=True)
