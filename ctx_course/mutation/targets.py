@@ -30,11 +30,13 @@ import inspect
 import json
 import sys
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from ctx_reference.checks.signatures import LEARNER_CALLS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -224,33 +226,8 @@ def targets() -> dict[str, Target]:
     return found
 
 
-def _call_check(namespace: Mapping[str, Any]) -> Callable:
-    window = namespace["Window"]
-    return lambda size, input_tokens, max_tokens: window(size).check(input_tokens, max_tokens)
-
-
-def _call_recall(namespace: Mapping[str, Any]) -> Callable:
-    model = namespace["RecallModel"]
-    # the model's own defaults stand for the parameters a case leaves out
-    return lambda pos, n, **params: model(**params).recall(pos, n)
-
-
-def _call_fit_position(namespace: Mapping[str, Any]) -> Callable:
-    curve_type, fit_curve = namespace["MeasuredCurve"], namespace["fit_position_curve"]
-
-    def fit_position(positions, accuracy, n_docs):
-        curve = curve_type("fit", n_docs, tuple(positions), tuple(100 * a for a in accuracy), 0.0, "")
-        fit = fit_curve(curve)
-        return fit.base, fit.middle, fit.end_drop
-    return fit_position
-
-
 #: The exercises whose reference is not called as the learner's function is: how to call it so.
-ADAPT: dict[str, Callable[[Mapping[str, Any]], Callable]] = {
-    "check": _call_check,
-    "recall": _call_recall,
-    "fit_position": _call_fit_position,
-}
+ADAPT = LEARNER_CALLS
 
 
 def _compiled(names: tuple[str, ...], capstone: bool, source: str, filename: str) -> types.CodeType:

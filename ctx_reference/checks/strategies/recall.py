@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ...recall import RecallModel
+from ... import recall
+from ..signatures import LEARNER_CALLS
 from . import Call
 from ._floats import without_ties
 
@@ -68,8 +69,7 @@ def _lesson_positions(draw) -> Call:
     return (pos, n), _params(draw)
 
 
-def _recall(pos, n, **params):
-    return RecallModel(**params).recall(pos, n)
+_recall = LEARNER_CALLS["recall"](vars(recall))
 
 
 ORACLES = {"recall": _recall}

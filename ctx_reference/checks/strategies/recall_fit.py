@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from ...recall import MeasuredCurve, fit_position_curve
+from ... import recall
+from ..signatures import LEARNER_CALLS
 from . import Call
 from ._floats import without_ties
 
@@ -26,10 +27,7 @@ MAX_CONDITION = 1e4  # of the design matrix: a fit by normal equations stays exa
 MIN_BASE = 0.2  # the fitted base below which middle and end_drop are left out
 
 
-def _fit_position(positions, accuracy, n_docs):
-    curve = MeasuredCurve("fit", n_docs, tuple(positions), tuple(100 * a for a in accuracy), 0.0, "")
-    fit = fit_position_curve(curve)
-    return fit.base, fit.middle, fit.end_drop
+_fit_position = LEARNER_CALLS["fit_position"](vars(recall))
 
 
 def _design(positions, n_docs) -> np.ndarray:

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from ... import window
 from ...tokens import estimate_tokens
-from ...window import Window
+from ..signatures import LEARNER_CALLS
 from . import Call, call
 
 _LESSON_SIZES = (200_000, 1_000_000)
@@ -71,7 +72,7 @@ def _text(alphabet: str, min_size: int = 0, max_size: int = 13) -> st.SearchStra
 
 
 ORACLES = {
-    "check": lambda size, input_tokens, max_tokens: Window(size).check(input_tokens, max_tokens),
+    "check": LEARNER_CALLS["check"](vars(window)),
     "estimate_tokens": estimate_tokens,
 }
 
