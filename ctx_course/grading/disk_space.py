@@ -192,8 +192,4 @@ def _free(folder: str | os.PathLike) -> int:
 
 
 def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return False
-    return True
+    return path.resolve().is_relative_to(folder.resolve())
