@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from ctx_course.grading.disk_space import DiskFull, is_disk_full, stops_on_full_disk
+from ctx_course.grading.disk_space import NBGRADER_LOG, DiskFull, is_disk_full, quiet_full_disk_log, stops_on_full_disk
 from ctx_course.grading.reconnect import is_lost_connection, reconnecting
 from ctx_course.sandbox.policy import sandbox_problem
 
@@ -162,11 +162,13 @@ def test_temporary_folder_is_left_empty(runs, jobs):
 
 
 def test_next_run_with_room_grades_the_rest(runs):
-    """With the filler removed, the next run exits 0, reads back what was graded (a, b, and c from the filled run)
-    and grades the rest: grades.csv has the hand-worked score of all six."""
-    last = runs["room again"]
+    """With the filler removed, the next run exits 0, reads back what was graded (a and b, and what the filled run
+    recorded: c, and with two workers perhaps d, graded while the disk was being filled) and grades the rest:
+    grades.csv has the hand-worked score of all six."""
+    last, recorded = runs["room again"], runs["still full"]["kept"]["manifest"]
     assert last["status"] == 0, last["out"][-2000:] + last["err"][-2000:]
-    assert "Skipped 3 unchanged since the last run" in last["out"], last["out"][-2000:]
+    assert FILL_WHEN in recorded and len(recorded) < len(SCORES), sorted(recorded)
+    assert f"Skipped {len(recorded)} unchanged since the last run" in last["out"], last["out"][-2000:]
     rows = _rows(last["work"] / "grades.csv")
     assert {student: row["auto_score"] for student, row in rows.items()} == SCORES
     assert all(row["max_auto_score"] == "3" for row in rows.values())
@@ -229,6 +231,36 @@ def test_full_gradebook_stops_in_one_line_naming_its_folder(tmp_path):
     assert "\n" not in message
     assert message.startswith(f"the disk of {tmp_path} is full (the gradebook: database or disk is full)"), message
     assert "what was graded before is kept" in message
+
+
+def test_a_workers_log_of_a_full_gradebook_is_dropped_and_others_kept(tmp_path):
+    """On a worker (``quiet_full_disk_log``, installed once however often called), nbgrader's logged traceback of a
+    commit that failed for a full disk does not reach the console; the log of any other error still does."""
+    import io
+    import logging
+
+    engine, step = _full_gradebook(tmp_path / "gradebook.db")
+    log, seen = logging.getLogger(NBGRADER_LOG), io.StringIO()
+    handler = logging.StreamHandler(seen)
+    log.addHandler(handler)
+    before = list(log.filters)
+    try:
+        quiet_full_disk_log()
+        quiet_full_disk_log()
+        added = [f for f in log.filters if f not in before]
+        for error_step in (step, lambda: int("not a number")):
+            try:
+                error_step()
+            except Exception as exc:
+                log.error("Rolling back session due to database error %s", exc, exc_info=True)
+    finally:
+        log.removeHandler(handler)
+        for added_filter in [f for f in log.filters if f not in before]:
+            log.removeFilter(added_filter)
+        engine.dispose()
+    assert len(added) == 1
+    assert "database or disk is full" not in seen.getvalue()
+    assert "invalid literal for int()" in seen.getvalue()
 
 
 def test_other_errors_pass_through_unchanged(tmp_path):

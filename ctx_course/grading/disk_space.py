@@ -4,7 +4,8 @@ Covers: ``is_disk_full`` (does an error, or one it was raised from, say that a d
 full: ``ENOSPC``/``EDQUOT``, SQLite's "database or disk is full", PostgreSQL's ``disk_full``),
 ``says_disk_full`` (the same for the text of an error nbgrader reports instead of raising), and
 ``DiskFull``, the run's stop: its message is one line naming the folder whose disk is full, and
-``stops_on_full_disk(work, db_url)``, which turns such an error into it.
+``stops_on_full_disk(work, db_url)``, which turns such an error into it, and ``quiet_full_disk_log``,
+which keeps nbgrader's traceback of such an error out of a grading worker's stderr (the console).
 
 Why stopping is right: once the working folder's disk is full, every later submission would fail
 the same way, one line each, and the grades CSV could not be written either. What was written
@@ -127,6 +128,18 @@ def stops_on_full_disk(work: str | os.PathLike, db_url: str = "") -> Iterator[No
         raise DiskFull(full_disk_line(exc, work, db_url)) from None
     finally:
         log.removeFilter(quiet)
+
+
+def quiet_full_disk_log() -> None:
+    """Drop, for the rest of this process, nbgrader's log of a commit that failed for a full disk.
+
+    For a grading worker, whose stderr is the coordinator's console: a gradebook it reads (for
+    feedback pages) on a full disk makes nbgrader log a traceback there; the task's error goes to the
+    coordinator, which stops the run in one line. Installed once however often it is called.
+    """
+    log = logging.getLogger(NBGRADER_LOG)
+    if not any(isinstance(existing, _DropFullDisk) for existing in log.filters):
+        log.addFilter(_DropFullDisk(()))
 
 
 class _DropFullDisk(logging.Filter):

@@ -37,6 +37,7 @@ from ..sandbox.kernels import KERNEL_FOLDER_PREFIX, KernelPool
 from ..scratch_folders import owned_folder, remove_abandoned
 from .autograde import ROOT_VARIABLE, SCRATCH_PREFIX, GradingSettings, SubmissionGrader, grading_config, grading_pool
 from .diagnosis import last_error
+from .disk_space import quiet_full_disk_log
 from .fingerprint import course_fingerprint, fingerprint_difference
 from .gradebook_writer import read_files
 from .records import GradedSubmission, GradeResult, PreparedAssignment
@@ -81,6 +82,7 @@ class GradingWorker(WorkerPlugin):
                 periodic.stop()
         for prefix in (SCRATCH_PREFIX, KERNEL_FOLDER_PREFIX):  # what workers killed on this machine left
             remove_abandoned(prefix)
+        quiet_full_disk_log()
 
     def teardown(self, worker) -> None:
         if self.grader is not None:
