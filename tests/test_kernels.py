@@ -67,6 +67,7 @@ def test_a_kernel_that_died_is_reported_as_one_that_failed_to_start(pool):
     finally:
         client.stop_channels()
         run_sync(manager.cleanup_resources)()
+    assert not manager._own_folder.exists(), "cleaning up a dead kernel leaves its socket folder"
 
 
 def _run(client, code: str) -> dict:

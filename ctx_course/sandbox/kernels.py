@@ -272,6 +272,9 @@ class IpcSockets(KernelManager):
 class IpcKernelManager(IpcSockets, AsyncKernelManager):
     """An asynchronous kernel manager (nbclient's) whose kernel talks over IPC sockets in a folder of its own."""
 
+    # jupyter_client binds the public name to its own coroutine: called directly, it would leave the folder
+    cleanup_resources = IpcSockets._async_cleanup_resources
+
 
 class QuickStopKernelManager(IpcSockets, AsyncKernelManager):
     """A kernel manager whose ``shutdown_kernel(now=True)`` ends the kernel without idle waits.
@@ -302,6 +305,7 @@ class QuickStopKernelManager(IpcSockets, AsyncKernelManager):
         await self._async_cleanup_resources()
 
     shutdown_kernel = _async_shutdown_kernel
+    cleanup_resources = IpcSockets._async_cleanup_resources  # as IpcKernelManager's
 
 
 class SandboxedKernelManager(QuickStopKernelManager):
