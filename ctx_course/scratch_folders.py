@@ -89,12 +89,12 @@ def grading_run() -> Iterator[Path]:
     """
     from multiprocessing.util import Finalize
 
+    before = {name: os.environ.get(name) for name in (RUN_VARIABLE, "TMPDIR")}
+    before_tempdir = tempfile.tempdir  # None until tempfile looked for one (below)
     remove_abandoned(RUN_PREFIX)
     folder = owned_folder(RUN_PREFIX)
     Finalize(None, shutil.rmtree, args=(str(folder),), kwargs={"ignore_errors": True},
              exitpriority=RUN_FOLDER_EXIT_PRIORITY)
-    before = {name: os.environ.get(name) for name in (RUN_VARIABLE, "TMPDIR")}
-    before_tempdir = tempfile.tempdir
     os.environ.update({RUN_VARIABLE: folder.name, "TMPDIR": str(folder)})
     tempfile.tempdir = str(folder)
     try:
