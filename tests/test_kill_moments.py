@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from ctx_course.sandbox.policy import sandbox_problem
+from ctx_course.sandbox.policy import PASSED_ENV, sandbox_problem
 from ctx_course.scratch_folders import RUN_PREFIX, RUN_VARIABLE, grading_run, owned_folder
 
 from conftest import REMAINING_MODEL as MODEL
@@ -305,3 +305,8 @@ def test_grading_run_marks_and_moves_the_temporary_folder_for_the_block_only(tmp
     assert folder.parent == tmp_path and folder.name.startswith(f"{RUN_PREFIX}{os.getpid()}-")
     assert inside == (folder.name, str(folder), str(folder))
     assert (os.environ["TMPDIR"], RUN_VARIABLE in os.environ, tempfile.tempdir) == (str(tmp_path), False, None)
+
+
+def test_the_sandbox_passes_the_runs_mark_on():
+    """The variable the run sets is one the sandbox passes on to a kernel (it clears every other)."""
+    assert RUN_VARIABLE in PASSED_ENV

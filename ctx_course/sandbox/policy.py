@@ -34,8 +34,6 @@ from pathlib import Path
 from traitlets import Bool, Integer, Unicode
 from traitlets.config import Config, Configurable
 
-from ..scratch_folders import RUN_VARIABLE
-
 # Defaults: the address space of one kernel, and the CPU seconds one notebook may use.
 DEFAULT_MEMORY_LIMIT = "2G"
 DEFAULT_CPU_LIMIT = 600
@@ -57,9 +55,10 @@ COURSE_PACKAGES = ("ctx_reference",)
 # at start-up whenever it can, which is about a quarter of a kernel's start-up CPU.
 UNUSED_PACKAGES = ("debugpy",)
 # Environment variables passed on to a kernel (everything else, tokens included, is dropped): the
-# language and time zone, and the grading run's mark (``scratch_folders.RUN_VARIABLE``: only the name
-# of the run's folder, which finds the run's processes in /proc).
-PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", RUN_VARIABLE)
+# language and time zone, and the grading run's mark (``scratch_folders.RUN_VARIABLE``, named here as
+# this module imports nothing of the package: only the name of the run's folder, which finds the
+# run's processes in /proc).
+PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "CTX_GRADING_RUN")
 # One thread for numpy's linear algebra in every sandboxed process: the grader runs one kernel per
 # core already, and OpenBLAS would start a thread per core in each, which spin-wait after every
 # matrix product for CPU that another kernel needs.
