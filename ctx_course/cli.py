@@ -360,6 +360,7 @@ def _grade(args: argparse.Namespace) -> int:
     from .grading.reconnect import GradebookUnreachable
     from .grading.report import format_log, format_outcome, format_start, format_summary
     from .grading.submissions import read_roster
+    from .scratch_folders import grading_run
 
     root = Path(args.root)
     if args.example:
@@ -413,8 +414,9 @@ def _grade(args: argparse.Namespace) -> int:
             print(format_log(result), file=sys.stderr)
 
     try:
-        report = grader.grade(autograde=not args.feedback_only, force=args.force, on_start=on_start,
-                              on_result=on_result)
+        with grading_run():  # every process of the run marked, every temporary file in the run's folder
+            report = grader.grade(autograde=not args.feedback_only, force=args.force, on_start=on_start,
+                                  on_result=on_result)
     except (GradebookUnreachable, DiskFull) as exc:  # what was written stays; the next run grades the rest
         if line_open:
             print(flush=True)

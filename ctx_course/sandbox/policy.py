@@ -54,8 +54,11 @@ COURSE_PACKAGES = ("ctx_reference",)
 # Installed packages a graded kernel never uses, hidden from it: ipykernel imports its debugger
 # at start-up whenever it can, which is about a quarter of a kernel's start-up CPU.
 UNUSED_PACKAGES = ("debugpy",)
-# Environment variables passed on to a kernel (everything else, tokens included, is dropped).
-PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
+# Environment variables passed on to a kernel (everything else, tokens included, is dropped): the
+# language and time zone, and the grading run's mark (``scratch_folders.RUN_VARIABLE``, named here as
+# this module imports nothing of the package: only the name of the run's folder, which finds the
+# run's processes in /proc).
+PASSED_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "CTX_GRADING_RUN")
 # One thread for numpy's linear algebra in every sandboxed process: the grader runs one kernel per
 # core already, and OpenBLAS would start a thread per core in each, which spin-wait after every
 # matrix product for CPU that another kernel needs.

@@ -44,7 +44,7 @@ from ctx_reference.i18n import N_, _, language
 
 from ...cells import hidden_checks, hidden_lines, source_lines
 from ...sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, LearnerFunction, close_sessions
-from ...sandbox.policy import is_course_package
+from ...sandbox.policy import PASSED_ENV, is_course_package
 from .plan import Cell, plain_python, plan_cells
 
 CHECK_FILE = "<check cell {}>"
@@ -256,7 +256,7 @@ def evaluate(
         script = home / "run" / "answer.py"
         script.write_text(ANSWERER_SOURCE, encoding="utf-8")
         argv = [sys.executable, "-P", str(script)]
-        env = {k: os.environ[k] for k in ("LANG", "LC_ALL", "LC_CTYPE", "TZ") if k in os.environ}
+        env = {k: os.environ[k] for k in PASSED_ENV if k in os.environ}  # as into a sandbox
         env.update(
             HOME=str(home / "home"), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", NBGRADER_EXECUTION="autograde"
         )
