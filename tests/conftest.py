@@ -83,7 +83,8 @@ def pytest_ignore_collect(collection_path, config):
         return True
     return None
 def pytest_configure(config):
-    config.addinivalue_line("markers", "heavy: the file grades a class or runs many notebooks (scheduled first)")
+    config.addinivalue_line("markers", "heavy: grades a class, runs many notebooks or kernels, or sweeps every mutant "
+                            "(left out of `make quick`; scheduled first)")
     config.addinivalue_line("markers", "notebook: a cell of a notebook that nbval re-executes")
 
 

@@ -32,6 +32,7 @@ from conftest import REPO
 BANKS = REPO / "ctx_reference" / "checks" / "bank"
 
 
+@pytest.mark.heavy
 def test_the_stored_banks_are_what_the_strategies_draw(capsys):
     """Regenerated in memory with the pinned Hypothesis and the fixed seeds, every bank equals its file."""
     assert bank_main(["--check"]) == 0, capsys.readouterr().err

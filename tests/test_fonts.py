@@ -103,12 +103,14 @@ def test_font_covers_every_character_a_plot_draws(source):
     assert sorted(c for c in chars if ord(c) not in cmap) == []
 
 
+@pytest.mark.heavy
 def test_every_plot_draws_silently_with_an_empty_matplotlib_cache(tmp_path):
     """Drawing every plot in a fresh interpreter, empty MPLCONFIGDIR and HOME, writes nothing to stderr."""
     result = _run_clean(DRAW_EVERY_PLOT, tmp_path)
     assert (result.returncode, result.stderr) == (0, "")
 
 
+@pytest.mark.heavy
 def test_every_plot_draws_silently_without_system_fonts(tmp_path):
     """With only matplotlib's own fonts (no Chinese font anywhere), every plot still draws without a warning."""
     result = _run_clean(HIDE_SYSTEM_FONTS + DRAW_EVERY_PLOT, tmp_path)

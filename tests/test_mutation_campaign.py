@@ -108,6 +108,7 @@ def test_adapters_call_the_reference_through_the_learners_signature():
     assert check(10, 10, 1).name == "MAY_TRUNCATE"
 
 
+@pytest.mark.heavy
 def test_a_mutant_that_hangs_is_killed_by_the_timeout(tmp_path):
     """A mutant looping forever is ended by the judge's alarm and counted as killed by the timeout."""
     path = tmp_path / "window.py"
@@ -180,6 +181,7 @@ def _entry(entry) -> str:
         "exercise", "function", "operator", "line", "mutated", "kind", "reason"))
 
 
+@pytest.mark.heavy
 def test_the_campaign_of_a_subset_finds_what_the_last_run_found():
     """cosmic-ray over SUBSET, live: the same mutants, killed and surviving, as the last full run."""
     last = load_run()["exercises"]

@@ -1327,6 +1327,7 @@ def test_mutant_fails_hidden_tests(folder, name, func):
     assert _hidden_fails(folder, name, func)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("folder, name", sorted(MUTANTS))
 def test_every_mutant_gets_the_same_verdicts_in_english(folder, name):
     """In the English edition (its cells before the check, messages in English) each hand-written mutant
@@ -1439,6 +1440,7 @@ def _model_answer(folder, bound):
     return "\n".join(line for line in source(cell).split("\n") if "### " not in line)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("folder, name", sorted(MUTANTS))
 def test_no_one_token_edit_fails_only_the_hidden_tests(folder, name):
     """Every one-token edit of the model answer that fails the hidden tests also fails the visible check."""
