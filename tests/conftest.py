@@ -5,7 +5,9 @@ pyproject.toml): every file runs whole on one worker, so a module's grading run 
 and nbval runs a notebook's cells in order in one kernel. Files marked ``heavy`` (they grade a
 class or run many notebooks) are handed out first, so the workers finish together. What several
 modules need and takes long to make (a fresh release of 02-remaining, a PostgreSQL server) is made
-once per worker process, by the session fixtures below, and shared.
+once per worker process, by the session fixtures below, and shared. The class that several grading
+modules grade the same way (``remaining_class``) is graded once for the whole session, whichever
+worker asks first (``shared_classes.py``).
 """
 from __future__ import annotations
 
@@ -104,6 +106,10 @@ def remaining(window, read, write, input, max_tokens):
     left = window - (read + write + input) - max_tokens
     return left, left < window / 10
 '''
+# The release's stub, handed in untouched.
+REMAINING_STUB = "raise NotImplementedError()"
+# The class the grading modules share (``remaining_class``): two model answers, two untouched stubs.
+REMAINING_CLASS = {"ada": REMAINING_MODEL, "ben": REMAINING_STUB, "cai": REMAINING_MODEL, "dan": REMAINING_STUB}
 
 
 @pytest.fixture(scope="session")
@@ -153,3 +159,15 @@ def make_class(released_remaining):
         return folder
 
     return make
+
+
+@pytest.fixture(scope="session")
+def remaining_class(tmp_path_factory, make_class):
+    """REMAINING_CLASS graded by ``python -m ctx_course grade --jobs 1`` once for the whole session
+    (``shared_classes.py``): the run every other way of grading it must equal, byte for byte. Read only."""
+    from shared_classes import graded_once
+
+    shared = graded_once(tmp_path_factory, "remaining", lambda folder: make_class(folder, REMAINING_CLASS),
+                         "--jobs", "1")
+    assert shared.status == 0, shared.output[-3000:]
+    return shared

@@ -26,12 +26,13 @@ from pathlib import Path
 
 import pytest
 from postgres_server import binaries
-from test_grading_dask import MODEL, NAPPER, STUB
+from test_grading_dask import MODEL, NAPPER
 
 from ctx_course.cli import main
 from ctx_course.grading import reconnect
 from ctx_course.sandbox.policy import sandbox_problem
 
+from conftest import REMAINING_STUB as STUB
 from conftest import REPO
 
 pytestmark = [

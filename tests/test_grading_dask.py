@@ -37,7 +37,6 @@ pytestmark = [
 ]
 
 ASSIGNMENT = "02-remaining"
-STUB = "raise NotImplementedError()"
 NAPPER = MODEL + "\nimport time\n\ntime.sleep({seconds})\n"
 DASK = Path(sys.executable).with_name("dask")
 
@@ -102,14 +101,16 @@ def _alive(pids, grace: float = 30) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def three_ways(tmp_path_factory, make_class):
-    """One class graded with --jobs 1, --jobs 2 and on a separately started cluster of two workers.
+def three_ways(tmp_path_factory, remaining_class):
+    """One class graded with --jobs 1 (the session's ``remaining_class``), --jobs 2 and on a separately
+    started cluster of two workers.
 
     During the --jobs 2 run every call of the coordinator's own feedback rendering (``Grader.feedback``) is
     recorded, and the run's summary is kept."""
     tmp = tmp_path_factory.mktemp("three-ways")
-    incoming = make_class(tmp / "incoming", {"ada": MODEL, "ben": STUB, "cai": MODEL, "dan": STUB})
-    csvs, statuses, rendered_here, said = {}, {}, [], io.StringIO()
+    incoming = remaining_class.incoming
+    works = {"one": remaining_class.work, "two": tmp / "two", "cluster": tmp / "cluster"}
+    statuses, rendered_here, said = {"one": remaining_class.status}, [], io.StringIO()
     coordinators = Grader.feedback
 
     def recorded(self, assignment_ids):
@@ -117,22 +118,19 @@ def three_ways(tmp_path_factory, make_class):
         rendered_here.append(assignment_ids)
         return coordinators(self, assignment_ids)
 
-    for name, extra in (("one", ["--jobs", "1"]), ("two", ["--jobs", "2"])):
-        with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(said if name == "two" else sys.stdout):
-            if name == "two":
-                patch.setattr(Grader, "feedback", recorded)
-            statuses[name] = main(["grade", "--root", str(REPO), "--work", str(tmp / name),
-                                   "--submissions", str(incoming), *extra])
-        csvs[name] = (tmp / name / "grades.csv").read_bytes()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(said):
+        patch.setattr(Grader, "feedback", recorded)
+        statuses["two"] = main(["grade", "--root", str(REPO), "--work", str(works["two"]),
+                                "--submissions", str(incoming), "--jobs", "2"])
     cluster = Cluster(tmp)
     try:
-        statuses["cluster"] = main(["grade", "--root", str(REPO), "--work", str(tmp / "cluster"),
+        statuses["cluster"] = main(["grade", "--root", str(REPO), "--work", str(works["cluster"]),
                                     "--submissions", str(incoming), "--cluster", cluster.address])
-        csvs["cluster"] = (tmp / "cluster" / "grades.csv").read_bytes()
     finally:
         pids = cluster.stop()
-    feedback = {name: _tree(tmp / name / "feedback") for name in ("one", "two", "cluster")}
-    return {"csvs": csvs, "statuses": statuses, "pids": pids, "work": tmp, "feedback": feedback,
+    csvs = {name: (work / "grades.csv").read_bytes() for name, work in works.items()}
+    feedback = {name: _tree(work / "feedback") for name, work in works.items()}
+    return {"csvs": csvs, "statuses": statuses, "pids": pids, "works": works, "feedback": feedback,
             "rendered_here": rendered_here, "said": said.getvalue()}
 
 
@@ -165,7 +163,7 @@ def test_the_separate_cluster_leaves_no_process_behind(three_ways):
 
 def test_workers_write_no_gradebook_of_the_coordinator(three_ways):
     """The cluster run's gradebook and autograded notebooks are in its own working folder, by the coordinator."""
-    work = three_ways["work"] / "cluster"
+    work = three_ways["works"]["cluster"]
     assert (work / "gradebook.db").is_file()
     assert sorted(p.parent.parent.name for p in (work / "autograded").glob(f"*/{ASSIGNMENT}/remaining.ipynb")) == [
         "ada", "ben", "cai", "dan"]
@@ -331,6 +329,6 @@ def test_local_workers_render_the_feedback_pages(three_ways):
     (the --jobs 2 run of three_ways), and the run counts a page for every student."""
     assert three_ways["rendered_here"] == []
     assert "Feedback: 4 notebook(s)" in three_ways["said"], three_ways["said"]
-    work = three_ways["work"] / "two"
+    work = three_ways["works"]["two"]
     assert sorted(p.parent.parent.name for p in (work / "feedback").glob(f"*/{ASSIGNMENT}/*.html")) == [
         "ada", "ben", "cai", "dan"]

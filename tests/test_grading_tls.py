@@ -22,7 +22,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from test_grading_dask import DASK, MODEL, STUB, _alive
+from test_grading_dask import DASK, _alive
 
 from ctx_course.sandbox.policy import sandbox_problem
 
@@ -186,11 +186,11 @@ def _grade(work: Path, incoming: Path, *extra: str, env: dict | None = None) -> 
 
 
 @pytest.fixture(scope="module")
-def tls_run(tmp_path_factory, make_class):
-    """One class graded with --jobs 1 and on a TLS cluster of two workers; an outsider worker tried meanwhile."""
+def tls_run(tmp_path_factory, remaining_class):
+    """The session's ``remaining_class`` (graded with --jobs 1) graded again on a TLS cluster of two workers;
+    an outsider worker tried meanwhile."""
     tmp = tmp_path_factory.mktemp("tls")
-    incoming = make_class(tmp / "incoming", {"ada": MODEL, "ben": STUB, "cai": MODEL})
-    one = _grade(tmp / "one", incoming, "--jobs", "1")
+    incoming = remaining_class.incoming
     cluster = TlsCluster(tmp / "cluster", make_certificates(tmp / "certs"))
     try:
         outsider = cluster.worker("outsider", "outsider", death_timeout=15)
@@ -200,7 +200,7 @@ def tls_run(tmp_path_factory, make_class):
     finally:
         pids = cluster.stop()
     return {
-        "one": one, "tls": tls, "work": tmp, "address": cluster.address, "pids": pids,
+        "one": remaining_class, "tls": tls, "work": tmp, "address": cluster.address, "pids": pids,
         "workers_after": workers_after, "outsider_status": outsider.returncode,
         "outsider_log": (tmp / "cluster" / "outsider.log").read_text(errors="replace"),
         "scheduler_log": (tmp / "cluster" / "scheduler.log").read_text(errors="replace"),
@@ -210,11 +210,11 @@ def tls_run(tmp_path_factory, make_class):
 def test_a_tls_cluster_writes_the_grades_csv_of_one_job(tls_run):
     """The example class graded over tls:// gives byte for byte the grades.csv of --jobs 1, with status 0."""
     assert tls_run["address"].startswith("tls://127.0.0.1:")
-    assert (tls_run["one"].returncode, tls_run["tls"].returncode) == (0, 0), tls_run["tls"].stderr
-    one = (tls_run["work"] / "one" / "grades.csv").read_bytes()
+    assert (tls_run["one"].status, tls_run["tls"].returncode) == (0, 0), tls_run["tls"].stderr
+    one = (tls_run["one"].work / "grades.csv").read_bytes()
     tls = (tls_run["work"] / "tls" / "grades.csv").read_bytes()
     assert one == tls
-    assert b"ada" in tls and b"ben" in tls and b"cai" in tls
+    assert [line.split(b",")[0] for line in tls.splitlines()[1:]] == [b"ada", b"ben", b"cai", b"dan"]
 
 
 def test_a_worker_without_a_course_certificate_never_joins(tls_run):
