@@ -2,8 +2,9 @@
 
 Covers: ``graded_once``, which grades a class the first time any test process of the session asks
 for it and hands every later caller, in any process, the same folder; ``SharedClass``, what a
-caller gets (the submissions, the working folder the run wrote, its status and output);
-``copy_of``, a working folder of one's own for a test that writes (a re-run, a leaderboard).
+caller gets (the submissions, the working folder the run wrote, its status and output). Callers
+only read it: a test that would write into a graded class (a re-run, a leaderboard) copies its
+working folder first (``shutil.copytree``), gradebook and all.
 
 Under pytest-xdist every worker is a process of its own with a temporary folder of its own; the
 classes live in the folder above them, which the session's workers share. The first process takes
@@ -78,8 +79,3 @@ def _grade(folder: Path, build: Callable[[Path], Path], args: tuple[str, ...]) -
     record = {"status": done.returncode, "output": done.stdout + done.stderr}
     (folder / RECORD).write_text(json.dumps(record), encoding="utf-8")
 
-
-def copy_of(shared: SharedClass, target: Path) -> Path:
-    """Copy the shared class's working folder (gradebook included) to ``target``; return ``target``."""
-    shutil.copytree(shared.work, target, symlinks=True)
-    return target
