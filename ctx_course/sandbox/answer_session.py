@@ -84,7 +84,7 @@ class AnswerSession:
         self.argv, self.job, self.timeout, self.env, self.cwd = argv, job, float(timeout), env, cwd
         self.process: subprocess.Popen | None = None
         self.ready: dict = {}
-        self.codec = wire.Codec(refs_out=True)
+        self.codec = wire.Codec(refs_out=True, remember=True)
         self._buffer = b""
         self._reached = -1  # index in the job's cells of the last checkpoint the process passed
         self.withheld = False

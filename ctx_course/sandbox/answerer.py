@@ -43,8 +43,13 @@ import types
 PACKAGE = "ctx_reference"
 MAX_LINE = 32 * 2**20  # longest message, in bytes, either way
 MAX_DEPTH = 60  # deepest nesting of a value on the wire
+KNOWN_OBJECTS = 4096  # most encodings a codec that remembers keeps (then it starts again)
 # Attributes a reference's proxy forwards to the object it stands for (besides public names).
 FORWARDED = ("__call__", "__iter__", "__next__", "__len__", "__getitem__", "__contains__")
+# Values that are their own encoding, and data that is its own value: a container's items of these
+# kinds are taken as they are, without a call of ``encode`` or ``decode`` each (the same result).
+_PLAIN = frozenset({type(None), bool, int, str})
+_PLAIN_DATA = frozenset({type(None), bool, int, float, str})
 
 
 class WireError(Exception):
@@ -87,39 +92,48 @@ class Codec:
     ``refs_out`` says what an object that is not data becomes: with True, a reference this side
     keeps (and the other side can call); with False, the marker ``{"x": type name}`` (a value the
     other side refuses). ``remote`` makes the proxy of a reference the other side sent.
+
+    With ``remember``, a named tuple of ``ctx_reference`` whose fields are plain values (a
+    ``TurnRecord``) is encoded once and its encoding reused while this codec keeps the object (it
+    cannot change): the grader sends the same records in every turn's view. Only the grader's
+    side remembers, since its objects are its own.
     """
 
-    def __init__(self, refs_out: bool, remote=None):
+    def __init__(self, refs_out: bool, remote=None, remember: bool = False):
         self.refs_out = refs_out
         self.remote = remote
         self.refs: dict[int, object] = {}
+        # id -> (the object, its encoding); the object is kept so that its id is not reused
+        self._known: dict[int, tuple] | None = {} if remember else None
+        self._tuples: dict = {}  # "module:qualname" -> class, of the named tuples decoded so far
 
     # -- encoding
     def encode(self, value, depth: int = 0):  # noqa: C901 - the wire format, one case per kind in the order tried
         if depth > MAX_DEPTH:
             raise WireError("the value is nested too deeply")
         kind = type(value)
-        if value is None or kind in (bool, int, str):
+        if kind in _PLAIN:
             return value
         if kind is float:
             return value if value == value and value not in (float("inf"), float("-inf")) else {"f": repr(value)}
-        scalar = _numpy_scalar(value)
-        if scalar is not None:
-            return self.encode(scalar, depth)
+        if kind.__module__ == "numpy":
+            scalar = _numpy_scalar(value)
+            if scalar is not None:
+                return self.encode(scalar, depth)
         if kind is list:
-            return {"l": [self.encode(v, depth + 1) for v in value]}
+            return {"l": self._items(value, depth + 1)}
         if kind is tuple:
-            return {"t": [self.encode(v, depth + 1) for v in value]}
+            return {"t": self._items(value, depth + 1)}
         if kind is dict:
-            return {"d": [[self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in value.items()]}
+            return {"d": self._pairs(value.items(), depth + 1)}
         if kind in (set, frozenset):
-            return {"s" if kind is set else "fs": [self.encode(v, depth + 1) for v in value]}
+            return {"s" if kind is set else "fs": self._items(value, depth + 1)}
         if kind is range:
             return {"r": [value.start, value.stop, value.step]}
         if kind is bytes:
             return {"b": value.hex()}
         if kind is types.MappingProxyType:
-            return {"mp": [[self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in value.items()]}
+            return {"mp": self._pairs(value.items(), depth + 1)}
         if kind.__module__ == "numpy" and kind.__name__ == "ndarray" and value.dtype.kind in "biuf":
             return {"nd": self.encode(value.tolist(), depth + 1), "dtype": str(value.dtype)}
         if isinstance(value, Remote):
@@ -136,7 +150,13 @@ class Codec:
     def _encode_object(self, value, depth):
         kind = type(value)
         if isinstance(value, tuple) and hasattr(kind, "_fields") and hasattr(kind, "_make"):  # a NamedTuple
-            return {"o": _path(kind), "nt": [self.encode(v, depth + 1) for v in value]}
+            encoded = {"o": _path(kind), "nt": self._items(value, depth + 1)}
+            known = self._known
+            if known is not None and all(type(v) in _PLAIN for v in value):  # _path: a class of the package
+                if len(known) >= KNOWN_OBJECTS:
+                    known.clear()
+                known[id(value)] = (value, encoded)
+            return encoded
         if isinstance(value, BaseException):
             state = self.encode(dict(vars(value)), depth + 1)
             return {"o": _path(kind), "args": self.encode(value.args, depth + 1), "st": state}
@@ -155,6 +175,31 @@ class Codec:
             return {"o": _path(kind), "call": self.encode(tuple(args), depth + 1), "st": self.encode(state, depth + 1)}
         raise WireError(f"a {kind.__name__} cannot cross the wire")
 
+    def _items(self, values, depth: int) -> list:
+        """Return the encodings of ``values``, each at ``depth`` (a plain value's is itself; remembered ones reused)."""
+        encode = self.encode
+        if depth > MAX_DEPTH:
+            return [encode(v, depth) for v in values]  # raises at the first item, as encode does
+        known = self._known
+        if not known or depth == MAX_DEPTH:  # at the deepest level a tuple's fields would be too deep
+            return [v if type(v) in _PLAIN else encode(v, depth) for v in values]
+        return [
+            v if type(v) in _PLAIN
+            else seen[1] if (seen := known.get(id(v))) is not None and seen[0] is v
+            else encode(v, depth)
+            for v in values
+        ]
+
+    def _pairs(self, items, depth: int) -> list:
+        """Return the encodings of a mapping's ``items``, each key and value at ``depth``, as pairs."""
+        encode = self.encode
+        if depth > MAX_DEPTH:
+            return [[encode(k, depth), encode(v, depth)] for k, v in items]
+        return [
+            [k if type(k) in _PLAIN else encode(k, depth), v if type(v) in _PLAIN else encode(v, depth)]
+            for k, v in items
+        ]
+
     # -- decoding
     def decode(self, data, depth: int = 0):  # noqa: C901 - encode's cases read back, one per tag in the order tried
         if depth > MAX_DEPTH:
@@ -163,16 +208,20 @@ class Codec:
             return data
         if type(data) is not dict or len(data) == 0:
             raise WireError("malformed value")
+        if len(data) == 2 and "nt" in data and "o" in data:  # a named tuple of a class _decode_object has read
+            kind = self._tuples.get(data["o"]) if type(data["o"]) is str else None
+            if kind is not None:
+                return kind._make(self._values(data["nt"], depth + 1))
         if "l" in data:
-            return [self.decode(v, depth + 1) for v in data["l"]]
+            return self._values(data["l"], depth + 1)
         if "t" in data:
-            return tuple(self.decode(v, depth + 1) for v in data["t"])
+            return tuple(self._values(data["t"], depth + 1))
         if "d" in data:
-            return {self.decode(k, depth + 1): self.decode(v, depth + 1) for k, v in data["d"]}
+            return self._mapping(data["d"], depth + 1)
         if "s" in data:
-            return {self.decode(v, depth + 1) for v in data["s"]}
+            return self._set(data["s"], depth + 1)
         if "fs" in data:
-            return frozenset(self.decode(v, depth + 1) for v in data["fs"])
+            return self._frozenset(data["fs"], depth + 1)
         if "f" in data:
             return float(data["f"])
         if "r" in data:
@@ -180,7 +229,7 @@ class Codec:
         if "b" in data:
             return bytes.fromhex(data["b"])
         if "mp" in data:
-            return types.MappingProxyType({self.decode(k, depth + 1): self.decode(v, depth + 1) for k, v in data["mp"]})
+            return types.MappingProxyType(self._mapping(data["mp"], depth + 1))
         if "nd" in data:
             import numpy
 
@@ -206,7 +255,8 @@ class Codec:
         if "nt" in data:
             if not (issubclass(kind, tuple) and hasattr(kind, "_make")):
                 raise WireError(f"{data['o']} is not a named tuple")
-            return kind._make(self.decode(v, depth + 1) for v in data["nt"])
+            self._tuples[data["o"]] = kind
+            return kind._make(self._values(data["nt"], depth + 1))
         if "dc" in data:
             if not dataclasses.is_dataclass(kind):
                 raise WireError(f"{data['o']} is not a dataclass")
@@ -234,6 +284,37 @@ class Codec:
             raise WireError("malformed object")
         _set_state(value, self.decode(data.get("st"), depth + 1))
         return value
+
+    def _values(self, items, depth: int) -> list:
+        """Return the values of the data ``items``, each decoded at ``depth`` (plain data is its own value)."""
+        decode = self.decode
+        if depth > MAX_DEPTH:
+            return [decode(v, depth) for v in items]  # raises at the first item, as decode does
+        return [v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items]
+
+    def _set(self, items, depth: int) -> set:
+        """Return the set of the data ``items``, each decoded at ``depth`` and added as it comes."""
+        decode = self.decode
+        if depth > MAX_DEPTH:
+            return {decode(v, depth) for v in items}
+        return {v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items}
+
+    def _frozenset(self, items, depth: int) -> frozenset:
+        """Return the frozenset of the data ``items``, each decoded at ``depth`` and added in their order."""
+        decode = self.decode
+        if depth > MAX_DEPTH:
+            return frozenset(decode(v, depth) for v in items)
+        return frozenset(v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items)
+
+    def _mapping(self, pairs, depth: int) -> dict:
+        """Return the dict of the data ``pairs`` ([key, value] each), keys and values decoded at ``depth``."""
+        decode = self.decode
+        if depth > MAX_DEPTH:
+            return {decode(k, depth): decode(v, depth) for k, v in pairs}
+        return {
+            (k if type(k) in _PLAIN_DATA else decode(k, depth)): (v if type(v) in _PLAIN_DATA else decode(v, depth))
+            for k, v in pairs
+        }
 
 
 @functools.lru_cache(maxsize=512)
