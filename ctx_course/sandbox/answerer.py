@@ -338,9 +338,12 @@ def _known_class(path: str) -> type:
         raise WireError(f"only objects of {PACKAGE} cross the wire (got {path!r})")
     import importlib
 
-    value = importlib.import_module(module)
-    for part in qualname.split("."):
-        value = getattr(value, part)
+    try:
+        value = importlib.import_module(module)
+        for part in qualname.split("."):
+            value = getattr(value, part)
+    except (ImportError, AttributeError):
+        raise WireError(f"no class {path} in {PACKAGE}") from None
     if not isinstance(value, type):
         raise WireError(f"{path} is not a class")
     return value
