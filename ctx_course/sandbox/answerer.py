@@ -219,9 +219,9 @@ class Codec:
         if "d" in data:
             return self._mapping(data["d"], depth + 1)
         if "s" in data:
-            return self._set(data["s"], depth + 1)
+            return set(self._values(data["s"], depth + 1))  # added in their order, as they came
         if "fs" in data:
-            return self._frozenset(data["fs"], depth + 1)
+            return frozenset(self._values(data["fs"], depth + 1))
         if "f" in data:
             return float(data["f"])
         if "r" in data:
@@ -291,20 +291,6 @@ class Codec:
         if depth > MAX_DEPTH:
             return [decode(v, depth) for v in items]  # raises at the first item, as decode does
         return [v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items]
-
-    def _set(self, items, depth: int) -> set:
-        """Return the set of the data ``items``, each decoded at ``depth`` and added as it comes."""
-        decode = self.decode
-        if depth > MAX_DEPTH:
-            return {decode(v, depth) for v in items}
-        return {v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items}
-
-    def _frozenset(self, items, depth: int) -> frozenset:
-        """Return the frozenset of the data ``items``, each decoded at ``depth`` and added in their order."""
-        decode = self.decode
-        if depth > MAX_DEPTH:
-            return frozenset(decode(v, depth) for v in items)
-        return frozenset(v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items)
 
     def _mapping(self, pairs, depth: int) -> dict:
         """Return the dict of the data ``pairs`` ([key, value] each), keys and values decoded at ``depth``."""
