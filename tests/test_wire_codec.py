@@ -42,7 +42,7 @@ def test_every_value_comes_back_equal(value):
 @given(st.lists(VALUES, min_size=1, max_size=4))
 def test_a_remembering_codec_sends_the_same_bytes_every_time(values):
     """The grader's codec remembers records: every message it sends is the one a fresh codec would send,
-    also when the same objects go again (the next turn's view) and after its table filled and started again."""
+    also when the same objects go again (the next turn's view)."""
     remembering = Codec(refs_out=True, remember=True)
     for _ in range(2):
         for value in values:
@@ -69,28 +69,37 @@ def test_a_record_sent_in_every_view_is_encoded_once(monkeypatch):
 
 
 def test_the_table_of_remembered_records_is_bounded():
-    """A remembering codec keeps at most KNOWN_OBJECTS encodings, then starts again."""
+    """A remembering codec keeps at most KNOWN_OBJECTS encodings, then starts again, and sends what a fresh
+    codec sends before and after."""
     codec = Codec(refs_out=True, remember=True)
-    for turn in range(KNOWN_OBJECTS + 10):
-        codec.encode([TurnRecord(turn, "run", 1, 1, False, False, False, False)])
+    records = [TurnRecord(turn, "run", 1, 1, False, False, False, False) for turn in range(KNOWN_OBJECTS + 10)]
+    for record in records:
+        codec.encode([record])
     assert 0 < len(codec._known) <= KNOWN_OBJECTS
+    assert _wire(codec, records) == _wire(Codec(refs_out=True), records)
 
 
 @pytest.mark.parametrize("remember", [False, True], ids=["fresh", "remembering"])
 def test_a_value_nested_too_deeply_is_refused_either_way(remember):
-    """MAX_DEPTH levels of lists go through; one more is refused with the same error, remembered or not."""
+    """A record's fields may sit at depth MAX_DEPTH and no deeper, whether the record is remembered or not:
+    a record inside MAX_DEPTH - 2 lists goes through, inside one more it is refused; reading back, MAX_DEPTH
+    nested lists go through and one more is refused."""
+    record = TurnRecord(1, "run", 1, 1, False, False, False, False)
+
     def nested(levels):
-        value = [TurnRecord(1, "run", 1, 1, False, False, False, False)]
+        value = [record]
         for _ in range(levels):
             value = [value]
         return value
 
     codec = Codec(refs_out=True, remember=remember)
+    codec.encode([record])  # remembered from here on, when the codec remembers
     codec.encode(nested(MAX_DEPTH - 2))
     with pytest.raises(WireError, match="nested too deeply"):
-        codec.encode(nested(MAX_DEPTH))
+        codec.encode(nested(MAX_DEPTH - 1))
+    Codec(refs_out=False).decode(_deep_data(MAX_DEPTH))
     with pytest.raises(WireError, match="nested too deeply"):
-        Codec(refs_out=False).decode(_deep_data(MAX_DEPTH + 2))
+        Codec(refs_out=False).decode(_deep_data(MAX_DEPTH + 1))
 
 
 def _deep_data(levels):
