@@ -34,7 +34,7 @@ RECORD = "run.json"  # in the class's folder, written last: its presence means t
 
 @dataclass(frozen=True)
 class SharedClass:
-    """A class graded once for the session: read it, never write into it (use ``copy_of``)."""
+    """A class graded once for the session: read it, never write into it (copy ``work`` first)."""
 
     name: str
     incoming: Path  # <incoming>/<student>/<assignment>/<notebook>, as handed in
@@ -78,4 +78,3 @@ def _grade(folder: Path, build: Callable[[Path], Path], args: tuple[str, ...]) -
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=900)
     record = {"status": done.returncode, "output": done.stdout + done.stderr}
     (folder / RECORD).write_text(json.dumps(record), encoding="utf-8")
-
