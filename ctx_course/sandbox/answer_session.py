@@ -208,12 +208,9 @@ class AnswerSession:
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
+            return wire.parse_line(line)
+        except wire.WireError:
             raise AnswerUnavailable("protocol") from None
-        if not isinstance(message, dict):
-            raise AnswerUnavailable("protocol")
-        return message
 
     # -- calls
     def call(self, name: str, args: tuple, kwargs: dict, at: str) -> Any:

@@ -26,9 +26,10 @@ Leaves out: the sandbox itself (``policy.py``), starting and talking to this pro
 outside the standard library (it runs where ``ctx_course`` is not visible).
 
 Vocabulary: the *job* is the first message (the cells and checkpoints, the learner's names, the
-import path, the working folder, the cell time limit, the names of the declared value types); a *request* is ``{"advance": checkpoint}``
-(run on to that checkpoint), ``{"call": name, "at": checkpoint, "args": [...], "kwargs": {...}}``
-(the grader calls the learner's ``name``) or ``{"cb": ref, "attr": name, ...}`` (this process calls
+import path, the working folder, the cell time limit, the names of the declared value types); a
+*request* is ``{"advance": checkpoint}`` (run on to that checkpoint),
+``{"call": name, "at": checkpoint, "args": [...], "kwargs": {...}}`` (the grader calls the learner's
+``name``) or ``{"cb": ref, "attr": name, ...}`` (this process calls
 back an object the grader passed by reference); its *reply* is ``{"ready": {...}}``, ``{"ok":
 value, ...}`` or ``{"raised": {...}}``.
 """
@@ -55,7 +56,7 @@ PACKAGE = "ctx_reference"
 MAX_LINE = 32 * 2**20  # longest message, in bytes, either way
 MAX_DEPTH = 60  # deepest nesting of a value on the wire
 MAX_ITEMS = 1_000_000  # most values (containers, items, array elements) one message may decode to
-MAX_DIGITS = 4300  # most digits of a Fraction's or Decimal's parts, and of a Decimal's exponent (Python's own int limit)
+MAX_DIGITS = 4300  # most digits of a Decimal and of its exponent (Python's own limit for an int's digits)
 KNOWN_OBJECTS = 4096  # most encodings a codec that remembers keeps (then it starts again)
 # Attributes a reference's proxy forwards to the object it stands for (besides public names).
 FORWARDED = ("__call__", "__iter__", "__next__", "__len__", "__getitem__", "__contains__")
@@ -114,6 +115,11 @@ class WireType:
     """
 
     __slots__ = ("name", "kind", "form", "names", "hints")
+    name: str
+    kind: type
+    form: str
+    names: tuple[str, ...]
+    hints: dict[str, typing.Any]
 
     def __init__(self, kind: type):
         self.kind = kind
@@ -136,7 +142,7 @@ class WireType:
             hints = _hints(kind.__init__)
         elif "__getnewargs__" in vars(kind):
             self.form, self.names = "args", ()
-        elif kind.__init__ is object.__init__ and kind.__new__ is object.__new__ and not getattr(kind, "__slots__", None):
+        elif kind.__init__ is object.__init__ and kind.__new__ is object.__new__ and not getattr(kind, "__slots__", ()):
             self.form, self.names = "empty", ()
         else:
             raise TypeError(f"{self.name} has no form the wire can carry")
@@ -151,7 +157,7 @@ def _hints(target) -> dict:
 
 
 class Registry:
-    """The closed set of value types that cross the wire, by exact name and by exact class; nothing else is looked up."""
+    """The closed set of value types that cross the wire, by exact name and exact class; nothing else is looked up."""
 
     def __init__(self, kinds=()):
         self.by_name: dict[str, WireType] = {}
@@ -170,7 +176,7 @@ class Registry:
         """
         import importlib
 
-        kinds = []
+        kinds: list[type] = []
         for name in names:
             module, _sep, qualname = str(name).partition(":")
             try:
@@ -291,7 +297,7 @@ class Codec:
         if form == "args":
             return {"o": declared.name, "a": self._items(tuple(value.__getnewargs__()), depth + 1)}
         missing = object()
-        fields = {}
+        fields: dict[str, typing.Any] = {}
         for name in declared.names:
             item = getattr(value, name, missing)
             if item is missing:
@@ -480,7 +486,8 @@ def _decimal(text) -> decimal.Decimal:
         value = decimal.Decimal(text)
     except decimal.InvalidOperation:
         raise WireError("malformed decimal") from None
-    if value.is_finite() and abs(value.as_tuple().exponent) > MAX_DIGITS:
+    exponent = value.as_tuple().exponent
+    if type(exponent) is int and abs(exponent) > MAX_DIGITS:
         raise WireError("malformed decimal")
     return value
 
@@ -531,6 +538,19 @@ def _fits(value, hint, registry: Registry) -> bool:  # noqa: C901 - one case per
 # Messages
 
 
+def parse_line(line: bytes) -> dict:
+    """Return the message one line of the wire holds (a JSON object), or raise WireError; at most MAX_LINE bytes."""
+    if type(line) is not bytes or len(line) > MAX_LINE:
+        raise WireError("a message is too long")
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):  # not UTF-8 or not JSON, a number past Python's digits, too deep
+        raise WireError("malformed message") from None
+    if type(message) is not dict:
+        raise WireError("malformed message")
+    return message
+
+
 class Channel:
     """One end of the line protocol: send a request, handle the other side's requests until the reply comes."""
 
@@ -551,13 +571,7 @@ class Channel:
             return None
         if len(line) > MAX_LINE or not line.endswith(b"\n"):
             raise WireError("a message is too long")
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            raise WireError("malformed message") from None
-        if type(message) is not dict:
-            raise WireError("malformed message")
-        return message
+        return parse_line(line)
 
     def request(self, message: dict) -> dict:
         """Send ``message`` and return its reply, answering the other side's requests meanwhile."""
