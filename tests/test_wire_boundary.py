@@ -224,6 +224,7 @@ def _reachable_names():
     return sorted(names)
 
 
+@pytest.mark.heavy  # imports every module of ctx_reference (matplotlib's among them) and reads ~100,000 messages
 def test_no_class_name_a_message_spells_is_looked_up_or_called():
     """Every name a message could give, reachable from ctx_reference (``plots:font_manager.subprocess.Popen``
     among them), in every form an object took or takes, is refused unless it is a declared type read in its
