@@ -129,3 +129,16 @@ def test_malformed_data_is_refused(data):
     codec.decode(record)  # a class read once is remembered: the refusals below must not depend on it
     with pytest.raises(WireError):
         codec.decode(data)
+
+
+def test_the_answer_process_reads_a_record_sent_again_as_the_same_object_and_the_grader_never_does():
+    """With ``reuse`` (the answer process), a record whose fields came before is the object read then; the
+    grader's codec reads every record anew, so nothing a learner sent outlives its message there."""
+    record = TurnRecord(3, "read", 300, 30, True, False, False, False)
+    data = json.loads(json.dumps(Codec(refs_out=True).encode([record, record])))
+    answer = _Codec(refs_out=False, types=registry(), reuse=True)
+    first, again = answer.decode(data), answer.decode(data)
+    assert first == [record, record] and first[0] is first[1] is again[0]
+    grader = Codec(refs_out=True)
+    one, two = grader.decode(data), grader.decode(data)
+    assert one == two == [record, record] and one[0] is not two[0]

@@ -114,12 +114,13 @@ class WireType:
     ``hints`` the type each must hold (``typing`` forms; anything not understood allows any data).
     """
 
-    __slots__ = ("name", "kind", "form", "names", "hints")
+    __slots__ = ("name", "kind", "form", "names", "hints", "checks")
     name: str
     kind: type
     form: str
     names: tuple[str, ...]
     hints: dict[str, typing.Any]
+    checks: tuple  # per field: the exact types it may hold (a frozenset), or a predicate (``Registry`` sets them)
 
     def __init__(self, kind: type):
         self.kind = kind
@@ -147,6 +148,7 @@ class WireType:
         else:
             raise TypeError(f"{self.name} has no form the wire can carry")
         self.hints = {name: hints.get(name) for name in self.names}
+        self.checks = ()
 
 
 def _hints(target) -> dict:
@@ -166,6 +168,8 @@ class Registry:
             declared = WireType(kind)
             self.by_name[declared.name] = declared
             self.by_class[kind] = declared
+        for declared in self.by_name.values():  # once every type is known: a hint may name another
+            declared.checks = tuple(_checker(declared.hints[name], self) for name in declared.names)
 
     @classmethod
     def from_names(cls, names) -> "Registry":
@@ -224,10 +228,12 @@ class Codec:
     With ``remember``, a named tuple of the registry whose fields are plain values (a
     ``TurnRecord``) is encoded once and its encoding reused while this codec keeps the object (it
     cannot change): the grader sends the same records in every turn's view. Only the grader's
-    side remembers, since its objects are its own.
+    side remembers, since its objects are its own. With ``reuse``, the other side reads such a
+    record once and gives the same object for the same fields again.
     """
 
-    def __init__(self, refs_out: bool, remote=None, remember: bool = False, types: Registry | None = None):
+    def __init__(self, refs_out: bool, remote=None, remember: bool = False, types: Registry | None = None,
+                 reuse: bool = False):
         self.refs_out = refs_out
         self.remote = remote
         self.types = types if types is not None else Registry()
@@ -235,6 +241,9 @@ class Codec:
         # id -> (the object, its encoding); the object is kept so that its id is not reused
         self._known: dict[int, tuple] | None = {} if remember else None
         self._budget = 0  # values the message being decoded may still hold
+        # with ``reuse``: the named tuples of plain fields read so far, by their fields (the same record in
+        # every view is read once); only the answer process reuses, since what it reads is the grader's
+        self._reused: dict[tuple, object] | None = {} if reuse else None
 
     # -- encoding
     def encode(self, value, depth: int = 0):  # noqa: C901 - the wire format, one case per kind in the order tried
@@ -429,8 +438,17 @@ class Codec:
                 raise WireError(f"{kind.__name__} has no member {str(member)[:80]!r}")
             return kind.__members__[member]
         if form == "tuple":
-            values = self._fields(declared, data.get("nt"), depth)
-            return kind(*values)
+            items = data.get("nt")
+            reused = self._reused
+            if reused is None or type(items) is not list or any(type(v) not in _PLAIN_DATA for v in items):
+                return kind(*self._fields(declared, items, depth))
+            key = (name, *items)
+            value = reused.get(key)
+            if value is None:
+                if len(reused) >= KNOWN_OBJECTS:
+                    reused.clear()
+                value = reused[key] = kind(*self._fields(declared, items, depth))
+            return value
         if form in ("empty", "args"):
             args = data.get("a")
             if type(args) is not list or (form == "empty" and args):
@@ -449,8 +467,8 @@ class Codec:
         if type(items) is not list or len(items) != len(declared.names):
             raise WireError(f"the fields of {declared.kind.__name__} do not match")
         values = self._values(items, depth + 1)
-        for name, value in zip(declared.names, values):
-            if not _fits(value, declared.hints[name], self.types):
+        for name, check, value in zip(declared.names, declared.checks, values):
+            if not (type(value) in check if type(check) is frozenset else check(value)):
                 raise WireError(f"the field {name} of {declared.kind.__name__} holds a {type(value).__name__}")
         return values
 
@@ -494,6 +512,33 @@ def _decimal(text) -> decimal.Decimal:
 
 _NUMBERS = (bool, int, float, fractions.Fraction, decimal.Decimal)
 _SEQUENCES = (list, tuple)
+
+
+def _checker(hint, registry: "Registry"):
+    """Return the check of a field of type ``hint``: the exact types it may hold, where that says it all, else
+    a predicate (``_fits``). Built once per registry, so that reading a record costs a set lookup a field."""
+    if hint is None or hint is typing.Any:
+        return lambda value: True
+    simple = _simple_types(hint, registry)
+    if simple is not None:
+        return simple
+    return functools.partial(_fits, hint=hint, registry=registry)
+
+
+def _simple_types(hint, registry: "Registry") -> frozenset | None:
+    """Return the exact types a value of ``hint`` may be, or None where the hint says more than a type."""
+    if hint is type(None):
+        return frozenset({type(None)})
+    if hint is bool:
+        return frozenset({bool})
+    if hint in (int, float):
+        return frozenset(_NUMBERS)
+    if hint in (str, bytes) or (isinstance(hint, type) and hint in registry.by_class):
+        return frozenset({hint})
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        arms = [_simple_types(arm, registry) for arm in typing.get_args(hint)]
+        return frozenset().union(*arms) if all(arm is not None for arm in arms) else None  # type: ignore[arg-type]
+    return None
 
 
 def _fits(value, hint, registry: Registry) -> bool:  # noqa: C901 - one case per form of hint
@@ -716,7 +761,7 @@ def serve(reader, writer) -> None:
     shell = _Shell(namespace)
     namespace["get_ipython"] = lambda: shell
     channel: Channel  # bound below, before the codec decodes a reference that calls back through it
-    codec = Codec(refs_out=False, remote=lambda ref, kind: Remote(ref, kind, channel))
+    codec = Codec(refs_out=False, remote=lambda ref, kind: Remote(ref, kind, channel), reuse=True)
     channel = Channel(reader, writer, codec, None)
     bound: dict[str, dict] = {}  # checkpoint id -> {name: the object bound there}
 
