@@ -237,6 +237,10 @@ class ContextView(tuple):
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"ContextView is read-only (tried to set {name!r})")
 
+    def __getnewargs__(self) -> tuple[tuple, tuple | None]:
+        """Return the arguments that build this view again: its fields and what its records are read from."""
+        return (tuple(self), self.__dict__.get("_source"))
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={v!r}" for n, v in zip(_VIEW_FIELDS, self))
         return f"ContextView({shown})"

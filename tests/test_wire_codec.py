@@ -7,8 +7,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctx_course.sandbox.answerer import KNOWN_OBJECTS, MAX_DEPTH, Codec, WireError
+from ctx_course.sandbox.answerer import KNOWN_OBJECTS, MAX_DEPTH, WireError
+from ctx_course.sandbox.answerer import Codec as _Codec
+from ctx_course.sandbox.wire_types import registry
 from ctx_reference import TurnRecord
+
+
+def Codec(refs_out: bool, remember: bool = False) -> _Codec:  # noqa: N802 - the codec as both ends make it
+    return _Codec(refs_out=refs_out, remember=remember, types=registry())
 
 SETTINGS = settings(derandomize=True, database=None, deadline=None, max_examples=300,
                     suppress_health_check=list(HealthCheck))
@@ -54,13 +60,13 @@ def test_a_record_sent_in_every_view_is_encoded_once(monkeypatch):
     records = [TurnRecord(t, "read", 100 * t, 10 * t, t % 2 == 0, False, False, False) for t in range(50)]
     codec = Codec(refs_out=True, remember=True)
     encoded = []
-    original = Codec._encode_object
+    original = _Codec._encode_object
 
-    def counting(self, value, depth):
+    def counting(self, declared, value, depth):
         encoded.append(value)
-        return original(self, value, depth)
+        return original(self, declared, value, depth)
 
-    monkeypatch.setattr(Codec, "_encode_object", counting)
+    monkeypatch.setattr(_Codec, "_encode_object", counting)
     for turn in range(1, 51):
         codec.encode({"turns": records[:turn], "tokens": turn})
     assert len(encoded) == 50
@@ -110,12 +116,29 @@ def _deep_data(levels):
 
 
 @pytest.mark.parametrize("data", [{}, [], {"nt": [1], "o": "os:system"}, {"o": "ctx_reference.policy:Nope", "nt": []},
-                                  {"o": "ctx_reference.nope:Nope", "nt": []}, {"zz": 1}],
-                         ids=["empty", "bare-list", "outside-the-package", "unknown-class", "unknown-module", "tag"])
+                                  {"o": "ctx_reference.nope:Nope", "nt": []}, {"zz": 1},
+                                  {"o": "ctx_reference.policy:TurnRecord", "nt": [1, "run"]},
+                                  {"o": "ctx_reference.policy:TurnRecord", "nt": ["1", "run", 1, 1, 0, 0, 0, 0]}],
+                         ids=["empty", "bare-list", "outside-the-package", "unknown-class", "unknown-module", "tag",
+                              "fields-missing", "fields-of-other-types"])
 def test_malformed_data_is_refused(data):
-    """Data that is no encoding of a value, or names a class outside ctx_reference, raises WireError."""
+    """Data that is no encoding of a value, names a class outside the declared ones, or gives a declared one
+    fields that do not fit, raises WireError."""
     codec = Codec(refs_out=False)
     record = {"o": "ctx_reference.policy:TurnRecord", "nt": [1, "run", 1, 1, False, False, False, False]}
     codec.decode(record)  # a class read once is remembered: the refusals below must not depend on it
     with pytest.raises(WireError):
         codec.decode(data)
+
+
+def test_the_answer_process_reads_a_record_sent_again_as_the_same_object_and_the_grader_never_does():
+    """With ``reuse`` (the answer process), a record whose fields came before is the object read then; the
+    grader's codec reads every record anew, so nothing a learner sent outlives its message there."""
+    record = TurnRecord(3, "read", 300, 30, True, False, False, False)
+    data = json.loads(json.dumps(Codec(refs_out=True).encode([record, record])))
+    answer = _Codec(refs_out=False, types=registry(), reuse=True)
+    first, again = answer.decode(data), answer.decode(data)
+    assert first == [record, record] and first[0] is first[1] is again[0]
+    grader = Codec(refs_out=True)
+    one, two = grader.decode(data), grader.decode(data)
+    assert one == two == [record, record] and one[0] is not two[0]

@@ -32,6 +32,7 @@ from typing import Any
 from ctx_reference.i18n import _
 
 from . import answerer as wire
+from .wire_types import registry, type_names
 
 # The process runs this file's text (the sandbox does not show ctx_course).
 ANSWERER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
@@ -81,10 +82,14 @@ class AnswerSession:
     """
 
     def __init__(self, argv: list[str], job: dict, timeout: float, env: dict | None = None, cwd: str | None = None):
-        self.argv, self.job, self.timeout, self.env, self.cwd = argv, job, float(timeout), env, cwd
+        self.argv, self.timeout, self.env, self.cwd = argv, float(timeout), env, cwd
+        self.job = {**job, "types": type_names()}  # the answer process carries the declared types only
         self.process: subprocess.Popen | None = None
         self.ready: dict = {}
-        self.codec = wire.Codec(refs_out=True, remember=True)
+        self.codec = wire.Codec(refs_out=True, remember=True, types=registry())
+        # what a callback of the learner's process gets back: data only, never a reference to another object
+        self.data_codec = wire.Codec(refs_out=False, types=registry())
+        self.unreadable: str | None = None  # the type of the last value of the learner's that could not be read
         self._buffer = b""
         self._reached = -1  # index in the job's cells of the last checkpoint the process passed
         self.withheld = False
@@ -122,6 +127,7 @@ class AnswerSession:
         says why).
         """
         self.withheld = False
+        self.unreadable = None
         if self.abandoned:
             self._fail("stopped")
             return {}
@@ -202,12 +208,9 @@ class AnswerSession:
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
-            message = json.loads(line)
-        except ValueError:
+            return wire.parse_line(line)
+        except wire.WireError:
             raise AnswerUnavailable("protocol") from None
-        if not isinstance(message, dict):
-            raise AnswerUnavailable("protocol")
-        return message
 
     # -- calls
     def call(self, name: str, args: tuple, kwargs: dict, at: str) -> Any:
@@ -250,6 +253,9 @@ class AnswerSession:
             if isinstance(value, dict) and set(value) == {"same"}:
                 return values[int(value["same"])]
             return self.codec.decode(value)
+        except wire.Unreadable as exc:
+            self.unreadable = exc.kind
+            raise
         except wire.WireError:
             raise
         except Exception as exc:  # a value that decodes to nothing valid
@@ -283,9 +289,9 @@ class AnswerSession:
             value = target(*args, **kwargs)
             if attr == "__iter__":
                 value = list(value)
-            return {"ok": self.codec.encode(value)}
+            return {"ok": self.data_codec.encode(value)}
         except Exception as exc:
-            return {"raised": wire.describe_exception(exc, self.codec)}
+            return {"raised": wire.describe_exception(exc, self.data_codec)}
 
 
 def _update(target, value) -> None:

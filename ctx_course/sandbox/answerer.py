@@ -12,26 +12,35 @@ answered with the returned value as plain data, or with the exception raised. Wh
 learner's code does in this process (print, patch, fork, forge messages), the grader only ever
 reads data from it and judges that data itself; nothing this process says about itself is trusted.
 
-Also here, because both ends use it: the *wire codec* (``encode``/``decode``) that turns values
-into JSON and back: plain values, containers, numpy scalars and arrays (as Python numbers and
-lists), and objects of ``ctx_reference`` (through their pickle reduction, restricted to that
-package); any other object is passed as a *reference*, an id the other end can call back.
+Also here, because both ends use it: the *wire codec* (``Codec``) that turns values into JSON and
+back by a closed schema: plain values, containers, exact numbers, numpy scalars and arrays of
+numbers, and the workbook's own value types declared in a ``Registry`` (each rebuilt through its
+own constructor from fields checked against their hints; an enum member found by its name). What
+the grader reads from this process is data only: decoding never imports, never calls a class or
+function a message names, never writes into an object, and stops at the limits below. Any other
+object is passed as a *reference*, an id the other end can call back (only the grader's objects
+go so; this process's go as a marker the grader refuses).
 
 Leaves out: the sandbox itself (``policy.py``), starting and talking to this process
 (``answer_session.py``), what the answers are compared with (the grader's side). Imports nothing
 outside the standard library (it runs where ``ctx_course`` is not visible).
 
 Vocabulary: the *job* is the first message (the cells and checkpoints, the learner's names, the
-import path, the working folder, the cell time limit); a *request* is ``{"advance": checkpoint}``
-(run on to that checkpoint), ``{"call": name, "at": checkpoint, "args": [...], "kwargs": {...}}``
-(the grader calls the learner's ``name``) or ``{"cb": ref, "attr": name, ...}`` (this process calls
+import path, the working folder, the cell time limit, the names of the declared value types); a
+*request* is ``{"advance": checkpoint}`` (run on to that checkpoint),
+``{"call": name, "at": checkpoint, "args": [...], "kwargs": {...}}`` (the grader calls the learner's
+``name``) or ``{"cb": ref, "attr": name, ...}`` (this process calls
 back an object the grader passed by reference); its *reply* is ``{"ready": {...}}``, ``{"ok":
 value, ...}`` or ``{"raised": {...}}``.
 """
 import builtins
-import copyreg
+import collections.abc
 import dataclasses
+import decimal
+import enum
+import fractions
 import functools
+import inspect
 import io
 import json
 import os
@@ -39,21 +48,41 @@ import re
 import signal
 import sys
 import types
+import typing
 
 PACKAGE = "ctx_reference"
+# Limits on what crosses the wire, checked while reading and before anything is built from it
+# (docs/sandbox.md names each; every honest answer of every exercise fits with room).
 MAX_LINE = 32 * 2**20  # longest message, in bytes, either way
 MAX_DEPTH = 60  # deepest nesting of a value on the wire
+MAX_ITEMS = 1_000_000  # most values (containers, items, array elements) one message may decode to
+MAX_DIGITS = 4300  # most digits of a Decimal and of its exponent (Python's own limit for an int's digits)
 KNOWN_OBJECTS = 4096  # most encodings a codec that remembers keeps (then it starts again)
 # Attributes a reference's proxy forwards to the object it stands for (besides public names).
 FORWARDED = ("__call__", "__iter__", "__next__", "__len__", "__getitem__", "__contains__")
+# The element types of the numpy arrays that cross (numbers and booleans), by their exact names.
+ARRAY_DTYPES = frozenset(
+    {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"}
+)
+# The float values JSON cannot hold, tagged by their repr.
+_SPECIAL_FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 # Values that are their own encoding, and data that is its own value: a container's items of these
 # kinds are taken as they are, without a call of ``encode`` or ``decode`` each (the same result).
 _PLAIN = frozenset({type(None), bool, int, str})
 _PLAIN_DATA = frozenset({type(None), bool, int, float, str})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,79}")
 
 
 class WireError(Exception):
     """A message or a value that cannot cross the wire; the message says why."""
+
+
+class Unreadable(WireError):
+    """A value of a type the wire does not carry; ``kind`` is its type's name as sent (an identifier, or "?")."""
+
+    def __init__(self, kind: object):
+        self.kind = kind if type(kind) is str and _NAME.fullmatch(kind) else "?"
+        super().__init__(f"a value of type {self.kind} cannot be read here")
 
 
 def _(message):
@@ -70,7 +99,99 @@ def _(message):
 
 
 # --------------------------------------------------------------------------------------------
-# The codec
+# The declared value types
+
+
+class WireType:
+    """One declared value type of the workbook: its exact name on the wire, its class, how it is read back.
+
+    ``form`` is how its values are written and rebuilt: ``"enum"`` (a member, by its name; never
+    created), ``"tuple"`` (a named tuple, its fields in order, rebuilt by the class's constructor),
+    ``"fields"`` (a dataclass, its init fields by name), ``"error"`` (an exception, the
+    constructor's parameters read from the attributes of the same names), ``"args"`` (a class
+    whose ``__getnewargs__`` gives its constructor's arguments), ``"empty"`` (a class whose
+    instances hold no state, built with no argument). ``names`` are the fields or parameters, and
+    ``hints`` the type each must hold (``typing`` forms; anything not understood allows any data).
+    """
+
+    __slots__ = ("name", "kind", "form", "names", "hints", "checks")
+    name: str
+    kind: type
+    form: str
+    names: tuple[str, ...]
+    hints: dict[str, typing.Any]
+    checks: tuple  # per field: the exact types it may hold (a frozenset), or a predicate (``Registry`` sets them)
+
+    def __init__(self, kind: type):
+        self.kind = kind
+        self.name = f"{kind.__module__}:{kind.__qualname__}"
+        hints = _hints(kind)
+        if isinstance(kind, type) and issubclass(kind, enum.Enum):
+            self.form, self.names = "enum", ()
+        elif issubclass(kind, tuple) and hasattr(kind, "_fields") and hasattr(kind, "_make"):
+            self.form, self.names = "tuple", tuple(kind._fields)
+        elif dataclasses.is_dataclass(kind):
+            fields = dataclasses.fields(kind)
+            if not all(f.init for f in fields):
+                raise TypeError(f"{self.name}: every field of a wire type must be an init field")
+            self.form, self.names = "fields", tuple(f.name for f in fields)
+        elif issubclass(kind, BaseException):
+            parameters = list(inspect.signature(kind.__init__).parameters.values())[1:]
+            if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in parameters):
+                raise TypeError(f"{self.name}: an error type's constructor must take named parameters only")
+            self.form, self.names = "error", tuple(p.name for p in parameters)
+            hints = _hints(kind.__init__)
+        elif "__getnewargs__" in vars(kind):
+            self.form, self.names = "args", ()
+        elif kind.__init__ is object.__init__ and kind.__new__ is object.__new__ and not getattr(kind, "__slots__", ()):
+            self.form, self.names = "empty", ()
+        else:
+            raise TypeError(f"{self.name} has no form the wire can carry")
+        self.hints = {name: hints.get(name) for name in self.names}
+        self.checks = ()
+
+
+def _hints(target) -> dict:
+    try:
+        return typing.get_type_hints(target)
+    except Exception:  # a hint that does not resolve allows any data
+        return {}
+
+
+class Registry:
+    """The closed set of value types that cross the wire, by exact name and exact class; nothing else is looked up."""
+
+    def __init__(self, kinds=()):
+        self.by_name: dict[str, WireType] = {}
+        self.by_class: dict[type, WireType] = {}
+        for kind in kinds:
+            declared = WireType(kind)
+            self.by_name[declared.name] = declared
+            self.by_class[kind] = declared
+        for declared in self.by_name.values():  # once every type is known: a hint may name another
+            declared.checks = tuple(_checker(declared.hints[name], self) for name in declared.names)
+
+    @classmethod
+    def from_names(cls, names) -> "Registry":
+        """Return the registry of the types ``names`` (``"module:qualname"``) names, leaving out any not found.
+
+        For the answer process, which is handed the grader's list of names in its job: a type the
+        build of ``ctx_reference`` does not hold (withheld with the exercise) is not carried.
+        """
+        import importlib
+
+        kinds: list[type] = []
+        for name in names:
+            module, _sep, qualname = str(name).partition(":")
+            try:
+                value = importlib.import_module(module)
+                for part in qualname.split("."):
+                    value = getattr(value, part)
+            except Exception:
+                continue
+            if isinstance(value, type):
+                kinds.append(value)
+        return cls(kinds)
 
 
 def _numpy_scalar(value):
@@ -81,31 +202,48 @@ def _numpy_scalar(value):
     name = kind.__name__
     if name.startswith(("int", "uint", "float")) or name in ("bool_", "bool", "longlong", "ulonglong"):
         return value.item()
-    if name.startswith("float"):
-        return float(value)
     return None
 
 
+# --------------------------------------------------------------------------------------------
+# The codec
+
+
 class Codec:
-    """Turn values into JSON-ready data and back, keeping the objects passed by reference.
+    """Turn values into JSON-ready data and back by the closed schema of ``types`` (a ``Registry``).
 
-    ``refs_out`` says what an object that is not data becomes: with True, a reference this side
-    keeps (and the other side can call); with False, the marker ``{"x": type name}`` (a value the
-    other side refuses). ``remote`` makes the proxy of a reference the other side sent.
+    What decodes: ``None``, ``bool``, ``int``, ``float`` (nan and the infinities tagged), ``str``,
+    ``bytes``, ``list``, ``tuple``, ``dict``, ``set``, ``frozenset``, ``range``, a read-only
+    mapping, ``Fraction``, ``Decimal``, numpy arrays of the ``ARRAY_DTYPES``, the declared types
+    (each rebuilt through its own constructor from fields checked against their hints), and
+    references to this side's own objects. Anything else, and anything past a limit, raises
+    ``WireError``; decoding never imports, never calls what a message names, never writes into an
+    object. numpy scalars go as the Python numbers of their kind.
 
-    With ``remember``, a named tuple of ``ctx_reference`` whose fields are plain values (a
+    ``refs_out`` says what an object that is not data becomes when encoded: with True, a reference
+    this side keeps (and the other side can call); with False, the marker ``{"x": type name}`` (a
+    value the other side refuses with ``Unreadable``). ``remote`` makes the proxy of a reference
+    the other side sent.
+
+    With ``remember``, a named tuple of the registry whose fields are plain values (a
     ``TurnRecord``) is encoded once and its encoding reused while this codec keeps the object (it
     cannot change): the grader sends the same records in every turn's view. Only the grader's
-    side remembers, since its objects are its own.
+    side remembers, since its objects are its own. With ``reuse``, the other side reads such a
+    record once and gives the same object for the same fields again.
     """
 
-    def __init__(self, refs_out: bool, remote=None, remember: bool = False):
+    def __init__(self, refs_out: bool, remote=None, remember: bool = False, types: Registry | None = None,
+                 reuse: bool = False):
         self.refs_out = refs_out
         self.remote = remote
+        self.types = types if types is not None else Registry()
         self.refs: dict[int, object] = {}
         # id -> (the object, its encoding); the object is kept so that its id is not reused
         self._known: dict[int, tuple] | None = {} if remember else None
-        self._tuples: dict = {}  # "module:qualname" -> class, of the named tuples decoded so far
+        self._budget = 0  # values the message being decoded may still hold
+        # with ``reuse``: the named tuples of plain fields read so far, by their fields (the same record in
+        # every view is read once); only the answer process reuses, since what it reads is the grader's
+        self._reused: dict[tuple, object] | None = {} if reuse else None
 
     # -- encoding
     def encode(self, value, depth: int = 0):  # noqa: C901 - the wire format, one case per kind in the order tried
@@ -134,46 +272,47 @@ class Codec:
             return {"b": value.hex()}
         if kind is types.MappingProxyType:
             return {"mp": self._pairs(value.items(), depth + 1)}
-        if kind.__module__ == "numpy" and kind.__name__ == "ndarray" and value.dtype.kind in "biuf":
+        if kind is fractions.Fraction:
+            return {"q": [value.numerator, value.denominator]}
+        if kind is decimal.Decimal:
+            return {"dec": str(value)}
+        if kind.__module__ == "numpy" and kind.__name__ == "ndarray" and str(value.dtype) in ARRAY_DTYPES:
             return {"nd": self.encode(value.tolist(), depth + 1), "dtype": str(value.dtype)}
-        if isinstance(value, Remote):
+        if kind is Remote:
             return {"ref": object.__getattribute__(value, "_ref")}
-        ours = kind.__module__.split(".")[0] == PACKAGE
-        if ours and not isinstance(value, (types.FunctionType, type, types.ModuleType)):
-            return self._encode_object(value, depth)
+        declared = self.types.by_class.get(kind)
+        if declared is not None:
+            return self._encode_object(declared, value, depth)
         if self.refs_out:
             ref = len(self.refs) + 1
             self.refs[ref] = value
             return {"ref": ref, "type": kind.__name__}
         return {"x": kind.__name__}
 
-    def _encode_object(self, value, depth):
-        kind = type(value)
-        if isinstance(value, tuple) and hasattr(kind, "_fields") and hasattr(kind, "_make"):  # a NamedTuple
-            encoded = {"o": _path(kind), "nt": self._items(value, depth + 1)}
+    def _encode_object(self, declared: WireType, value, depth):
+        form = declared.form
+        if form == "enum":
+            return {"o": declared.name, "e": value.name}
+        if form == "tuple":
+            encoded = {"o": declared.name, "nt": self._items(value, depth + 1)}
             known = self._known
-            if known is not None and all(type(v) in _PLAIN for v in value):  # _path: a class of the package
+            if known is not None and all(type(v) in _PLAIN for v in value):
                 if len(known) >= KNOWN_OBJECTS:
                     known.clear()
                 known[id(value)] = (value, encoded)
             return encoded
-        if isinstance(value, BaseException):
-            state = self.encode(dict(vars(value)), depth + 1)
-            return {"o": _path(kind), "args": self.encode(value.args, depth + 1), "st": state}
-        if dataclasses.is_dataclass(value):
-            fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-            return {"o": _path(kind), "dc": self.encode(fields, depth + 1)}
-        reduced = value.__reduce_ex__(2)
-        if isinstance(reduced, str) or not isinstance(reduced, tuple) or len(reduced) < 2:
-            raise WireError(f"a {kind.__name__} cannot cross the wire")
-        func, args = reduced[0], reduced[1]
-        state = reduced[2] if len(reduced) > 2 else None
-        if func is copyreg.__newobj__:
-            new = self.encode(tuple(args[1:]), depth + 1)
-            return {"o": _path(args[0]), "new": new, "st": self.encode(state, depth + 1)}
-        if isinstance(func, type) and func is kind:
-            return {"o": _path(kind), "call": self.encode(tuple(args), depth + 1), "st": self.encode(state, depth + 1)}
-        raise WireError(f"a {kind.__name__} cannot cross the wire")
+        if form == "empty":
+            return {"o": declared.name, "a": []}
+        if form == "args":
+            return {"o": declared.name, "a": self._items(tuple(value.__getnewargs__()), depth + 1)}
+        missing = object()
+        fields: dict[str, typing.Any] = {}
+        for name in declared.names:
+            item = getattr(value, name, missing)
+            if item is missing:
+                raise WireError(f"a {type(value).__name__} without its {name} cannot cross the wire")
+            fields[name] = item
+        return {"o": declared.name, "k": self._pairs(fields.items(), depth + 1)}
 
     def _items(self, values, depth: int) -> list:
         """Return the encodings of ``values``, each at ``depth`` (a plain value's is itself; remembered ones reused)."""
@@ -201,17 +340,32 @@ class Codec:
         ]
 
     # -- decoding
-    def decode(self, data, depth: int = 0):  # noqa: C901 - encode's cases read back, one per tag in the order tried
+    def decode(self, data):
+        """Return the value ``data`` (one message's value, as JSON gave it) encodes, or raise WireError."""
+        self._budget = MAX_ITEMS
+        try:
+            return self._decode(data, 0)
+        except WireError:
+            raise
+        except RecursionError:
+            raise WireError("the value is nested too deeply") from None
+        except Exception as exc:  # a declared type's constructor refused the fields, numpy a ragged array
+            raise WireError(f"malformed value ({type(exc).__name__})") from None
+
+    def _count(self, items: int) -> None:
+        self._budget -= items
+        if self._budget < 0:
+            raise WireError(f"the value holds more than {MAX_ITEMS} items")
+
+    def _decode(self, data, depth: int):  # noqa: C901 - encode's cases read back, one per tag in the order tried
         if depth > MAX_DEPTH:
             raise WireError("the value is nested too deeply")
-        if data is None or type(data) in (bool, int, float, str):
+        kind = type(data)
+        if kind in _PLAIN_DATA:
             return data
-        if type(data) is not dict or len(data) == 0:
+        if kind is not dict or len(data) == 0 or len(data) > 2:
             raise WireError("malformed value")
-        if len(data) == 2 and "nt" in data and "o" in data:  # a named tuple of a class _decode_object has read
-            kind = self._tuples.get(data["o"]) if type(data["o"]) is str else None
-            if kind is not None:
-                return kind._make(self._values(data["nt"], depth + 1))
+        self._count(1)
         if "l" in data:
             return self._values(data["l"], depth + 1)
         if "t" in data:
@@ -222,79 +376,118 @@ class Codec:
             return set(self._values(data["s"], depth + 1))  # added in their order, as they came
         if "fs" in data:
             return frozenset(self._values(data["fs"], depth + 1))
+        if "o" in data:
+            return self._decode_object(data, depth)
         if "f" in data:
-            return float(data["f"])
+            if type(data["f"]) is not str or data["f"] not in _SPECIAL_FLOATS:
+                raise WireError("malformed float")
+            return _SPECIAL_FLOATS[data["f"]]
         if "r" in data:
-            return range(*[int(v) for v in data["r"]])
+            bounds = data["r"]
+            if type(bounds) is not list or len(bounds) != 3 or any(type(v) is not int for v in bounds):
+                raise WireError("malformed range")
+            value = range(*bounds)
+            self._count(len(value))
+            return value
         if "b" in data:
+            if type(data["b"]) is not str:
+                raise WireError("malformed bytes")
             return bytes.fromhex(data["b"])
         if "mp" in data:
             return types.MappingProxyType(self._mapping(data["mp"], depth + 1))
+        if "q" in data:
+            parts = data["q"]
+            if type(parts) is not list or len(parts) != 2 or any(type(v) is not int for v in parts):
+                raise WireError("malformed fraction")
+            return fractions.Fraction(parts[0], parts[1])
+        if "dec" in data:
+            return _decimal(data["dec"])
         if "nd" in data:
-            import numpy
-
-            return numpy.array(self.decode(data["nd"], depth + 1), dtype=str(data["dtype"]))
+            return self._array(data, depth)
         if "ref" in data:
             ref = data["ref"]
-            if ref in self.refs:
+            if type(ref) is int and ref in self.refs:
                 return self.refs[ref]
-            if self.remote is None:
+            if self.remote is None or type(ref) is not int:
                 raise WireError("a reference this side does not know")
-            return self.remote(ref, str(data.get("type", "object")))
+            return self.remote(ref, str(data.get("type", "object"))[:80])
         if "x" in data:
-            raise WireError(
-                _("返回值里有一个 {kind} 类型的值，"
-                  "这里只接受普通的数据（int、float、str、bool、list、tuple、dict……）").format(kind=data["x"])
-            )
-        if "o" in data:
-            return self._decode_object(data, depth)
+            raise Unreadable(data["x"])
         raise WireError("malformed value")
 
+    def _array(self, data, depth):
+        dtype = data.get("dtype")
+        if type(dtype) is not str or dtype not in ARRAY_DTYPES:
+            raise Unreadable("ndarray")
+        values = self._decode(data["nd"], depth + 1)
+        if type(values) is not list:
+            raise WireError("malformed array")
+        import numpy
+
+        return numpy.array(values, dtype=dtype)
+
     def _decode_object(self, data, depth):
-        kind = _class(data["o"])
-        if "nt" in data:
-            if not (issubclass(kind, tuple) and hasattr(kind, "_make")):
-                raise WireError(f"{data['o']} is not a named tuple")
-            self._tuples[data["o"]] = kind
-            return kind._make(self._values(data["nt"], depth + 1))
-        if "dc" in data:
-            if not dataclasses.is_dataclass(kind):
-                raise WireError(f"{data['o']} is not a dataclass")
-            fields = self.decode(data["dc"], depth + 1)
-            known = {f.name: f for f in dataclasses.fields(kind)}
-            if type(fields) is not dict or set(fields) != set(known):
-                raise WireError(f"the fields of {kind.__name__} do not match")
-            value = kind(**{k: v for k, v in fields.items() if known[k].init})
-            for name, item in fields.items():
-                if not known[name].init:
-                    object.__setattr__(value, name, item)
+        name = data["o"]
+        declared = self.types.by_name.get(name) if type(name) is str else None
+        if declared is None:
+            raise Unreadable(name.rpartition(":")[2].rpartition(".")[2] if type(name) is str else "?")
+        kind, form = declared.kind, declared.form
+        if form == "enum":
+            member = data.get("e")
+            if type(member) is not str or member not in kind.__members__:
+                raise WireError(f"{kind.__name__} has no member {str(member)[:80]!r}")
+            return kind.__members__[member]
+        if form == "tuple":
+            items = data.get("nt")
+            reused = self._reused
+            if reused is None or type(items) is not list or any(type(v) not in _PLAIN_DATA for v in items):
+                return kind(*self._fields(declared, items, depth))
+            key = (name, *items)
+            value = reused.get(key)
+            if value is None:
+                if len(reused) >= KNOWN_OBJECTS:
+                    reused.clear()
+                value = reused[key] = kind(*self._fields(declared, items, depth))
             return value
-        if "args" in data:
-            if not issubclass(kind, BaseException):
-                raise WireError(f"{data['o']} is not an exception")
-            value = kind.__new__(kind)
-            value.args = tuple(self.decode(data["args"], depth + 1))
-            _set_state(value, self.decode(data.get("st"), depth + 1))
-            return value
-        if "new" in data:
-            value = kind.__new__(kind, *self.decode(data["new"], depth + 1))
-        elif "call" in data:
-            value = kind(*self.decode(data["call"], depth + 1))
-        else:
-            raise WireError("malformed object")
-        _set_state(value, self.decode(data.get("st"), depth + 1))
-        return value
+        if form in ("empty", "args"):
+            args = data.get("a")
+            if type(args) is not list or (form == "empty" and args):
+                raise WireError(f"malformed {kind.__name__}")
+            return kind(*self._values(args, depth + 1))
+        pairs = data.get("k")
+        if type(pairs) is not list or any(type(p) is not list or len(p) != 2 or type(p[0]) is not str for p in pairs):
+            raise WireError(f"malformed {kind.__name__}")
+        if [p[0] for p in pairs] != list(declared.names):
+            raise WireError(f"the fields of {kind.__name__} do not match")
+        values = self._fields(declared, [p[1] for p in pairs], depth)
+        return kind(**dict(zip(declared.names, values)))
+
+    def _fields(self, declared: WireType, items, depth: int) -> list:
+        """Return the decoded field values ``items`` of a ``declared`` type, each checked against its hint."""
+        if type(items) is not list or len(items) != len(declared.names):
+            raise WireError(f"the fields of {declared.kind.__name__} do not match")
+        values = self._values(items, depth + 1)
+        for name, check, value in zip(declared.names, declared.checks, values):
+            if not (type(value) in check if type(check) is frozenset else check(value)):
+                raise WireError(f"the field {name} of {declared.kind.__name__} holds a {type(value).__name__}")
+        return values
 
     def _values(self, items, depth: int) -> list:
         """Return the values of the data ``items``, each decoded at ``depth`` (plain data is its own value)."""
-        decode = self.decode
+        if type(items) is not list:
+            raise WireError("malformed value")
+        self._count(len(items))
+        decode = self._decode
         if depth > MAX_DEPTH:
             return [decode(v, depth) for v in items]  # raises at the first item, as decode does
         return [v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items]
 
     def _mapping(self, pairs, depth: int) -> dict:
         """Return the dict of the data ``pairs`` ([key, value] each), keys and values decoded at ``depth``."""
-        decode = self.decode
+        if type(pairs) is not list or any(type(p) is not list or len(p) != 2 for p in pairs):
+            raise WireError("malformed mapping")
+        self._count(2 * len(pairs))
+        decode = self._decode
         if depth > MAX_DEPTH:
             return {decode(k, depth): decode(v, depth) for k, v in pairs}
         return {
@@ -303,58 +496,104 @@ class Codec:
         }
 
 
-@functools.lru_cache(maxsize=512)
-def _path(kind) -> str:
-    if not isinstance(kind, type) or kind.__module__.split(".")[0] != PACKAGE:
-        raise WireError(f"only objects of {PACKAGE} cross the wire (got {getattr(kind, '__name__', kind)!r})")
-    return f"{kind.__module__}:{kind.__qualname__}"
-
-
-def _class(path) -> type:
-    """Return the class of ``ctx_reference`` named ``module:qualname``; nothing else is ever looked up."""
-    if type(path) is not str or ":" not in path:
-        raise WireError("malformed class name")
-    return _known_class(path)
-
-
-@functools.lru_cache(maxsize=512)
-def _known_class(path: str) -> type:
-    module, qualname = path.split(":", 1)
-    if module.split(".")[0] != PACKAGE or not re.fullmatch(r"[A-Za-z_][\w.]*", module + "." + qualname):
-        raise WireError(f"only objects of {PACKAGE} cross the wire (got {path!r})")
-    import importlib
-
+def _decimal(text) -> decimal.Decimal:
+    """Return the Decimal ``text`` spells, refusing one whose digits or exponent pass MAX_DIGITS."""
+    if type(text) is not str or len(text) > 2 * MAX_DIGITS:
+        raise WireError("malformed decimal")
     try:
-        value = importlib.import_module(module)
-        for part in qualname.split("."):
-            value = getattr(value, part)
-    except (ImportError, AttributeError):
-        raise WireError(f"no class {path} in {PACKAGE}") from None
-    if not isinstance(value, type):
-        raise WireError(f"{path} is not a class")
+        value = decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        raise WireError("malformed decimal") from None
+    exponent = value.as_tuple().exponent
+    if type(exponent) is int and abs(exponent) > MAX_DIGITS:
+        raise WireError("malformed decimal")
     return value
 
 
-def _set_state(value, state) -> None:
-    if state is None:
-        return
-    slots = None
-    if type(state) is tuple and len(state) == 2:
-        state, slots = state
-    for mapping in (state, slots):
-        if mapping is None:
-            continue
-        if type(mapping) is not dict:
-            raise WireError("malformed object state")
-        for name, item in mapping.items():
-            if hasattr(value, "__dict__"):
-                value.__dict__[name] = item
-            else:
-                object.__setattr__(value, name, item)
+_NUMBERS = (bool, int, float, fractions.Fraction, decimal.Decimal)
+_SEQUENCES = (list, tuple)
+
+
+def _checker(hint, registry: "Registry"):
+    """Return the check of a field of type ``hint``: the exact types it may hold, where that says it all, else
+    a predicate (``_fits``). Built once per registry, so that reading a record costs a set lookup a field."""
+    if hint is None or hint is typing.Any:
+        return lambda value: True
+    simple = _simple_types(hint, registry)
+    if simple is not None:
+        return simple
+    return functools.partial(_fits, hint=hint, registry=registry)
+
+
+def _simple_types(hint, registry: "Registry") -> frozenset | None:
+    """Return the exact types a value of ``hint`` may be, or None where the hint says more than a type."""
+    if hint is type(None):
+        return frozenset({type(None)})
+    if hint is bool:
+        return frozenset({bool})
+    if hint in (int, float):
+        return frozenset(_NUMBERS)
+    if hint in (str, bytes) or (isinstance(hint, type) and hint in registry.by_class):
+        return frozenset({hint})
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        arms = [_simple_types(arm, registry) for arm in typing.get_args(hint)]
+        return frozenset().union(*arms) if all(arm is not None for arm in arms) else None  # type: ignore[arg-type]
+    return None
+
+
+def _fits(value, hint, registry: Registry) -> bool:  # noqa: C901 - one case per form of hint
+    """Return whether decoded ``value`` is of the shape ``hint`` states (loosely: numbers for numbers, sequences
+    for sequences, the exact declared class for a declared class; a hint not understood allows any data)."""
+    if hint is None or hint is typing.Any:
+        return True
+    if hint is type(None):
+        return value is None
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_fits(value, arm, registry) for arm in args)
+    if origin is typing.Literal:
+        return value in args
+    if hint is bool:
+        return type(value) is bool
+    if hint in (int, float):
+        return type(value) in _NUMBERS
+    if hint is str or hint is bytes:
+        return type(value) is hint
+    if isinstance(hint, type) and hint in registry.by_class:
+        return type(value) is hint
+    if origin is tuple:
+        if type(value) not in _SEQUENCES:
+            return False
+        if len(args) == 2 and args[1] is Ellipsis:
+            return all(_fits(v, args[0], registry) for v in value)
+        return not args or (len(args) == len(value) and all(_fits(v, a, registry) for v, a in zip(value, args)))
+    container = origin if origin is not None else hint
+    if container in (list, collections.abc.Sequence, collections.abc.Iterable, collections.abc.Collection):
+        return type(value) in _SEQUENCES and (not args or all(_fits(v, args[0], registry) for v in value))
+    if container in (set, frozenset, collections.abc.Set):
+        return type(value) in (set, frozenset) and (not args or all(_fits(v, args[0], registry) for v in value))
+    if container in (dict, collections.abc.Mapping):
+        if type(value) not in (dict, types.MappingProxyType):
+            return False
+        return not args or all(_fits(k, args[0], registry) and _fits(v, args[1], registry) for k, v in value.items())
+    return isinstance(value, hint) if isinstance(hint, type) else True
 
 
 # --------------------------------------------------------------------------------------------
 # Messages
+
+
+def parse_line(line: bytes) -> dict:
+    """Return the message one line of the wire holds (a JSON object), or raise WireError; at most MAX_LINE bytes."""
+    if type(line) is not bytes or len(line) > MAX_LINE:
+        raise WireError("a message is too long")
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):  # not UTF-8 or not JSON, a number past Python's digits, too deep
+        raise WireError("malformed message") from None
+    if type(message) is not dict:
+        raise WireError("malformed message")
+    return message
 
 
 class Channel:
@@ -377,10 +616,7 @@ class Channel:
             return None
         if len(line) > MAX_LINE or not line.endswith(b"\n"):
             raise WireError("a message is too long")
-        message = json.loads(line)
-        if type(message) is not dict:
-            raise WireError("malformed message")
-        return message
+        return parse_line(line)
 
     def request(self, message: dict) -> dict:
         """Send ``message`` and return its reply, answering the other side's requests meanwhile."""
@@ -448,7 +684,7 @@ def describe_exception(exc: BaseException, codec: Codec) -> dict:
     info["withheld"] = any(
         k.__name__ == "ReferenceWithheld" and k.__module__ == f"{PACKAGE}._withheld" for k in kind.__mro__
     )
-    if kind.__module__.split(".")[0] == PACKAGE:
+    if kind in codec.types.by_class:  # a declared error type: the object itself, by its constructor's arguments
         try:
             info["value"] = codec.encode(exc)
         except Exception:
@@ -469,11 +705,17 @@ def rebuild_exception(info, codec: Codec) -> BaseException:
     Nothing is looked up but the builtins: ``{"type": "ValueError", "message": "bad"}`` gives
     ``ValueError("bad")``, ``{"type": "MyError"}`` a fresh ``Exception`` subclass named ``MyError``.
     """
-    name = str(info.get("type", "Exception")) if type(info) is dict else "Exception"
+    name = info.get("type") if type(info) is dict else None
+    name = name if type(name) is str and _NAME.fullmatch(name) else "Exception"
+    message = info.get("message") if type(info) is dict else None
+    message = message[:2000] if type(message) is str else ""
     kind = getattr(builtins, name, None)
-    if not (isinstance(kind, type) and issubclass(kind, Exception)):
-        kind = type(re.sub(r"\W", "_", name) or "Exception", (Exception,), {})
-    return kind(str(info.get("message", "")) if type(info) is dict else "")
+    if isinstance(kind, type) and issubclass(kind, Exception):
+        try:
+            return kind(message)
+        except Exception:  # a builtin kind whose constructor wants more (UnicodeDecodeError ...)
+            pass
+    return type(name, (Exception,), {})(message)
 
 
 # --------------------------------------------------------------------------------------------
@@ -519,7 +761,7 @@ def serve(reader, writer) -> None:
     shell = _Shell(namespace)
     namespace["get_ipython"] = lambda: shell
     channel: Channel  # bound below, before the codec decodes a reference that calls back through it
-    codec = Codec(refs_out=False, remote=lambda ref, kind: Remote(ref, kind, channel))
+    codec = Codec(refs_out=False, remote=lambda ref, kind: Remote(ref, kind, channel), reuse=True)
     channel = Channel(reader, writer, codec, None)
     bound: dict[str, dict] = {}  # checkpoint id -> {name: the object bound there}
 
@@ -532,6 +774,7 @@ def serve(reader, writer) -> None:
         sys.path.insert(0, folder)
     if job.get("cwd"):
         os.chdir(job["cwd"])
+    codec.types = Registry.from_names(job.get("types", []))  # before any learner's cell runs
     limit = float(job.get("cell_timeout") or 0)
     names = [str(name) for name in job.get("names", [])]
     steps = list(job.get("cells", []))
