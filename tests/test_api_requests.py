@@ -45,6 +45,7 @@ from ctx_reference.api_requests import (
     request_features,
     required_betas,
     thinking_forms,
+    thinking_off,
 )
 
 from notebook_cells import cells, namespace_before
@@ -114,6 +115,7 @@ def conversation():
             {"type": "tool_use", "id": "toolu_1", "name": "read_log", "input": {"turn": 1}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x" * 400}]},
         {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "再查超时配置", "signature": "sig-2"},
             {"type": "tool_use", "id": "toolu_2", "name": "lookup_config", "input": {"key": "timeout"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2",
                                       "content": [{"type": "text", "text": "超时阈值 30 秒"}]}]},
@@ -538,13 +540,26 @@ def test_rule_tool_blocks_need_tools():
     assert "tools" not in anthropic_request([CONTINUE], model=MODEL, max_tokens=8_000)
 
 
-@pytest.mark.parametrize("model, forms", [
-    ("claude-sonnet-5", ("adaptive",)), ("claude-opus-4-7", ("adaptive",)), ("claude-opus-4-8", ("adaptive",)),
-    ("claude-fable-5", ("adaptive",)), ("claude-mythos-5", ("adaptive",)), ("claude-sonnet-5-5", ("adaptive",)),
-    ("claude-sonnet-4-6", ("adaptive", "enabled")), ("claude-opus-4-6", ("adaptive", "enabled")),
+#: The thinking types each model accepts, as the pages give them (expectations written from the pages, not the code):
+#: the budget form refused from Claude 4.7 and deprecated on 4.6, the only form up to 4.5 (thinking-troubleshooting);
+#: Sonnet 5 thinks adaptively by default and refuses the budget form (zh-CN Sonnet 5 migration guide); Sonnet 5.5 takes
+#: between_tools instead of disabled (zh-CN whats-new-sonnet-5-5, zh-CN thinking-troubleshooting); Fable 5 and
+#: Mythos 5 refuse both disabled and the budget form (en Fable 5 migration guide); Opus 5.5 cannot turn thinking off
+#: (a secondary source: dev.to, "Claude Opus 5.5 / Sonnet 5.5: 5 settings that return 400", October 2026); every value
+#: a page does not list as refused is accepted (zh-CN thinking-troubleshooting).
+THINKING_BY_MODEL = [
+    ("claude-sonnet-5", ("adaptive", "disabled")), ("claude-opus-4-7", ("adaptive", "disabled")),
+    ("claude-opus-4-8", ("adaptive", "disabled")), ("claude-opus-5", ("adaptive", "disabled")),
+    ("claude-fable-5", ("adaptive",)), ("claude-mythos-5", ("adaptive",)), ("claude-fable-5-1", ("adaptive",)),
+    ("claude-opus-5-5", ("adaptive",)), ("claude-sonnet-5-5", ("adaptive", "between_tools")),
+    ("claude-sonnet-4-6", ("adaptive", "enabled", "disabled")), ("claude-opus-4-6", ("adaptive", "enabled", "disabled")),
     ("claude-mythos-preview", ("adaptive", "enabled")),
-    ("claude-sonnet-4-5-20250929", ("enabled",)), ("claude-opus-4-5", ("enabled",)), ("claude-haiku-4-5", ("enabled",)),
-])
+    ("claude-sonnet-4-5-20250929", ("enabled", "disabled")), ("claude-opus-4-5", ("enabled", "disabled")),
+    ("claude-haiku-4-5", ("enabled", "disabled")),
+]
+
+
+@pytest.mark.parametrize("model, forms", THINKING_BY_MODEL)
 def test_rule_thinking_form(model, forms):
     """The thinking forms per model, as the page lists them: budget refused from Claude 4.7 (Opus 4.7, 4.8, Sonnet 5,
     Fable 5, Mythos 5), both on Claude 4.6 and Mythos Preview, budget only up to 4.5; a refused form raises naming
@@ -560,9 +575,63 @@ def test_rule_thinking_form(model, forms):
             anthropic_request(conversation(), thinking_budget=4_000, **kwargs)
     if "adaptive" in forms:
         assert anthropic_request(conversation(), adaptive_thinking=True, **kwargs)["thinking"] == {"type": "adaptive"}
+        assert anthropic_request(conversation(), thinking="adaptive", **kwargs)["thinking"] == {"type": "adaptive"}
     else:
-        with pytest.raises(ValueError, match=r"adaptive_thinking is not taken by .* \(got True\)"):
+        with pytest.raises(ValueError, match=r"adaptive_thinking is not taken by .* \(got 'adaptive'\)"):
             anthropic_request(conversation(), adaptive_thinking=True, **kwargs)
+
+
+@pytest.mark.parametrize("model, forms", THINKING_BY_MODEL)
+def test_rule_thinking_off_by_model(model, forms):
+    """Thinking off is spelled per model: "disabled" where the model takes it (Sonnet 5, the Claude 4 models), only
+    "between_tools" on Sonnet 5.5, and not at all on Fable 5, Mythos 5, Opus 5.5 and Mythos Preview; the builder sends
+    the accepted one and refuses the other naming the argument and the value, and check_request refuses a body built
+    elsewhere (https://platform.claude.com/docs/zh-CN/build-with-claude/thinking-troubleshooting: only Sonnet 5.5
+    takes between_tools, in place of disabled; https://platform.claude.com/docs/en/models/fable-5/migration-guide)."""
+    off = "disabled" if "disabled" in forms else "between_tools" if "between_tools" in forms else None
+    assert thinking_off(model) == off
+    for kind in ("disabled", "between_tools"):
+        body = {"model": model, "max_tokens": 8_000, "thinking": {"type": kind}, "messages": [CONTINUE]}
+        if kind == off:
+            built = anthropic_request([CONTINUE], model=model, max_tokens=8_000, thinking=kind)
+            assert built["thinking"] == {"type": kind} and check_request(body) is body
+            sdk_validate("beta.messages.create", built)
+            continue
+        with pytest.raises(ValueError, match=rf"thinking='{kind}' is refused by .* \(got '{kind}'\)") as excinfo:
+            anthropic_request([CONTINUE], model=model, max_tokens=8_000, thinking=kind)
+        assert (f"thinking={off!r}" if off else "cannot be turned off") in str(excinfo.value)
+        with pytest.raises(ValueError, match="thinking-off-by-model"):
+            check_request(body)
+
+
+def test_rule_tool_loop_keeps_thinking():
+    """The assistant turn whose tool results close the conversation keeps its thinking block: with the budget form,
+    where every turn thinks, the body with that block stripped is refused naming the rule; the same history with the
+    block, or with thinking off, builds; a turn already answered by text is not an open tool loop
+    (https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows: "Pass thinking blocks back complete
+    and unmodified")."""
+    kwargs = {"model": BUDGET_MODEL, "max_tokens": 8_000, "tools": TOOLS}
+    assert anthropic_request(conversation(), thinking_budget=2_000, **kwargs)
+    stripped = conversation()
+    stripped[3] = {"role": "assistant", "content": stripped[3]["content"][1:]}
+    with pytest.raises(ValueError, match=r"must keep the thinking block .* \(got a turn of tool_use only\) "
+                                         r"\[rule tool-loop-keeps-thinking\]"):
+        anthropic_request(stripped, thinking_budget=2_000, **kwargs)
+    assert anthropic_request(stripped, thinking="disabled", **kwargs)["thinking"] == {"type": "disabled"}
+    answered = [*stripped, {"role": "assistant", "content": [{"type": "text", "text": "超时阈值是 30 秒"}]}, CONTINUE]
+    assert anthropic_request(answered, thinking_budget=2_000, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"thinking": "off"}, r"thinking must be one of 'adaptive', 'disabled', 'between_tools'; .* \(got 'off'\)"),
+    ({"thinking": "enabled"}, r"the budget form is thinking_budget=N \(got 'enabled'\)"),
+    ({"thinking": "disabled", "adaptive_thinking": True}, r"thinking must be left out with adaptive_thinking=True"),
+    ({"thinking": "disabled", "thinking_budget": 2_000}, r"thinking_budget must be left out with thinking='disabled'"),
+])
+def test_a_wrong_thinking_argument_is_named(kwargs, message):
+    """A thinking value that is not a type the argument takes, or two ways of asking at once, raises naming it."""
+    with pytest.raises(ValueError, match=message):
+        anthropic_request([CONTINUE], model=BUDGET_MODEL, max_tokens=8_000, **kwargs)
 
 
 def test_rule_thinking_form_in_a_body_built_elsewhere():
