@@ -321,8 +321,24 @@ def test_every_request_notebook_06_builds_is_accepted():
     (compaction,) = {id(r): r for r in anthropic if "compaction" in r}.values()
     assert compaction["system"] and all(r.get("system") == compaction["system"] for r in anthropic)
     assert any(memory_tool() in r.get("tools", []) for r in anthropic)
-    assert [r["thinking"] for r in anthropic if "thinking" in r] and all(
-        r["thinking"] == {"type": "adaptive"} for r in anthropic if "thinking" in r)
+    thinking = [r["thinking"]["type"] for r in anthropic if "thinking" in r]
+    assert set(thinking) == {"adaptive", "disabled"}      # Sonnet 5 takes both; the budget form it refuses
+
+
+def test_notebook_06_keeps_the_thinking_of_every_open_tool_loop():
+    """Every Anthropic body notebook 06 builds that ends in an open tool loop either keeps that assistant turn's
+    thinking block (Sonnet 5 thinks when thinking is left out) or turns thinking off with "disabled"; none strips it
+    (https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows)."""
+    open_loops = 0
+    for name, call, request in _built_requests():
+        messages = request.get("messages", [])
+        if call != "beta.messages.create" or len(messages) < 2 or messages[-1]["role"] != "user" or not any(
+                b["type"] == "tool_result" for b in messages[-1]["content"]):
+            continue
+        open_loops += 1
+        kept = any(b["type"] == "thinking" and b.get("signature") for b in messages[-2]["content"])
+        assert kept or request.get("thinking") == {"type": "disabled"}, name
+    assert open_loops >= 5
 
 
 def test_every_request_notebook_06_builds_carries_the_documented_headers():
