@@ -87,6 +87,9 @@ __all__ = [
     "thinking_off",
     "THINKING_TYPES",
     "THINKING_BY_FAMILY",
+    "EDIT_TYPES",
+    "BLOCK_TYPES",
+    "OPENAI_MODELS",
     "MEMORY_TOOL_DOC",
     "ON_DEMAND_COMPACTION_DOC",
     "THRESHOLD_COMPACTION_DOC",
@@ -130,6 +133,12 @@ MIN_THINKING_BUDGET = 1_024
 ADAPTIVE_THINKING_SINCE = (4, 6)
 #: First Claude generation that refuses the budget form with a 400 (Claude 4.7 and later: adaptive only).
 BUDGET_REFUSED_SINCE = (4, 7)
+#: The context edits the builders make (``context_management.edits``), by their ``type``.
+EDIT_TYPES = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
+#: The content blocks the builders and `check_request` read in ``messages``, by their ``type``.
+BLOCK_TYPES = ("text", "thinking", "redacted_thinking", "tool_use", "tool_result", "compaction")
+#: The OpenAI model ids notebook 06 builds requests for.
+OPENAI_MODELS = ("gpt-5.5",)
 #: The four values of ``thinking.type`` in the SDK's ``BetaThinkingConfigParam``, in the order this module lists them.
 THINKING_TYPES = ("adaptive", "enabled", "disabled", "between_tools")
 #: The families whose thinking types are not those of their generation (`thinking_forms`), as their pages give them:
@@ -220,8 +229,8 @@ REQUEST_RULES = (
         "thinking-off-by-model",
         "thinking is turned off the way the model takes it: disabled on most models, between_tools on Sonnet 5.5 "
         "(which refuses disabled); Fable 5, Mythos 5 and Opus 5.5 cannot turn it off",
-        "思考功能故障排查 (Troubleshooting thinking, zh-CN)", THINKING_TROUBLESHOOTING_ZH_DOC,
-        "只有 Claude Sonnet 5.5 接受 `\"between_tools\"`，并且它用该值代替 `\"disabled\"`。"),
+        "思考功能故障排查 (Troubleshooting thinking, zh-CN)", THINKING_TROUBLESHOOTING_ZH_DOC,  # data: the page's title
+        "只有 Claude Sonnet 5.5 接受 `\"between_tools\"`，并且它用该值代替 `\"disabled\"`。"),  # data: its sentence
     RequestRule(
         "tool-loop-keeps-thinking",
         "the assistant turn of an open tool loop (its tool results are the last message) keeps its thinking blocks; "
@@ -548,8 +557,8 @@ def _thinking_errors(request: dict, thinking: object) -> list[tuple[str, str]]:
                 errors.append(("thinking-form",
                                f"thinking must be {want} for {family} (model={model!r}): it takes "
                                f"{' or '.join(forms)} only (got {thinking!r})"))
-        if kind == "enabled":
-            budget = thinking.get("budget_tokens")  # type: ignore[union-attr]  # kind was read from a dict
+        if kind == "enabled" and isinstance(thinking, dict):
+            budget = thinking.get("budget_tokens")
             if isinstance(budget, bool) or not isinstance(budget, int) or not (
                     MIN_THINKING_BUDGET <= budget < request.get("max_tokens", 0)):
                 errors.append(("thinking-budget-range",
@@ -773,10 +782,9 @@ def anthropic_request(
     if isinstance(edits, (str, bytes, dict)) or not isinstance(edits, Sequence):
         raise ValueError(f"edits must be a list of edits (got {edits!r})")
     kinds = [e.get("type") if isinstance(e, dict) else None for e in edits]
-    known = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
     for edit, kind in zip(edits, kinds, strict=True):
-        if kind not in known:
-            raise ValueError(f"edits must hold edits of type {', '.join(known)} (got {edit!r})")
+        if kind not in EDIT_TYPES:
+            raise ValueError(f"edits must hold edits of type {', '.join(EDIT_TYPES)} (got {edit!r})")
     thinking_field = _thinking(request["model"], request["max_tokens"], thinking, thinking_budget, adaptive_thinking)
     if thinking_field is not None:
         request["thinking"] = thinking_field
@@ -1019,8 +1027,10 @@ API_FACTS: dict[str, tuple[str, ...]] = {
     "page.thinking-troubleshooting-zh": ("THINKING_TROUBLESHOOTING_ZH_DOC",),
     "page.thinking-tool-workflows": ("THINKING_TOOL_WORKFLOWS_DOC",),
     "page.messages-api": ("MESSAGES_API_DOC",),
+    "models.ids": ("OPENAI_MODELS",),
     **{rule.fact: () for rule in HEADER_RULES},
     **{rule.fact: () for rule in REQUEST_RULES},
 }
-#: Public constants that are not facts about an API (none so far: every constant here is documented behaviour).
-LESSON_CONSTANTS: tuple[str, ...] = ()
+#: Public constants that are this module's vocabulary (the SDK type names it builds; `make api-check` compares them
+#: with the newest SDK's), not facts about an API's behaviour.
+LESSON_CONSTANTS: tuple[str, ...] = ("EDIT_TYPES", "BLOCK_TYPES")

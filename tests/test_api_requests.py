@@ -4,7 +4,8 @@ carries the beta headers, and follows the compaction procedures, the providers' 
 The SDKs' request types are TypedDicts, which nothing checks at run time. Here each one is
 validated with a pydantic TypeAdapter after forbidding unknown keys on every TypedDict reachable
 from the call's parameter type, and every ``Iterable[...]`` field (which pydantic validates
-lazily) is consumed, so a misspelled or misplaced field anywhere fails.
+lazily) is consumed, so a misspelled or misplaced field anywhere fails (`ctx_course.api_check.sdk_validate`,
+which `make api-check` also runs this file with, against the newest SDKs).
 
 The types accept any ``betas`` list, so each header rule has a test of its own, whose docstring
 names the documentation page the rule comes from (pages read in their September 2026 versions).
@@ -12,18 +13,13 @@ names the documentation page the rule comes from (pages read in their September 
 
 import json
 import re
-import typing
 from pathlib import Path
 
 import pytest
 from anthropic.types.anthropic_beta_param import AnthropicBetaParam
-from anthropic.types.beta import message_create_params as anthropic_params
-from openai.types.responses import response_compact_params as openai_compact
-from openai.types.responses import response_create_params as openai_create
-from pydantic import ConfigDict, TypeAdapter
 from pydantic_core import ValidationError
-from typing_extensions import NoExtraItems, is_typeddict
 
+from ctx_course.api_check import CALLS, literal_values, sdk_validate
 from ctx_reference.api_requests import (
     HEADER_RULES,
     REQUEST_RULES,
@@ -53,50 +49,8 @@ from notebook_cells import cells, namespace_before
 NOTEBOOK = Path(__file__).resolve().parents[1] / "solutions" / "06-strategies" / "strategies.ipynb"
 
 
-def _forbid_unknown_keys(tp, seen):
-    """Set extra='forbid' on every TypedDict reachable from tp (those declaring extra items excepted)."""
-    if is_typeddict(tp):
-        if tp in seen:
-            return
-        seen.add(tp)
-        declares_extra = getattr(tp, "__extra_items__", NoExtraItems) is not NoExtraItems
-        extra = {} if declares_extra else {"extra": "forbid"}
-        tp.__pydantic_config__ = ConfigDict(arbitrary_types_allowed=True, **extra)
-        for hint in typing.get_type_hints(tp).values():
-            _forbid_unknown_keys(hint, seen)
-    else:
-        for arg in typing.get_args(tp):
-            _forbid_unknown_keys(arg, seen)
-
-
-def _strict_adapter(tp):
-    _forbid_unknown_keys(tp, set())
-    return TypeAdapter(tp)
-
-
-ADAPTERS = {
-    "beta.messages.create": _strict_adapter(anthropic_params.MessageCreateParamsNonStreaming),
-    "responses.create": _strict_adapter(openai_create.ResponseCreateParamsNonStreaming),
-    "responses.compact": _strict_adapter(openai_compact.ResponseCompactParams),
-}
-KNOWN_BETAS = set(typing.get_args(typing.get_args(AnthropicBetaParam)[1]))
-
-
-def _consume(value):
-    """Turn pydantic's lazy iterators into lists, recursively, so every item is validated."""
-    if isinstance(value, dict):
-        return {k: _consume(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
-        return [_consume(v) for v in value]
-    return value
-
-
-def sdk_validate(call, request):
-    """Validate request as the keyword arguments of client.<call>; raise ValidationError or ValueError."""
-    _consume(ADAPTERS[call].validate_python(request))
-    unknown = set(request.get("betas", [])) - KNOWN_BETAS
-    if unknown:
-        raise ValueError(f"beta headers the SDK does not list: {sorted(unknown)}")
+ADAPTERS = CALLS
+KNOWN_BETAS = literal_values(AnthropicBetaParam)
 
 
 MODEL = "claude-sonnet-5"
@@ -568,9 +522,11 @@ THINKING_BY_MODEL = [
     ("claude-opus-4-8", ("adaptive", "disabled")), ("claude-opus-5", ("adaptive", "disabled")),
     ("claude-fable-5", ("adaptive",)), ("claude-mythos-5", ("adaptive",)), ("claude-fable-5-1", ("adaptive",)),
     ("claude-opus-5-5", ("adaptive",)), ("claude-sonnet-5-5", ("adaptive", "between_tools")),
-    ("claude-sonnet-4-6", ("adaptive", "enabled", "disabled")), ("claude-opus-4-6", ("adaptive", "enabled", "disabled")),
+    ("claude-sonnet-4-6", ("adaptive", "enabled", "disabled")),
+    ("claude-opus-4-6", ("adaptive", "enabled", "disabled")),
     ("claude-mythos-preview", ("adaptive", "enabled")),
-    ("claude-sonnet-4-5-20250929", ("enabled", "disabled")), ("claude-opus-4-5", ("enabled", "disabled")),
+    ("claude-sonnet-4-5-20250929", ("enabled", "disabled")),
+    ("claude-opus-4-5", ("enabled", "disabled")),
     ("claude-haiku-4-5", ("enabled", "disabled")),
 ]
 
