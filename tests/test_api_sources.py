@@ -16,14 +16,14 @@ import re
 
 import pytest
 
-from ctx_reference import api_requests, context_editing, window
+from ctx_reference import api_requests, cache_prices, context_editing, window
 
 from conftest import REPO
 
-MODULES = (api_requests, window, context_editing)
+MODULES = (api_requests, window, context_editing, cache_prices)
 DOC = REPO / "docs" / "api-sources.md"
 #: Tables whose entries carry their own fact ids (checked through API_FACTS), and the registries themselves.
-TABLES = {"HEADER_RULES", "REQUEST_RULES", "MODEL_TABLE", "API_FACTS", "LESSON_CONSTANTS"}
+TABLES = {"HEADER_RULES", "REQUEST_RULES", "MODEL_TABLE", "CACHE_PRICES", "API_FACTS", "LESSON_CONSTANTS"}
 READ = re.compile(r"\b\d{4}-\d{2}(-\d{2})?\b")
 #: The notebooks that state API facts, and the date their text gives for them (the day their facts were last re-read).
 READ_ON = {"01-window-math": "2026-12-05", "06-strategies": "2026-12-05", "07-render": "2026-12-02"}
