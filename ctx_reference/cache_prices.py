@@ -40,7 +40,7 @@ class CachePrice:
     fact: str  # stable id of the row's entry in docs/api-sources.md
 
 
-#: The cache prices of Sonnet 5 and Sonnet 5.5 (USD per million tokens), each row with its source in docs/api-sources.md.
+#: The cache prices of Sonnet 5 and Sonnet 5.5 (USD per million tokens), each row sourced in docs/api-sources.md.
 CACHE_PRICES: tuple[CachePrice, ...] = (
     CachePrice("claude-sonnet-5", 2.0, 2.5, 4.0, 0.2, "prices.sonnet-5"),
     CachePrice("claude-sonnet-5-5", 2.0, 2.5, 4.0, 0.1, "prices.sonnet-5-5"),
