@@ -21,7 +21,7 @@ endif
 ACTIVATE := . $(BIN)/activate &&
 
 .PHONY: lab update test quick preflight test-browser test-hub lint lessons grade formgrader bench bench-grading clean-grading \
-	mutation
+	mutation api-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -100,3 +100,15 @@ bench-grading: $(STAMP)
 
 clean-grading:
 	rm -rf grading
+
+# Do the notebooks' request bodies still pass the NEWEST official SDKs, and which SDK values does the course not know
+# (ctx_course/api_check.py)? The suite pins the SDKs (pyproject.toml, the test extra); this installs the newest ones
+# in a temporary virtual environment that sees the course's own environment behind them, and runs the check there.
+api-check: $(STAMP)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	$(BIN)/python -m venv "$$tmp/venv" && \
+	"$$tmp/venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade anthropic openai && \
+	site=$$("$$tmp/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') && \
+	course=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') && \
+	echo "import site; site.addsitedir('$$course')" > "$$site/zz-course.pth" && \
+	$(ACTIVATE) "$$tmp/venv/bin/python" -m ctx_course api-check

@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("release", help="regenerate lessons/ and lessons-en/ from solutions/ and i18n/").set_defaults(
         run=_release)
     sub.add_parser(
+        "api-check", help="validate the notebooks' request bodies against the installed SDKs, list their new values",
+        description="What `make api-check` runs in a temporary environment with the newest anthropic and openai "
+        "SDKs: tests/test_api_requests.py against them, then every thinking type, context edit type, content "
+        "block type and model id that differs between the SDKs and the course (ctx_course/api_check.py).",
+    ).set_defaults(run=_api_check)
+    sub.add_parser(
         "workspace", parents=[edition], help=f"copy the lessons a learner does not have yet into {WORKSPACE}/"
     ).set_defaults(run=_workspace)
     sub.add_parser(
@@ -255,6 +261,12 @@ def _release(args: argparse.Namespace) -> int:
         for assignment_id in released:
             print(f"released {assignment_id} ({language})")
     return 0
+
+
+def _api_check(args: argparse.Namespace) -> int:
+    from ctx_course.api_check import main
+
+    return main()
 
 
 def _i18n_update(args: argparse.Namespace) -> int:

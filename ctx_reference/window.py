@@ -7,8 +7,9 @@ What this covers:
     * ``remaining``: the room left after a cached conversation, and whether that room
       is small enough (under a tenth of the window) to compact now.
     * ``MODEL_TABLE``: the window and output limits per model family, as data: the lesson's
-      table and the 1M-token families of the providers' documentation it left out
-      (``source="docs"``); ``model_limits`` reads it by family name or API model id.
+      table, re-read against the providers' model pages where they could be read
+      (``source="docs"``), with each family's status there (current, legacy, retired);
+      ``model_limits`` reads it by family name or API model id.
 
 What counts toward the window: the system prompt, every message (tool results,
 images and documents included), the tool definitions, and this turn's output,
@@ -39,6 +40,7 @@ COMPACT_FRACTION_DENOMINATOR = 10  # compact when left < window / 10
 LONG_WINDOW = 1_000_000  # tokens: window of the long-context families (Oct 2026)
 LONG_MAX_OUTPUT = 128_000  # tokens: max output of the long-context families
 DEFAULT_WINDOW = 200_000  # tokens: the lesson's window for every family it did not list
+SHORT_MAX_OUTPUT = 64_000  # tokens: max output of the 200,000-token families the docs list (Haiku 4.5, Sonnet 4.5)
 # A MAY_TRUNCATE request is accepted and stopped at the window edge by models from this
 # generation on; models before it answer the same request with a validation error.
 TRUNCATES_SINCE_GENERATION = (4, 5)
@@ -123,6 +125,9 @@ def remaining(window: int, read: int, write: int, input: int, max_tokens: int) -
 #: Where a row of MODEL_TABLE comes from: the lesson's own table, or the provider's documentation
 #: (the page and the date it was read are in docs/api-sources.md under the row's ``fact`` id).
 SOURCES = ("seed", "docs")
+#: A family's lifecycle as the provider's model pages label it: current, legacy (still served, a newer one
+#: recommended) or retired (no longer served). A row whose status no page read states has none.
+STATUSES = ("current", "legacy", "retired")
 _FAMILIES = ("Opus", "Sonnet", "Haiku", "Fable", "Mythos")
 _API_ID = re.compile(r"claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d))?(?:-\d{8})?")
 _OLD_API_ID = re.compile(r"claude-(\d+)-(\d)-(opus|sonnet|haiku)(?:-\d{8})?")
@@ -131,36 +136,52 @@ _FAMILY_NAME = re.compile(rf"({'|'.join(_FAMILIES)}) (\d+(?:\.\d)?|Preview)")
 
 @dataclass(frozen=True)
 class ModelLimits:
-    """One row of the model table: a family, its window and its max output (tokens), and where they come from."""
+    """One row of the model table: a family, its window and max output (tokens), its status, and where they come from.
+
+    `read` is when the row was read: the lesson's month (``"2026-10"``) for its own rows, else the day the
+    page named by the row's ``fact`` entry in docs/api-sources.md was read.
+    """
 
     family: str
     window: int
     max_output: int | None  # None: the source does not quote it
-    deprecated: bool = False
+    status: str | None = None  # one of STATUSES; None: no page read states it (the lesson's rows)
     source: str = "seed"  # one of SOURCES
     fact: str = "window.model-table"  # stable id of the row's entry in docs/api-sources.md
+    read: str = "2026-10"
 
+    @property
+    def deprecated(self) -> bool:
+        """True for a retired family (the name notebooks released before `status` read)."""
+        return self.status == "retired"
+
+
+_DOCS_READ = "2026-12-05"
 
 MODEL_TABLE: tuple[ModelLimits, ...] = (
-    ModelLimits("Fable 5.1", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Fable 5.2", LONG_WINDOW, LONG_MAX_OUTPUT, "current", "docs", "window.fable-5-2", _DOCS_READ),
+    ModelLimits("Mythos 5.2", LONG_WINDOW, LONG_MAX_OUTPUT, None, "docs", "window.mythos-5-2", _DOCS_READ),
+    ModelLimits("Fable 5.1", LONG_WINDOW, LONG_MAX_OUTPUT, "current", fact="window.fable-5-1"),
     ModelLimits("Mythos 5.1", LONG_WINDOW, LONG_MAX_OUTPUT),
-    ModelLimits("Fable 5", LONG_WINDOW, LONG_MAX_OUTPUT, source="docs", fact="window.fable-5"),
-    ModelLimits("Mythos 5", LONG_WINDOW, LONG_MAX_OUTPUT, source="docs", fact="window.mythos-5"),
+    ModelLimits("Fable 5", LONG_WINDOW, LONG_MAX_OUTPUT, "legacy", "docs", "window.fable-5", _DOCS_READ),
+    ModelLimits("Mythos 5", LONG_WINDOW, LONG_MAX_OUTPUT, None, "docs", "window.mythos-5", _DOCS_READ),
     ModelLimits("Opus 5.5", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Opus 5", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Opus 4.8", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Opus 4.7", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Opus 4.6", LONG_WINDOW, LONG_MAX_OUTPUT),
-    ModelLimits("Sonnet 5.5", LONG_WINDOW, LONG_MAX_OUTPUT),
-    ModelLimits("Sonnet 5", LONG_WINDOW, LONG_MAX_OUTPUT),
+    ModelLimits("Sonnet 5.5", LONG_WINDOW, LONG_MAX_OUTPUT, "current", fact="window.sonnet-5-5"),
+    ModelLimits("Sonnet 5", LONG_WINDOW, LONG_MAX_OUTPUT, "legacy", "docs", "window.sonnet-5", _DOCS_READ),
     ModelLimits("Sonnet 4.6", LONG_WINDOW, LONG_MAX_OUTPUT),
     ModelLimits("Haiku 5.5", LONG_WINDOW, LONG_MAX_OUTPUT),
-    ModelLimits("Sonnet 4.5", DEFAULT_WINDOW, None, deprecated=True),
+    ModelLimits("Haiku 4.5", DEFAULT_WINDOW, SHORT_MAX_OUTPUT, "current", "docs", "window.haiku-4-5", _DOCS_READ),
+    ModelLimits("Sonnet 4.5", DEFAULT_WINDOW, SHORT_MAX_OUTPUT, "retired", "docs", "window.sonnet-4-5", _DOCS_READ),
 )
-"""The lesson's model table (Oct 2026) and the 1M-token families its list left out (``source="docs"``).
+"""The lesson's model table (Oct 2026), re-read against the providers' model pages (``source="docs"``, read on `read`).
 
-The lesson gave every family it did not list DEFAULT_WINDOW; `model_limits` does not guess: a family
-that is not here raises, and its figures are to be read on the provider's page."""
+The lesson gave every family it did not list DEFAULT_WINDOW; `model_limits` does not guess: a family that is
+not here raises, and its figures are to be read on the provider's page. Where the pages disagree (which Fable
+is current), docs/api-sources.md says so under the row's fact, and notebook 01 says which the table follows."""
 
 
 def model_family(model: str) -> str:
@@ -195,10 +216,10 @@ def model_limits(model: str) -> ModelLimits:
     1000000
     >>> model_limits("claude-sonnet-5").family
     'Sonnet 5'
-    >>> model_limits("Sonnet 4.5").window
-    200000
-    >>> model_limits("Fable 5").source
-    'docs'
+    >>> model_limits("Sonnet 4.5").window, model_limits("Sonnet 4.5").status
+    (200000, 'retired')
+    >>> model_limits("claude-haiku-4-5").max_output, model_limits("Fable 5").source
+    (64000, 'docs')
 
     Used by notebook 01-window-math.
     """
@@ -216,7 +237,8 @@ def model_limits(model: str) -> ModelLimits:
 API_FACTS: dict[str, tuple[str, ...]] = {
     **{row.fact: () for row in MODEL_TABLE},
     "window.model-table": ("LONG_WINDOW", "LONG_MAX_OUTPUT", "DEFAULT_WINDOW"),
+    "window.haiku-4-5": ("SHORT_MAX_OUTPUT",),
     "window.truncation": ("TRUNCATES_SINCE_GENERATION", "WINDOW_STOP_REASON"),
 }
 #: Public constants that are the lesson's own rules or this module's vocabulary, not facts about an API.
-LESSON_CONSTANTS = ("COMPACT_FRACTION_DENOMINATOR", "SOURCES")
+LESSON_CONSTANTS = ("COMPACT_FRACTION_DENOMINATOR", "SOURCES", "STATUSES")

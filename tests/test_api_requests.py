@@ -4,7 +4,8 @@ carries the beta headers, and follows the compaction procedures, the providers' 
 The SDKs' request types are TypedDicts, which nothing checks at run time. Here each one is
 validated with a pydantic TypeAdapter after forbidding unknown keys on every TypedDict reachable
 from the call's parameter type, and every ``Iterable[...]`` field (which pydantic validates
-lazily) is consumed, so a misspelled or misplaced field anywhere fails.
+lazily) is consumed, so a misspelled or misplaced field anywhere fails (`ctx_course.api_check.sdk_validate`,
+which `make api-check` also runs this file with, against the newest SDKs).
 
 The types accept any ``betas`` list, so each header rule has a test of its own, whose docstring
 names the documentation page the rule comes from (pages read in their September 2026 versions).
@@ -12,18 +13,13 @@ names the documentation page the rule comes from (pages read in their September 
 
 import json
 import re
-import typing
 from pathlib import Path
 
 import pytest
 from anthropic.types.anthropic_beta_param import AnthropicBetaParam
-from anthropic.types.beta import message_create_params as anthropic_params
-from openai.types.responses import response_compact_params as openai_compact
-from openai.types.responses import response_create_params as openai_create
-from pydantic import ConfigDict, TypeAdapter
 from pydantic_core import ValidationError
-from typing_extensions import NoExtraItems, is_typeddict
 
+from ctx_course.api_check import CALLS, literal_values, sdk_validate
 from ctx_reference.api_requests import (
     HEADER_RULES,
     REQUEST_RULES,
@@ -45,6 +41,7 @@ from ctx_reference.api_requests import (
     request_features,
     required_betas,
     thinking_forms,
+    thinking_off,
 )
 
 from notebook_cells import cells, namespace_before
@@ -52,50 +49,8 @@ from notebook_cells import cells, namespace_before
 NOTEBOOK = Path(__file__).resolve().parents[1] / "solutions" / "06-strategies" / "strategies.ipynb"
 
 
-def _forbid_unknown_keys(tp, seen):
-    """Set extra='forbid' on every TypedDict reachable from tp (those declaring extra items excepted)."""
-    if is_typeddict(tp):
-        if tp in seen:
-            return
-        seen.add(tp)
-        declares_extra = getattr(tp, "__extra_items__", NoExtraItems) is not NoExtraItems
-        extra = {} if declares_extra else {"extra": "forbid"}
-        tp.__pydantic_config__ = ConfigDict(arbitrary_types_allowed=True, **extra)
-        for hint in typing.get_type_hints(tp).values():
-            _forbid_unknown_keys(hint, seen)
-    else:
-        for arg in typing.get_args(tp):
-            _forbid_unknown_keys(arg, seen)
-
-
-def _strict_adapter(tp):
-    _forbid_unknown_keys(tp, set())
-    return TypeAdapter(tp)
-
-
-ADAPTERS = {
-    "beta.messages.create": _strict_adapter(anthropic_params.MessageCreateParamsNonStreaming),
-    "responses.create": _strict_adapter(openai_create.ResponseCreateParamsNonStreaming),
-    "responses.compact": _strict_adapter(openai_compact.ResponseCompactParams),
-}
-KNOWN_BETAS = set(typing.get_args(typing.get_args(AnthropicBetaParam)[1]))
-
-
-def _consume(value):
-    """Turn pydantic's lazy iterators into lists, recursively, so every item is validated."""
-    if isinstance(value, dict):
-        return {k: _consume(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "ValidatorIterator":
-        return [_consume(v) for v in value]
-    return value
-
-
-def sdk_validate(call, request):
-    """Validate request as the keyword arguments of client.<call>; raise ValidationError or ValueError."""
-    _consume(ADAPTERS[call].validate_python(request))
-    unknown = set(request.get("betas", [])) - KNOWN_BETAS
-    if unknown:
-        raise ValueError(f"beta headers the SDK does not list: {sorted(unknown)}")
+ADAPTERS = CALLS
+KNOWN_BETAS = literal_values(AnthropicBetaParam)
 
 
 MODEL = "claude-sonnet-5"
@@ -114,6 +69,7 @@ def conversation():
             {"type": "tool_use", "id": "toolu_1", "name": "read_log", "input": {"turn": 1}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x" * 400}]},
         {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "再查超时配置", "signature": "sig-2"},
             {"type": "tool_use", "id": "toolu_2", "name": "lookup_config", "input": {"key": "timeout"}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_2",
                                       "content": [{"type": "text", "text": "超时阈值 30 秒"}]}]},
@@ -319,8 +275,24 @@ def test_every_request_notebook_06_builds_is_accepted():
     (compaction,) = {id(r): r for r in anthropic if "compaction" in r}.values()
     assert compaction["system"] and all(r.get("system") == compaction["system"] for r in anthropic)
     assert any(memory_tool() in r.get("tools", []) for r in anthropic)
-    assert [r["thinking"] for r in anthropic if "thinking" in r] and all(
-        r["thinking"] == {"type": "adaptive"} for r in anthropic if "thinking" in r)
+    thinking = [r["thinking"]["type"] for r in anthropic if "thinking" in r]
+    assert set(thinking) == {"adaptive", "disabled"}      # Sonnet 5 takes both; the budget form it refuses
+
+
+def test_notebook_06_keeps_the_thinking_of_every_open_tool_loop():
+    """Every Anthropic body notebook 06 builds that ends in an open tool loop either keeps that assistant turn's
+    thinking block (Sonnet 5 thinks when thinking is left out) or turns thinking off with "disabled"; none strips it
+    (https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows)."""
+    open_loops = 0
+    for name, call, request in _built_requests():
+        messages = request.get("messages", [])
+        if call != "beta.messages.create" or len(messages) < 2 or messages[-1]["role"] != "user" or not any(
+                b["type"] == "tool_result" for b in messages[-1]["content"]):
+            continue
+        open_loops += 1
+        kept = any(b["type"] == "thinking" and b.get("signature") for b in messages[-2]["content"])
+        assert kept or request.get("thinking") == {"type": "disabled"}, name
+    assert open_loops >= 5
 
 
 def test_every_request_notebook_06_builds_carries_the_documented_headers():
@@ -538,13 +510,28 @@ def test_rule_tool_blocks_need_tools():
     assert "tools" not in anthropic_request([CONTINUE], model=MODEL, max_tokens=8_000)
 
 
-@pytest.mark.parametrize("model, forms", [
-    ("claude-sonnet-5", ("adaptive",)), ("claude-opus-4-7", ("adaptive",)), ("claude-opus-4-8", ("adaptive",)),
-    ("claude-fable-5", ("adaptive",)), ("claude-mythos-5", ("adaptive",)), ("claude-sonnet-5-5", ("adaptive",)),
-    ("claude-sonnet-4-6", ("adaptive", "enabled")), ("claude-opus-4-6", ("adaptive", "enabled")),
+#: The thinking types each model accepts, as the pages give them (expectations written from the pages, not the code):
+#: the budget form refused from Claude 4.7 and deprecated on 4.6, the only form up to 4.5 (thinking-troubleshooting);
+#: Sonnet 5 thinks adaptively by default and refuses the budget form (zh-CN Sonnet 5 migration guide); Sonnet 5.5 takes
+#: between_tools instead of disabled (zh-CN whats-new-sonnet-5-5, zh-CN thinking-troubleshooting); Fable 5 and
+#: Mythos 5 refuse both disabled and the budget form (en Fable 5 migration guide); Opus 5.5 cannot turn thinking off
+#: (a secondary source: dev.to, "Claude Opus 5.5 / Sonnet 5.5: 5 settings that return 400", October 2026); every value
+#: a page does not list as refused is accepted (zh-CN thinking-troubleshooting).
+THINKING_BY_MODEL = [
+    ("claude-sonnet-5", ("adaptive", "disabled")), ("claude-opus-4-7", ("adaptive", "disabled")),
+    ("claude-opus-4-8", ("adaptive", "disabled")), ("claude-opus-5", ("adaptive", "disabled")),
+    ("claude-fable-5", ("adaptive",)), ("claude-mythos-5", ("adaptive",)), ("claude-fable-5-1", ("adaptive",)),
+    ("claude-opus-5-5", ("adaptive",)), ("claude-sonnet-5-5", ("adaptive", "between_tools")),
+    ("claude-sonnet-4-6", ("adaptive", "enabled", "disabled")),
+    ("claude-opus-4-6", ("adaptive", "enabled", "disabled")),
     ("claude-mythos-preview", ("adaptive", "enabled")),
-    ("claude-sonnet-4-5-20250929", ("enabled",)), ("claude-opus-4-5", ("enabled",)), ("claude-haiku-4-5", ("enabled",)),
-])
+    ("claude-sonnet-4-5-20250929", ("enabled", "disabled")),
+    ("claude-opus-4-5", ("enabled", "disabled")),
+    ("claude-haiku-4-5", ("enabled", "disabled")),
+]
+
+
+@pytest.mark.parametrize("model, forms", THINKING_BY_MODEL)
 def test_rule_thinking_form(model, forms):
     """The thinking forms per model, as the page lists them: budget refused from Claude 4.7 (Opus 4.7, 4.8, Sonnet 5,
     Fable 5, Mythos 5), both on Claude 4.6 and Mythos Preview, budget only up to 4.5; a refused form raises naming
@@ -560,9 +547,63 @@ def test_rule_thinking_form(model, forms):
             anthropic_request(conversation(), thinking_budget=4_000, **kwargs)
     if "adaptive" in forms:
         assert anthropic_request(conversation(), adaptive_thinking=True, **kwargs)["thinking"] == {"type": "adaptive"}
+        assert anthropic_request(conversation(), thinking="adaptive", **kwargs)["thinking"] == {"type": "adaptive"}
     else:
-        with pytest.raises(ValueError, match=r"adaptive_thinking is not taken by .* \(got True\)"):
+        with pytest.raises(ValueError, match=r"adaptive_thinking is not taken by .* \(got 'adaptive'\)"):
             anthropic_request(conversation(), adaptive_thinking=True, **kwargs)
+
+
+@pytest.mark.parametrize("model, forms", THINKING_BY_MODEL)
+def test_rule_thinking_off_by_model(model, forms):
+    """Thinking off is spelled per model: "disabled" where the model takes it (Sonnet 5, the Claude 4 models), only
+    "between_tools" on Sonnet 5.5, and not at all on Fable 5, Mythos 5, Opus 5.5 and Mythos Preview; the builder sends
+    the accepted one and refuses the other naming the argument and the value, and check_request refuses a body built
+    elsewhere (https://platform.claude.com/docs/zh-CN/build-with-claude/thinking-troubleshooting: only Sonnet 5.5
+    takes between_tools, in place of disabled; https://platform.claude.com/docs/en/models/fable-5/migration-guide)."""
+    off = "disabled" if "disabled" in forms else "between_tools" if "between_tools" in forms else None
+    assert thinking_off(model) == off
+    for kind in ("disabled", "between_tools"):
+        body = {"model": model, "max_tokens": 8_000, "thinking": {"type": kind}, "messages": [CONTINUE]}
+        if kind == off:
+            built = anthropic_request([CONTINUE], model=model, max_tokens=8_000, thinking=kind)
+            assert built["thinking"] == {"type": kind} and check_request(body) is body
+            sdk_validate("beta.messages.create", built)
+            continue
+        with pytest.raises(ValueError, match=rf"thinking='{kind}' is refused by .* \(got '{kind}'\)") as excinfo:
+            anthropic_request([CONTINUE], model=model, max_tokens=8_000, thinking=kind)
+        assert (f"thinking={off!r}" if off else "cannot be turned off") in str(excinfo.value)
+        with pytest.raises(ValueError, match="thinking-off-by-model"):
+            check_request(body)
+
+
+def test_rule_tool_loop_keeps_thinking():
+    """The assistant turn whose tool results close the conversation keeps its thinking block: with the budget form,
+    where every turn thinks, the body with that block stripped is refused naming the rule; the same history with the
+    block, or with thinking off, builds; a turn already answered by text is not an open tool loop
+    (https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows: "Pass thinking blocks back complete
+    and unmodified")."""
+    kwargs = {"model": BUDGET_MODEL, "max_tokens": 8_000, "tools": TOOLS}
+    assert anthropic_request(conversation(), thinking_budget=2_000, **kwargs)
+    stripped = conversation()
+    stripped[3] = {"role": "assistant", "content": stripped[3]["content"][1:]}
+    with pytest.raises(ValueError, match=r"must keep the thinking block .* \(got a turn of tool_use only\) "
+                                         r"\[rule tool-loop-keeps-thinking\]"):
+        anthropic_request(stripped, thinking_budget=2_000, **kwargs)
+    assert anthropic_request(stripped, thinking="disabled", **kwargs)["thinking"] == {"type": "disabled"}
+    answered = [*stripped, {"role": "assistant", "content": [{"type": "text", "text": "超时阈值是 30 秒"}]}, CONTINUE]
+    assert anthropic_request(answered, thinking_budget=2_000, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"thinking": "off"}, r"thinking must be one of 'adaptive', 'disabled', 'between_tools'; .* \(got 'off'\)"),
+    ({"thinking": "enabled"}, r"the budget form is thinking_budget=N \(got 'enabled'\)"),
+    ({"thinking": "disabled", "adaptive_thinking": True}, r"thinking must be left out with adaptive_thinking=True"),
+    ({"thinking": "disabled", "thinking_budget": 2_000}, r"thinking_budget must be left out with thinking='disabled'"),
+])
+def test_a_wrong_thinking_argument_is_named(kwargs, message):
+    """A thinking value that is not a type the argument takes, or two ways of asking at once, raises naming it."""
+    with pytest.raises(ValueError, match=message):
+        anthropic_request([CONTINUE], model=BUDGET_MODEL, max_tokens=8_000, **kwargs)
 
 
 def test_rule_thinking_form_in_a_body_built_elsewhere():

@@ -95,7 +95,8 @@ def test_the_course_package_has_no_import_cycle():
 # The rooms of ctx_course: each folder is one place and one time of running (CONTRIBUTING.md,
 # "The packages, by role"). A module outside them is one of the modules the rooms share.
 ROOMS = ("grading.steps", "grading", "sandbox", "term", "learner", "editions", "mutation")
-SHARED = {"cli", "__main__", "release", "config", "cells", "exchange", "hubcheck", "scratch_folders", "deferred_iri"}
+SHARED = {"cli", "__main__", "release", "config", "cells", "exchange", "hubcheck", "scratch_folders", "deferred_iri",
+          "api_check"}
 # What runs inside the sandbox, in the learner's kernel or the answer process, sent there as text.
 IN_THE_SANDBOX = {f"{PACKAGE}.sandbox.kernel_guard", f"{PACKAGE}.sandbox.answerer"}
 

@@ -164,31 +164,49 @@ def test_remaining_rejects_bad_input(args, pattern):
 
 
 def test_model_table_long_context_families():
-    """Seed: eleven families (Fable 5.1 ... Haiku 5.5, Opus 4.6-4.8 as three) have 1,000,000 / 128,000; the docs add
-    Fable 5 and Mythos 5 ("Context window: 1M tokens · Max output: 128K tokens", Claude Fable 5 overview page)."""
+    """Seed: ten families of the lesson's list (Fable 5.1 ... Haiku 5.5, Opus 4.6-4.8 as three; Sonnet 5 is now read
+    from its page) have 1,000,000 / 128,000; the docs rows say the same of Fable 5, Mythos 5, Sonnet 5 ("Context
+    window: 1M tokens · Max output: 128K tokens", their overview pages) and Fable 5.2 / Mythos 5.2 ("1M | 128K", the
+    Indonesian Sonnet 5 overview's comparison table)."""
     seed = [row for row in MODEL_TABLE if row.window == 1_000_000 and row.source == "seed"]
-    docs = [row for row in MODEL_TABLE if row.source == "docs"]
-    assert len(seed) == 11
-    assert [(row.family, row.window, row.max_output) for row in docs] == [
-        ("Fable 5", 1_000_000, 128_000), ("Mythos 5", 1_000_000, 128_000)]
+    docs = [row for row in MODEL_TABLE if row.source == "docs" and row.window == 1_000_000]
+    assert len(seed) == 10
+    assert sorted((row.family, row.window, row.max_output) for row in docs) == [
+        ("Fable 5", 1_000_000, 128_000), ("Fable 5.2", 1_000_000, 128_000), ("Mythos 5", 1_000_000, 128_000),
+        ("Mythos 5.2", 1_000_000, 128_000), ("Sonnet 5", 1_000_000, 128_000)]
     assert {row.max_output for row in seed} == {128_000}
     assert model_limits("Opus 4.7").window == 1_000_000
     assert model_limits("Haiku 5.5").max_output == 128_000
     assert {row.source for row in MODEL_TABLE} <= {"seed", "docs"}
 
 
-def test_model_table_sonnet_45_has_200k():
-    """Seed: the deprecated Sonnet 4.5 has a 200,000 window, the lesson's figure for every family it did not list."""
-    sonnet_45 = model_limits("Sonnet 4.5")
-    assert sonnet_45.window == 200_000
-    assert sonnet_45.deprecated is True
+def test_model_table_the_200k_families_of_the_docs():
+    """Haiku 4.5 is current at "200K tokens / 64K tokens" (models overview); Sonnet 4.5 "retires on November 30,
+    2026", so it is retired on the read date 2026-12-05, with "Max output: 64K tokens" (its overview page)."""
+    haiku, sonnet = model_limits("claude-haiku-4-5"), model_limits("Sonnet 4.5")
+    assert (haiku.window, haiku.max_output, haiku.status, haiku.source) == (200_000, 64_000, "current", "docs")
+    assert (sonnet.window, sonnet.max_output, sonnet.status, sonnet.source) == (200_000, 64_000, "retired", "docs")
+    assert sonnet.deprecated is True and haiku.deprecated is False
     assert DEFAULT_WINDOW == 200_000
+
+
+def test_model_table_statuses_as_the_pages_give_them():
+    """Sonnet 5 and Fable 5 are legacy ("Legacy. Released June 30, 2026" / "June 9, 2026"), Sonnet 5.5 the current
+    Sonnet (Sonnet 5 overview), Fable 5.1 the current Fable by the en Fable 5 page and Fable 5.2 by the Indonesian
+    Sonnet 5 page (the two disagree); every docs row says when it was read, every status is one of STATUSES."""
+    status = {row.family: row.status for row in MODEL_TABLE}
+    assert (status["Sonnet 5"], status["Fable 5"], status["Sonnet 5.5"]) == ("legacy", "legacy", "current")
+    assert (status["Fable 5.1"], status["Fable 5.2"]) == ("current", "current")
+    assert {row.status for row in MODEL_TABLE} <= {None, "current", "legacy", "retired"}
+    assert all(row.read == "2026-12-05" for row in MODEL_TABLE if row.source == "docs")
+    assert all(row.read == "2026-10" for row in MODEL_TABLE if row.source == "seed")
+    assert len({row.family for row in MODEL_TABLE}) == len(MODEL_TABLE)
 
 
 @pytest.mark.parametrize("model, family", [
     ("claude-sonnet-5", "Sonnet 5"), ("claude-opus-4-7", "Opus 4.7"), ("claude-sonnet-5-5", "Sonnet 5.5"),
     ("claude-sonnet-4-5-20250929", "Sonnet 4.5"), ("claude-fable-5", "Fable 5"), ("claude-mythos-5-1", "Mythos 5.1"),
-    ("Haiku 5.5", "Haiku 5.5"),
+    ("Haiku 5.5", "Haiku 5.5"), ("claude-haiku-4-5", "Haiku 4.5"), ("claude-fable-5-2", "Fable 5.2"),
 ])
 def test_model_limits_takes_api_ids(model, family):
     """The API ids the notebooks use name their family's row: claude-sonnet-5 is Sonnet 5 (1,000,000 tokens)."""
@@ -198,7 +216,7 @@ def test_model_limits_takes_api_ids(model, family):
 
 @pytest.mark.parametrize("model, pattern", [
     ("Sonnet 4", r"model must be a family of MODEL_TABLE .* \(got 'Sonnet 4', family 'Sonnet 4'\)"),
-    ("claude-haiku-4-5", r"model must be a family of MODEL_TABLE .* \(got 'claude-haiku-4-5', family 'Haiku 4.5'\)"),
+    ("claude-haiku-3-5", r"model must be a family of MODEL_TABLE .* \(got 'claude-haiku-3-5', family 'Haiku 3.5'\)"),
     ("gpt-5.5", r"model must be a Claude model id such as 'claude-sonnet-5' .* \(got 'gpt-5.5'\)"),
     ("sonnet 5", r"model must be a Claude model id .* \(got 'sonnet 5'\)"),
 ])
