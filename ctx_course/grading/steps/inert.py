@@ -67,6 +67,7 @@ ALLOWED_ATTRIBUTES = {
     "a": {"href"},
     "img": {"src", "alt", "width", "height"},
     "ol": {"start"},
+    "table": {"border"},
     "td": {"colspan", "rowspan", "style"},  # style: a markdown table's column alignment only (TABLE_ALIGN)
     "th": {"colspan", "rowspan", "style"},
     **{f"h{level}": {"id"} for level in range(1, 7)},
@@ -100,7 +101,7 @@ def _allowed(tag: str, name: str, value: str) -> bool:
             return tag == "img" and RASTER_DATA_URL.fullmatch(url) is not None
     if name == "style":
         return TABLE_ALIGN.fullmatch(value.strip()) is not None
-    if name in ("width", "height", "colspan", "rowspan", "start"):
+    if name in ("width", "height", "colspan", "rowspan", "start", "border"):
         return value.strip().isdigit()
     return True
 
