@@ -155,7 +155,14 @@ def test_a_markdown_answer_with_raw_html_reads_the_same_without_what_runs():
     """The learner's words and allowed markup stay; the handler and the script tag go (their text stays)."""
     answer = '缓存字段要放在前面。<b>理由</b>：<img src=x onerror="steal()"><script>alert(1)</script>'
     shown = safe_markdown(answer)
-    assert shown == '<p>缓存字段要放在前面。<b>理由</b>：<img src="x">alert(1)</p>\n'
+    assert shown == '<p>缓存字段要放在前面。<b>理由</b>：<img>alert(1)</p>\n'
+
+
+def test_an_image_loads_nothing_from_elsewhere():
+    """An <img> keeps a data: URL of a raster image only: no request to the server's API or a tracker on opening."""
+    elsewhere = '<img src="/api/contents/x"><img src="https://tracker.example/p.png" alt="p">'
+    assert clean_html(elsewhere) == '<img><img alt="p">'
+    assert clean_html(f'<img src="data:image/png;base64,{PNG}">') == f'<img src="data:image/png;base64,{PNG}">'
 
 
 FUZZ_PIECES = st.sampled_from([
@@ -200,7 +207,7 @@ def test_an_output_keeps_only_types_that_cannot_run():
     """Of a display with every type, text/html (cleaned) and text/markdown (rendered safe) remain; the note
     names the dropped types since no text/plain came; a PNG that is not base64 is dropped too."""
     data, dropped = inert_data(HOSTILE_DATA)
-    assert data == {"text/html": "<b>shown</b>steal()<img src=\"x\">", "text/markdown": "<p><a>x</a></p>\n"}
+    assert data == {"text/html": "<b>shown</b>steal()<img>", "text/markdown": "<p><a>x</a></p>\n"}
     assert sorted(dropped) == sorted(set(HOSTILE_DATA) - {"text/html", "text/markdown"})
     output = inert_output({"output_type": "display_data", "data": HOSTILE_DATA, "metadata": {}})
     assert "application/javascript" in output["data"]["text/plain"]
@@ -298,3 +305,11 @@ def test_making_inert_twice_changes_nothing():
     once, _ = MakeInert().preprocess(hostile_notebook(), {})
     again, _ = MakeInert().preprocess(nbformat.from_dict(json.loads(json.dumps(once))), {})
     assert again == once
+
+
+def test_the_hubs_formgrader_makes_notebooks_inert_whatever_the_course_folder_says():
+    """hub/grader/'s server configuration (the Formgrader service's) gives HTMLExporter the same step."""
+    from traitlets.config.loader import JSONFileConfigLoader
+
+    config = JSONFileConfigLoader("jupyter_server_config.json", path=str(REPO / "hub" / "grader")).load_config()
+    assert page_vectors(HTMLExporter(config=config), hostile_notebook()) == Counter()

@@ -97,8 +97,10 @@ def _allowed(tag: str, name: str, value: str) -> bool:
         return False
     if name in ("href", "src"):
         url = _URL_NOISE.sub("", html.unescape(value)).lower()
+        if tag == "img":  # no request leaves the page: not to the server's API, not to a tracker
+            return RASTER_DATA_URL.fullmatch(url) is not None
         if url.startswith("data:"):
-            return tag == "img" and RASTER_DATA_URL.fullmatch(url) is not None
+            return False
     if name == "style":
         return TABLE_ALIGN.fullmatch(value.strip()) is not None
     if name in ("width", "height", "colspan", "rowspan", "start", "border"):
@@ -118,7 +120,7 @@ def clean_html(text: str) -> str:
     >>> clean_html('<p onclick="steal()">ok <b>bold</b></p><script>steal()</script>')
     '<p>ok <b>bold</b></p>steal()'
     >>> clean_html('<a href="javascript:steal()">link</a> <img src="x" onerror="steal()">')
-    '<a>link</a> <img src="x">'
+    '<a>link</a> <img>'
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str (got {type(text).__name__})")
@@ -163,7 +165,7 @@ def safe_markdown(source: str, attachments: dict | None = None) -> str:
     >>> safe_markdown("**2** tokens: see [the text](https://example.org)")
     '**2** tokens: see [the text](https://example.org)'
     >>> safe_markdown('hi <img src=x onerror="steal()">')
-    '<p>hi <img src="x"></p>\\n'
+    '<p>hi <img></p>\\n'
     """
     if not isinstance(source, str):
         raise TypeError(f"source must be a str (got {type(source).__name__})")
@@ -306,7 +308,7 @@ class MakeInert(NbGraderPreprocessor):
 
     Example: a cell that ran ``display(HTML("<script>steal()</script><b>ok</b>"))`` keeps
     ``<b>ok</b>`` and the text ``steal()``; a markdown answer ``<img src=x onerror=steal()>``
-    becomes ``<p><img src="x"></p>``.
+    becomes ``<p><img></p>``.
     """
 
     def preprocess(self, nb, resources):
