@@ -165,6 +165,13 @@ def test_an_image_loads_nothing_from_elsewhere():
     assert clean_html(f'<img src="data:image/png;base64,{PNG}">') == f'<img src="data:image/png;base64,{PNG}">'
 
 
+def test_an_element_keeps_no_class_of_the_page():
+    """The Formgrader's own classes (a fixed bar, a button) are dropped; a highlighted token's class stays."""
+    assert clean_html('<div class="navbar navbar-fixed-top">x</div><b class="btn btn-success">ok</b>') == (
+        "<div>x</div><b>ok</b>")
+    assert clean_html('<span class="k">def</span>') == '<span class="k">def</span>'
+
+
 FUZZ_PIECES = st.sampled_from([
     "<", ">", "</", "/>", "=", '"', "'", "`", " ", "\n", "\t", "&#", "&#x", ";", "script", "SCRIPT", "img", "svg",
     "iframe", "style", "a", "src", "href", "onerror", "OnLoad", "onclick", "javascript:", "JaVaScRiPt:", "data:",

@@ -49,6 +49,7 @@ import nbformat
 from bleach.css_sanitizer import CSSSanitizer
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbgrader.preprocessors import NbGraderPreprocessor
+from pygments.token import STANDARD_TYPES
 
 from ctx_reference.i18n import N_, _, using
 
@@ -61,7 +62,8 @@ ALLOWED_TAGS = frozenset({
     "samp", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
     "tr", "u", "ul", "var",
 })
-# The attributes each may keep ("*": every tag). No on*, no id outside headings, no style but a table's alignment.
+# The attributes each may keep ("*": every tag). No on*, no id outside headings, no style but a table's alignment,
+# no class but those nbconvert and pandas write (CLASSES: none of the page's own, which could restyle it).
 ALLOWED_ATTRIBUTES = {
     "*": {"class", "title", "align"},
     "a": {"href"},
@@ -80,6 +82,9 @@ BASE64 = re.compile(r"[A-Za-z0-9+/\s]*={0,2}\s*")
 RASTER_DATA_URL = re.compile(r"data:image/(png|jpeg|gif);base64,[a-z0-9+/=]*")
 # What a browser ignores inside a URL's scheme (bleach strips the same before reading it).
 _URL_NOISE = re.compile(r"[`\x00-\x20\x7f-\xa0\s]+")
+# The classes an element may keep: a highlighted block's and its tokens' (Pygments), a heading's anchor, a table's.
+CLASSES = frozenset({"highlight", "anchor-link", "dataframe", *filter(None, STANDARD_TYPES.values())})
+HIGHLIGHT_CLASS = re.compile(r"hl-[A-Za-z0-9_+-]{1,40}")  # nbconvert's class naming a block's language
 TABLE_ALIGN = re.compile(r"text-align:\s*(left|right|center);?")  # the one style a table cell may keep
 SAFE_TAG = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a cell tag kept in the metadata
 CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # nbformat's cell id
@@ -101,6 +106,8 @@ def _allowed(tag: str, name: str, value: str) -> bool:
             return RASTER_DATA_URL.fullmatch(url) is not None
         if url.startswith("data:"):
             return False
+    if name == "class":
+        return all(word in CLASSES or HIGHLIGHT_CLASS.fullmatch(word) for word in value.split())
     if name == "style":
         return TABLE_ALIGN.fullmatch(value.strip()) is not None
     if name in ("width", "height", "colspan", "rowspan", "start", "border"):
