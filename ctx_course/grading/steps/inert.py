@@ -40,6 +40,7 @@ event handler, no URL that runs code, no frame or form, no style.
 """
 from __future__ import annotations
 
+import functools
 import html
 import re
 from html.parser import HTMLParser
@@ -88,6 +89,9 @@ HIGHLIGHT_CLASS = re.compile(r"hl-[A-Za-z0-9_+-]{1,40}")  # nbconvert's class na
 TABLE_ALIGN = re.compile(r"text-align:\s*(left|right|center);?")  # the one style a table cell may keep
 SAFE_TAG = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a cell tag kept in the metadata
 CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # nbformat's cell id
+# Markdown sources whose verdict a process keeps: the release's cells are the same in every learner's notebook,
+# and rendering one (with its code highlighted) and cleaning it costs milliseconds.
+MARKDOWN_CACHE = 4096
 MAX_IMAGE_SIDE = 10_000  # pixels: the largest width or height of an image kept from an output's metadata
 # What an output keeps as it is (text/html and text/markdown are kept cleaned).
 KEPT_AS_IS = ("text/plain", *RASTER_TYPES)
@@ -176,6 +180,15 @@ def safe_markdown(source: str, attachments: dict | None = None) -> str:
     """
     if not isinstance(source, str):
         raise TypeError(f"source must be a str (got {type(source).__name__})")
+    return _safe_markdown(source, attachments) if attachments else _safe_markdown_alone(source)
+
+
+@functools.lru_cache(maxsize=MARKDOWN_CACHE)
+def _safe_markdown_alone(source: str) -> str:
+    return _safe_markdown(source, None)
+
+
+def _safe_markdown(source: str, attachments: dict | None) -> str:
     try:
         rendered = render_markdown(source, attachments)
     except Exception:  # noqa: BLE001 - whatever nbconvert raises, the page shows the source as text
