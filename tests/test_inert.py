@@ -320,3 +320,18 @@ def test_the_hubs_formgrader_makes_notebooks_inert_whatever_the_course_folder_sa
 
     config = JSONFileConfigLoader("jupyter_server_config.json", path=str(REPO / "hub" / "grader")).load_config()
     assert page_vectors(HTMLExporter(config=config), hostile_notebook()) == Counter()
+
+
+@pytest.mark.parametrize(("edition", "note"), [
+    (None, "（这个输出的类型 application/javascript 不在评分页面里显示）"),
+    ("en", "(this output's types application/javascript are not shown on grading pages)"),
+])
+def test_an_output_left_with_nothing_says_so_in_the_submissions_language(edition, note):
+    """A display of JavaScript alone becomes a line naming the type, in the language of the submission's edition."""
+    cell = nbformat.v4.new_code_cell("display(Javascript('steal()'))")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"application/javascript": "steal()"})]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    if edition:
+        nb.metadata["ctx_edition"] = edition
+    made_inert, _ = MakeInert().preprocess(nb, {})
+    assert made_inert.cells[0].outputs[0]["data"] == {"text/plain": note}
