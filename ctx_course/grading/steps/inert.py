@@ -20,16 +20,20 @@ the metadata the templates read. ``MakeInert`` keeps of it only what cannot run:
   kernel's and language's names and the edition.
 
 ``clean_html`` is bleach's sanitizer with a closed list of tags and attributes: no ``script``,
-``style``, ``iframe``, ``object``, ``form``, ``base``, ``meta`` or ``svg``, no ``on*`` or ``style``
-attribute, links only to ``http``, ``https``, ``mailto`` and the page itself, images only from
-``http``, ``https`` or a ``data:`` URL of a raster image; what it refuses is removed (a refused
-tag's text stays, as text).
+``style``, ``iframe``, ``object``, ``form``, ``base``, ``meta`` or ``svg``; no ``on*`` attribute, no
+``style`` but a table cell's alignment, no ``class`` but those of highlighted code, heading anchors
+and pandas tables (none of the page's own); links only to ``http``, ``https``, ``mailto`` and the
+page itself; images only from a ``data:`` URL of a raster image (an image from elsewhere would send
+a request as the page opens). What it refuses is removed; a refused tag's text stays, as text.
+nbconvert's own ``sanitize_html`` is not used: it writes paragraphs, headings and table heads out as
+visible tags.
 
-Covers: ``clean_html``, ``safe_markdown``, ``inert_output``, ``inert_attachments``,
-``inert_metadata`` (pure functions) and ``MakeInert``, the preprocessor that applies them to a
-whole notebook, run by autograding after the output caps (``AUTOGRADE_PREPROCESSORS``) and by
-every ``HTMLExporter`` of the course, the Formgrader's and the feedback's
-(``c.HTMLExporter.preprocessors`` in ``nbgrader_config.py``).
+Covers: ``clean_html``, ``render_markdown``, ``safe_markdown``, ``inert_data``, ``inert_output``,
+``inert_attachments``, ``inert_metadata`` (pure functions) and ``MakeInert``, the preprocessor that
+applies them to a whole notebook, run by autograding after the output caps
+(``AUTOGRADE_PREPROCESSORS``) and by every ``HTMLExporter`` of the course, the Formgrader's and the
+feedback's (``c.HTMLExporter.preprocessors`` in ``nbgrader_config.py``; the hub's Formgrader service
+in ``hub/grader/jupyter_server_config.json``).
 
 Leaves out: the size of outputs (``CapOutput``), hidden tests in the feedback (``HideHiddenTests``),
 the page's own markup and scripts (nbgrader's and nbconvert's templates), and what a reader does
