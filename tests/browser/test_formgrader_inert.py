@@ -10,12 +10,15 @@ working folder of a copy of the course; the instructor's JupyterLab with nbgrade
 Afterwards no file was written, no terminal exists and the title is the Formgrader's, while the
 learner's honest text shows. As a control, the same ``onerror`` put into that page by hand does
 write its file: the page's origin can reach the API, so the absence above is the sanitizer's doing.
+The same script written into the autograded file afterwards (a notebook autograded before the step
+existed) does not run either: the Formgrader's own exporter makes it inert (``nbgrader_config.py``).
 """
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from conftest import REPO, class_builder
@@ -92,8 +95,8 @@ def formgrader_of(course, tmp_path_factory):
         server.stop()
 
 
-def written(root: Path) -> list[str]:
-    return sorted(path.name for path in root.glob("pwned-*.txt"))
+def written(root: Path, name: str = "") -> list[str]:
+    return sorted(path.name for path in root.glob(f"pwned-{name}*.txt"))
 
 
 def terminals(server) -> object:
@@ -114,7 +117,7 @@ def test_the_submission_page_runs_no_script_of_the_learner(browser, course, form
         page.goto(formgrader_of.url(f"formgrader/submissions/{submission}/"), wait_until="networkidle")
         page.wait_for_timeout(2000)
         shown = page.evaluate(PAGE_JS)
-        assert written(root) == []
+        assert written(root, "output") == written(root, "answer") == written(root, "link") == []
         assert terminals(formgrader_of) == before
         assert shown["title"] != "PWNED"
         for honest in ("诚实的输出", "前缀才稳定", "点我", "def remaining"):
@@ -122,8 +125,34 @@ def test_the_submission_page_runs_no_script_of_the_learner(browser, course, form
         # The control: the same onerror, put into this very page by hand, reaches the server's API.
         page.evaluate(INJECT_JS, f'<img src=x onerror="{attack("control")}">')
         deadline = time.monotonic() + WAIT_FOR_ATTACK
-        while not written(root) and time.monotonic() < deadline:
+        while not written(root, "control") and time.monotonic() < deadline:
             page.wait_for_timeout(200)
-        assert written(root) == ["pwned-control.txt"]
+        assert written(root, "control") == ["pwned-control.txt"]
     finally:
         page.close()
+
+
+def test_a_notebook_autograded_before_the_step_is_made_inert_as_the_formgrader_shows_it(browser, course,
+                                                                                        formgrader_of):
+    """The second line of defence: script put into the autograded file afterwards (as a notebook autograded
+    by an earlier release would hold it) does not run either: the Formgrader's exporter makes it inert."""
+    root, submission = course
+    path = root / "grading" / "autograded" / "mallory" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    kept = path.read_bytes()
+    nb = nbformat.read(path, as_version=4)
+    code = next(cell for cell in nb.cells if cell.cell_type == "code")
+    code.outputs.append(nbformat.v4.new_output(
+        "display_data", data={"text/html": vectors("stale-output") + "<b>旧的输出</b>", "text/plain": "旧"}))
+    nb.cells.append(nbformat.v4.new_markdown_cell(vectors("stale-markdown")))
+    nbformat.write(nb, path)
+    page = browser.new_page()
+    try:
+        page.goto(formgrader_of.url(f"formgrader/submissions/{submission}/"), wait_until="networkidle")
+        page.wait_for_timeout(2000)
+        shown = page.evaluate(PAGE_JS)
+        assert written(root, "stale") == []
+        assert shown["title"] != "PWNED"
+        assert "旧的输出" in shown["text"]
+    finally:
+        page.close()
+        path.write_bytes(kept)
