@@ -172,6 +172,17 @@ def test_an_element_keeps_no_class_of_the_page():
     assert clean_html('<span class="k">def</span>') == '<span class="k">def</span>'
 
 
+def test_a_link_leads_nowhere_on_the_server_but_to_a_notebook_or_markdown_file():
+    """A link to a file the learner handed in (served by the Formgrader on its own origin) or to the server's API
+    loses its address; the glossary's, a page elsewhere, a mail and a place in the page keep theirs."""
+    dropped = ["evil.html", "./evil.svg", "evil.html?.md", "evil.html#x.md", "/api/terminals", "../../files/x.html"]
+    kept = ["../glossary.md#token", "other.ipynb", "https://example.org/a.html", "mailto:t@example.org", "#heading"]
+    for href in dropped:
+        assert clean_html(f'<a href="{href}">x</a>') == "<a>x</a>", href
+    for href in kept:
+        assert clean_html(f'<a href="{href}">x</a>') == f'<a href="{href}">x</a>', href
+
+
 FUZZ_PIECES = st.sampled_from([
     "<", ">", "</", "/>", "=", '"', "'", "`", " ", "\n", "\t", "&#", "&#x", ";", "script", "SCRIPT", "img", "svg",
     "iframe", "style", "a", "src", "href", "onerror", "OnLoad", "onclick", "javascript:", "JaVaScRiPt:", "data:",

@@ -22,11 +22,12 @@ the metadata the templates read. ``MakeInert`` keeps of it only what cannot run:
 ``clean_html`` is bleach's sanitizer with a closed list of tags and attributes: no ``script``,
 ``style``, ``iframe``, ``object``, ``form``, ``base``, ``meta`` or ``svg``; no ``on*`` attribute, no
 ``style`` but a table cell's alignment, no ``class`` but those of highlighted code, heading anchors
-and pandas tables (none of the page's own); links only to ``http``, ``https``, ``mailto`` and the
-page itself; images only from a ``data:`` URL of a raster image (an image from elsewhere would send
-a request as the page opens). What it refuses is removed; a refused tag's text stays, as text.
-nbconvert's own ``sanitize_html`` is not used: it writes paragraphs, headings and table heads out as
-visible tags.
+and pandas tables (none of the page's own); links only to ``http``, ``https``, ``mailto``, the page
+itself and notebook or markdown files (the glossary), never to a file of the learner's that the
+server would send as a page of its own origin; images only from a ``data:`` URL of a raster image
+(an image from elsewhere would send a request as the page opens). What it refuses is removed; a
+refused tag's text stays, as text. nbconvert's own ``sanitize_html`` is not used: it writes
+paragraphs, headings and table heads out as visible tags.
 
 Covers: ``clean_html``, ``render_markdown``, ``safe_markdown``, ``inert_data``, ``inert_output``,
 ``inert_attachments``, ``inert_metadata`` (pure functions) and ``MakeInert``, the preprocessor that
@@ -48,6 +49,7 @@ import functools
 import html
 import re
 from html.parser import HTMLParser
+from urllib.parse import urlsplit
 
 import bleach
 import nbformat
@@ -90,6 +92,11 @@ _URL_NOISE = re.compile(r"[`\x00-\x20\x7f-\xa0\s]+")
 # The classes an element may keep: a highlighted block's and its tokens' (Pygments), a heading's anchor, a table's.
 CLASSES = frozenset({"highlight", "anchor-link", "dataframe", *filter(None, STANDARD_TYPES.values())})
 HIGHLIGHT_CLASS = re.compile(r"hl-[A-Za-z0-9_+-]{1,40}")  # nbconvert's class naming a block's language
+# Where a link may lead: a page elsewhere, a mail, a place in this page, or a notebook or markdown file
+# (the glossary), which a server sends as a file, never as a page of its own origin (a learner's .html
+# or .svg handed in beside the notebook would be: the Formgrader serves a submission's files).
+OUTSIDE_LINK = re.compile(r"(https?|mailto):")
+LINKED_FILES = (".md", ".ipynb")
 TABLE_ALIGN = re.compile(r"text-align:\s*(left|right|center);?")  # the one style a table cell may keep
 SAFE_TAG = re.compile(r"[A-Za-z0-9_-]{1,64}")  # a cell tag kept in the metadata
 CELL_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # nbformat's cell id
@@ -112,8 +119,8 @@ def _allowed(tag: str, name: str, value: str) -> bool:
         url = _URL_NOISE.sub("", html.unescape(value)).lower()
         if tag == "img":  # no request leaves the page: not to the server's API, not to a tracker
             return RASTER_DATA_URL.fullmatch(url) is not None
-        if url.startswith("data:"):
-            return False
+        if tag == "a":
+            return bool(url.startswith("#") or OUTSIDE_LINK.match(url) or urlsplit(url).path.endswith(LINKED_FILES))
     if name == "class":
         return all(word in CLASSES or HIGHLIGHT_CLASS.fullmatch(word) for word in value.split())
     if name == "style":
