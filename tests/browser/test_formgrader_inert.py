@@ -4,11 +4,12 @@ A learner hands in the model answer of notebook 02 followed by ``display(HTML(<s
 onerror=…>))`` and free-response answers in raw HTML with the same attack: each reads the token from
 the page's address and the XSRF cookie, asks the instructor's Jupyter server for a terminal
 (``POST /api/terminals``) and writes a file through its contents API (``PUT /api/contents/…``),
-each vector a file of its own name, and sets the page's title. The real grader grades it into the
+each vector a file of its own name, and sets the page's title; an answer also links to a page
+``evil.html`` handed in beside the notebook (the Formgrader serves a submission's files on its origin). The real grader grades it into the
 working folder of a copy of the course; the instructor's JupyterLab with nbgrader's Formgrader
 (as ``make formgrader`` starts it) serves that course; Chromium opens the submission's page there.
 Afterwards no file was written, no terminal exists and the title is the Formgrader's, while the
-learner's honest text shows. As a control, the same ``onerror`` put into that page by hand does
+learner's honest text shows, and the learner's links lead nowhere. As a control, the same ``onerror`` put into that page by hand does
 write its file: the page's origin can reach the API, so the absence above is the sanitizer's doing.
 The same script written into the autograded file afterwards (a notebook autograded before the step
 existed) does not run either: the Formgrader's own exporter makes it inert (``nbgrader_config.py``).
@@ -54,8 +55,10 @@ display(HTML({vectors("output") + "<b>诚实的输出</b>"!r}))
 '''
 ANSWERS = {
     "q_cache_fields": f"缓存字段放在前面，<b>前缀才稳定</b>。{vectors('answer')}",
-    "q_why_early": f'留出余量。<a href="javascript:{attack("link")}">点我</a>',
+    "q_why_early": f'留出余量。<a href="javascript:{attack("link")}">点我</a> [我的网页](evil.html)',
 }
+# Handed in beside the notebook: the Formgrader serves the submission's files on its own origin.
+EVIL_PAGE = f"<html><body><script>{attack('file')}</script></body></html>"
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +78,7 @@ def course(tmp_path_factory) -> tuple[Path, int]:
     folder = tmp / "incoming" / "mallory" / ASSIGNMENT
     folder.mkdir(parents=True)
     (folder / f"{NOTEBOOK}.ipynb").write_text(build.submission(released, source, work), encoding="utf-8")
+    (folder / "evil.html").write_text(EVIL_PAGE, encoding="utf-8")
     grader.collect(tmp / "incoming")
     (result,) = grader.grade().results
     assert result.graded, result.reason
@@ -104,7 +108,10 @@ def terminals(server) -> object:
     return body.decode() if status == 200 else status  # 404: this server offers no terminals at all
 
 
-PAGE_JS = "() => ({title: document.title, text: document.body.innerText})"
+PAGE_JS = """() => ({
+  title: document.title, text: document.body.innerText,
+  links: Object.fromEntries([...document.querySelectorAll('a')].map((a) => [a.innerText, a.getAttribute('href')])),
+})"""
 INJECT_JS = ("(markup) => { const div = document.createElement('div'); div.innerHTML = markup; "
              "document.body.append(div); }")
 
@@ -117,11 +124,13 @@ def test_the_submission_page_runs_no_script_of_the_learner(browser, course, form
         page.goto(formgrader_of.url(f"formgrader/submissions/{submission}/"), wait_until="networkidle")
         page.wait_for_timeout(2000)
         shown = page.evaluate(PAGE_JS)
-        assert written(root, "output") == written(root, "answer") == written(root, "link") == []
+        assert [written(root, name) for name in ("output", "answer", "link", "file")] == [[], [], [], []]
         assert terminals(formgrader_of) == before
         assert shown["title"] != "PWNED"
         for honest in ("诚实的输出", "前缀才稳定", "点我", "def remaining"):
             assert honest in shown["text"], honest
+        # the links the learner wrote lead nowhere (one to a script, one to the page handed in beside the notebook)
+        assert shown["links"]["点我"] is None and shown["links"]["我的网页"] is None
         # The control: the same onerror, put into this very page by hand, reaches the server's API.
         page.evaluate(INJECT_JS, f'<img src=x onerror="{attack("control")}">')
         deadline = time.monotonic() + WAIT_FOR_ATTACK
