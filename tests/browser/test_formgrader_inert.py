@@ -5,14 +5,15 @@ onerror=…>))`` and free-response answers in raw HTML with the same attack: eac
 the page's address and the XSRF cookie, asks the instructor's Jupyter server for a terminal
 (``POST /api/terminals``) and writes a file through its contents API (``PUT /api/contents/…``),
 each vector a file of its own name, and sets the page's title; an answer also links to a page
-``evil.html`` handed in beside the notebook (the Formgrader serves a submission's files on its origin). The real grader grades it into the
-working folder of a copy of the course; the instructor's JupyterLab with nbgrader's Formgrader
-(as ``make formgrader`` starts it) serves that course; Chromium opens the submission's page there.
-Afterwards no file was written, no terminal exists and the title is the Formgrader's, while the
-learner's honest text shows, and the learner's links lead nowhere. As a control, the same ``onerror`` put into that page by hand does
-write its file: the page's origin can reach the API, so the absence above is the sanitizer's doing.
-The same script written into the autograded file afterwards (a notebook autograded before the step
-existed) does not run either: the Formgrader's own exporter makes it inert (``nbgrader_config.py``).
+``evil.html`` handed in beside the notebook (the Formgrader serves a submission's files on its
+origin). The real grader grades it into the working folder of a copy of the course; the
+instructor's JupyterLab with nbgrader's Formgrader (as ``make formgrader`` starts it) serves that
+course; Chromium opens the submission's page there. Afterwards no file was written, no terminal
+exists and the title is the Formgrader's, while the learner's honest text shows, and the learner's
+links lead nowhere. As a control, the same ``onerror`` put into that page by hand does write its
+file: the page's origin can reach the API, so the absence above is the sanitizer's doing. The same
+script written into the autograded file afterwards (a notebook autograded before the step existed)
+does not run either: the Formgrader's own exporter makes it inert (``nbgrader_config.py``).
 """
 from __future__ import annotations
 
