@@ -85,6 +85,7 @@ c.Autograde.autograde_preprocessors = [
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
     "ctx_course.grading.steps.preprocessors.CapOutput",
+    "ctx_course.grading.steps.inert.MakeInert",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -97,6 +98,12 @@ c.GenerateFeedback.preprocessors = [
     "ctx_course.grading.steps.preprocessors.ShowEditionStubs",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# What a learner's notebook holds reaches an instructor's browser as inert content only: every output,
+# markdown and raw cell, attachment and metadata is sanitized when the autograded notebook is written
+# (MakeInert above), and again by every HTMLExporter that renders one: the Formgrader's (on the Jupyter
+# server's own origin) and the feedback's. nbconvert's own `sanitize_html` is left off: it escapes
+# headings, paragraphs and table rows into visible tags (see ctx_course/grading/steps/inert.py).
+c.HTMLExporter.preprocessors = ["ctx_course.grading.steps.inert.MakeInert"]
 # Kernels report errors only, instead of a transport warning per notebook.
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
 

@@ -50,7 +50,12 @@ from .gradebook_writer import read_files, write_files
 from .records import GradedSubmission, GradeResult, NotebookRows, PreparedAssignment
 from .steps.evaluations import Evaluations
 from .steps.feedback_page import FeedbackExporter
-from .steps.preprocessors import AUTOGRADE_PREPROCESSORS, FEEDBACK_PREPROCESSORS, SANITIZE_PREPROCESSORS
+from .steps.preprocessors import (
+    AUTOGRADE_PREPROCESSORS,
+    EXPORTER_PREPROCESSORS,
+    FEEDBACK_PREPROCESSORS,
+    SANITIZE_PREPROCESSORS,
+)
 from .steps.reference_build import ReferenceBuilds
 from .submissions import links_in
 
@@ -123,6 +128,8 @@ def grading_config(
     config.Autograde.sanitize_preprocessors = list(SANITIZE_PREPROCESSORS)
     config.GenerateFeedback.preprocessors = list(FEEDBACK_PREPROCESSORS)
     config.GenerateFeedback.exporter_class = FeedbackExporter  # HTMLExporter's page, for less CPU
+    # The feedback page shows nothing of the learner's that could run (``steps/inert.py``), whatever the notebook.
+    config.HTMLExporter.preprocessors = list(EXPORTER_PREPROCESSORS)
     # Each kernel would print a transport warning to the terminal; keep only its errors.
     config.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
     # No cell records when it ran: an autograded notebook is the same bytes on every run.

@@ -53,6 +53,7 @@ from ...cells import hidden_spans, is_answer, is_check_cell, source_lines
 from ...editions.translate import as_source_stub, in_edition, stubs, submitted_edition
 from ..deadlines import ShowLateness
 from .behaviour import ScoreFromBehaviour, StartEvaluation
+from .inert import MakeInert
 from .metadata import RestoreMetadata
 from .streams import MergeStreams
 
@@ -406,7 +407,8 @@ class ShowEditionStubs(NbGraderPreprocessor):
         return nb, resources
 
 
-# What a grading run applies, in order (nbgrader_config.py names the same classes).
+# What a grading run applies, in order (nbgrader_config.py names the same classes). The feedback's
+# exporter, like every HTMLExporter of the course (the Formgrader's), runs MakeInert first (EXPORTER_PREPROCESSORS).
 SANITIZE_PREPROCESSORS = [
     ClearOutput, RestoreMetadata, DeduplicateIds, OverwriteKernelspec, RestoreCells, RemoveHiddenTests,
     ShowEdition, CheckCellMetadata, StartEvaluation,
@@ -420,6 +422,7 @@ AUTOGRADE_PREPROCESSORS = [
     ClearMetadataPreprocessor,
     LimitOutput,
     CapOutput,
+    MakeInert,
     SaveAutoGrades,
     AssignLatePenalties,
     CheckCellMetadata,
@@ -427,3 +430,4 @@ AUTOGRADE_PREPROCESSORS = [
 FEEDBACK_PREPROCESSORS = [
     MergeStreams, GetGrades, ShowLateness, HideHiddenTests, ShowEditionStubs, CSSHTMLHeaderPreprocessor,
 ]
+EXPORTER_PREPROCESSORS = [MakeInert]
