@@ -14,7 +14,6 @@ callable object, ``functools.partial``, numpy floats) are graded by the same pro
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 import pytest
 
@@ -55,7 +54,8 @@ def zone(used, limit):
 
 POPEN_OLD = ('{{"o": "ctx_reference.plots:font_manager.subprocess.Popen", '
              '"call": {{"t": [{{"l": ["sh", "-c", "touch {proof}"]}}]}}, "st": None}}')
-POPEN_NEW = '{{"o": "ctx_reference.plots:font_manager.subprocess.Popen", "a": [{{"l": ["sh", "-c", "touch {proof}"]}}]}}'
+POPEN_NEW = ('{{"o": "ctx_reference.plots:font_manager.subprocess.Popen", '
+             '"a": [{{"l": ["sh", "-c", "touch {proof}"]}}]}}')
 RENAME = ('{{"o": "ctx_reference.ledger:Zone", "call": {{"t": ["safe"]}}, '
           '"st": {{"d": [["_name_", "DANGER"], ["_value_", "danger"]]}}}}')
 ANY = '{{"o": "ctx_reference.checks:mock.ANY", "a": []}}'
