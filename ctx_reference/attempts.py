@@ -17,9 +17,11 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .checks.rules import Rule
-from .checks.runner import CheckCase, Outcome
+if TYPE_CHECKING:  # the checks import this module: names for the annotations only
+    from .checks.rules import Rule
+    from .checks.runner import CheckCase, Outcome
 
 GRADING = "NBGRADER_EXECUTION"
 """Set by nbgrader (``validate``, ``autograde``) and by the course's grader in every process that runs a notebook."""

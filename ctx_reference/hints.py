@@ -67,13 +67,15 @@ HINTS: dict[str, tuple[Hint, ...]] = {
     ),
     "trim_lines": (
         Hint(N_("先判断要不要裁：行数不超过 head + tail 时，全部保留。")),
-        Hint(N_("省略的行数是总行数减去留下的头尾行数，说明行要用上面给的函数生成，不要自己拼文字。"), "omitted-count"),
+        Hint(N_("省略的行数是总行数减去留下的头尾行数，说明行要用上面给的函数生成，不要自己拼文字。"),
+             "omitted-count"),
         Hint(N_("不管传进来的是列表还是元组，都返回一个新的 list；放得下时也一样。"), "fits-as-a-new-list"),
     ),
     "select_to_clear": (
         Hint(N_("先决定这一轮要不要清，再决定清哪些：没超过阈值、或者腾出的不够，都什么也不清。")),
         Hint(N_("只有轮次不晚于 turn − keep 的结果能清：最新的 keep 轮总要留下。"), "older-than-the-newest-keep"),
-        Hint(N_("能腾出的量是可清的个数乘以每个结果腾出的 token（结果大小减去占位符），和 clear_at_least 比，正好相等也够。"),
+        Hint(N_("能腾出的量是可清的个数乘以每个结果腾出的 token（结果大小减去占位符），"
+                "和 clear_at_least 比，正好相等也够。"),
              "enough-to-free"),
     ),
     "request_cost": (
@@ -95,13 +97,16 @@ HINTS: dict[str, tuple[Hint, ...]] = {
     ),
     "zone": (
         Hint(N_("先检查参数，再比较 used 和 limit 的比例落在哪个区间。")),
-        Hint(N_("比较百分比不用除法：把两边都乘上去，用整数比较，边界（60 %、85 %、100 %）才准确。"), "integers-only"),
-        Hint(N_("注意每个区间两端是否包含：正好 60 % 和正好 85 % 都算 caution，正好 100 % 算 danger。"), "caution-60-to-85"),
+        Hint(N_("比较百分比不用除法：把两边都乘上去，用整数比较，边界（60 %、85 %、100 %）才准确。"),
+             "integers-only"),
+        Hint(N_("注意每个区间两端是否包含：正好 60 % 和正好 85 % 都算 caution，正好 100 % 算 danger。"),
+             "caution-60-to-85"),
     ),
     "measure": (
         Hint(N_("用传进来的 tokenizer 数每个桶，再把它们相加；结果的字典四个桶都要有。")),
         Hint(N_("每个桶分别数再相加，不要把文字拼起来一起数：取整会让两种做法的结果不同。"), "each-bucket-counted"),
-        Hint(N_("没给的桶算 0，但不要往传进来的字典里补：新建一个字典，按 BUCKETS 的顺序放。"), "missing-bucket-is-zero"),
+        Hint(N_("没给的桶算 0，但不要往传进来的字典里补：新建一个字典，按 BUCKETS 的顺序放。"),
+             "missing-bucket-is-zero"),
     ),
     "fit_rates": (
         Hint(N_("每张回执给出一条方程：ASCII 字符数 × a + 其余字符数 × b = token 数。回执多于两张时用最小二乘。")),

@@ -158,7 +158,8 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
         raise CheckFailed(_("练习 {name} 还没有完成。").format(name=shown_name(name)))
     failed = sum(not o.passed for o in outcomes)
     if failed:
-        message = _("练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。").format(name=shown_name(name), failed=failed)
+        message = _("练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。").format(
+            name=shown_name(name), failed=failed)
         ask = "" if quiet else ask_line(name)
         raise CheckFailed(f"{message}\n{ask}" if ask else message)
 

@@ -156,7 +156,7 @@ def rule_sentence(strategy: str, rules: Sequence[Rule], broken: str | None = Non
 
 
 def broken_rule(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> Rule | None:
-    """Return the rule a failing case of ``strategy`` breaks, as ``rule_sentence`` chooses it (None: no rule draws it)."""
+    """Return the rule a failing case of ``strategy`` breaks (None: no rule draws it); see ``rule_sentence``."""
     drawn = [rule for rule in rules if strategy in rule.generated]
     return next((rule for rule in drawn if rule.name == broken), drawn[0] if drawn else None)
 
