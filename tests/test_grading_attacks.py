@@ -7,7 +7,9 @@ limit and a 1 GiB memory limit:
 ``gradebook`` renames every student in the gradebook; ``overwrite`` overwrites ``zz_victim``'s
 submission (the untouched release, graded after it); ``planter`` writes ``ipykernel_launcher.py``
 into the working folder, where kernels used to start; ``leftover`` starts a process that keeps
-rewriting grades.csv; ``reader`` executes the model answer read from solutions/; ``ast`` installs
+rewriting grades.csv; ``reader`` executes the model answer read from solutions/; ``key_reader``
+asks for a hint and the model answer, then executes the model answer read from the package's answer
+key (``ctx_reference/answer_key/``); ``ast`` installs
 an AST transformer (re-installed by a pre_run_cell callback) that turns assert and raise into
 pass, and silences check_exercise; ``input_cleanup`` does the same with an input transformer
 that turns ``assert x`` into ``assert True or x``; ``displayhook`` makes a wrong ``remaining`` call
@@ -114,6 +116,25 @@ try:
     print("solutions: read")
 except OSError:
     print("solutions: not visible")
+'''},
+        "key_reader": {"code": '''
+import json
+import pathlib
+
+import ctx_reference
+from ctx_reference import attempts
+from ctx_reference.hints import hint
+from ctx_reference.model_answers import show_solution
+
+attempts.record("remaining", ("negative-when-over",))
+hint("remaining")
+show_solution("remaining")
+try:
+    key = pathlib.Path(ctx_reference.__file__).with_name("answer_key") / "zh_CN.json"
+    exec(json.loads(key.read_text(encoding="utf-8"))["remaining"])
+    print("answer key: read")
+except (OSError, ValueError, KeyError):
+    print("answer key: not visible")
 '''},
         "ast": {"code": f'''
 import ast
@@ -309,6 +330,15 @@ def test_solutions_are_not_visible_to_student_code(graded):
     """reader finds no solutions/ folder, so its `remaining` is never defined: 0 of 3."""
     assert "solutions: not visible" in _printed(graded, "reader")
     assert _score(graded, "reader") == (True, 0, 3)
+
+
+def test_the_answer_key_is_not_visible_to_student_code(graded):
+    """key_reader gets no hint and no model answer, and finds the answer key folder empty in the kernel and
+    absent from the build its answer process runs against, so its `remaining` is never defined: 0 of 3."""
+    printed = _printed(graded, "key_reader")
+    assert "评分时不提供提示。" in printed and "评分时不提供参考答案。" in printed
+    assert "answer key: not visible" in printed and "def remaining" not in printed
+    assert _score(graded, "key_reader") == (True, 0, 3)
 
 
 def test_an_ast_transformer_cannot_strip_the_checks(graded):
