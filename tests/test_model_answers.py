@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import runpy
 
 import pytest
 
@@ -160,3 +161,24 @@ def test_the_sandbox_hides_the_answer_key(tmp_path):
     assert folder in policy.hidden
     argv = policy.command(["python3"], tmp_path / "kernel")
     assert ["--tmpfs", folder] == argv[argv.index(folder) - 1: argv.index(folder) + 1]
+
+
+def hub_environment(monkeypatch, tmp_path, **settings) -> dict:
+    """The environment hub/jupyterhub_config.py gives every learner's server, with ``settings`` in the hub's."""
+    from traitlets.config import Config
+
+    monkeypatch.setenv("COURSE_HUB_STATE", str(tmp_path / "state"))
+    monkeypatch.setenv("COURSE_LEARNERS", "ada")
+    monkeypatch.delenv("COURSE_MODEL_ANSWERS", raising=False)
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    config = Config()
+    runpy.run_path(str(REPO / "hub" / "jupyterhub_config.py"), init_globals={"get_config": lambda: config})
+    return dict(config.Spawner.environment)
+
+
+def test_the_hub_turns_model_answers_off_by_default(monkeypatch, tmp_path):
+    """A hub started without COURSE_MODEL_ANSWERS gives learners CTX_MODEL_ANSWERS=off; with it on, on."""
+    assert hub_environment(monkeypatch, tmp_path)["CTX_MODEL_ANSWERS"] == "off"
+    assert hub_environment(monkeypatch, tmp_path, COURSE_MODEL_ANSWERS="on")["CTX_MODEL_ANSWERS"] == "on"
+    assert hub_environment(monkeypatch, tmp_path, COURSE_MODEL_ANSWERS="yes please")["CTX_MODEL_ANSWERS"] == "off"
