@@ -97,6 +97,10 @@ c.GenerateFeedback.preprocessors = [
     "ctx_course.grading.steps.preprocessors.ShowEditionStubs",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# The Formgrader shows each free-response question's rubric (its points and a model answer) under the
+# learner's answer; only on the Formgrader's page of a submission, never in feedback
+# (ctx_course/grading/steps/rubric.py).
+c.HTMLExporter.preprocessors = ["ctx_course.grading.steps.rubric.ShowRubric"]
 # Kernels report errors only, instead of a transport warning per notebook.
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
 

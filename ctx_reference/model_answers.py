@@ -41,26 +41,41 @@ def answers_off(environ: Mapping[str, str]) -> bool:
     return environ.get(SETTING, "").strip().lower() in OFF
 
 
-def refusal(exercise: str, tried: Attempt, environ: Mapping[str, str], key_found: bool) -> str | None:
-    """Return why the model answer of ``exercise`` may not be shown now (a message), or None when it may.
-
-    In this order: a grader is running the notebook; the course turned model answers off; the
-    package holds no answer key; the exercise's check has not run in this kernel.
-    """
+def closed(environ: Mapping[str, str], key_found: bool) -> str | None:
+    """Return why no answer of the key may be shown at all (a message), or None: a grader runs the notebook,
+    the course turned model answers off, or the package holds no answer key (in that order)."""
     if grading(environ):
         return _("评分时不提供参考答案。")
     if answers_off(environ):
         return _("这门课关闭了参考答案（{setting}=off），请向老师求助。").format(setting=SETTING)
     if not key_found:
         return _("这份安装里没有参考答案。")
+    return None
+
+
+def refusal(exercise: str, tried: Attempt, environ: Mapping[str, str], key_found: bool) -> str | None:
+    """Return why the model answer of ``exercise`` may not be shown now (a message), or None when it may.
+
+    In this order: ``closed`` says why (a grader, the setting, no key); the exercise's check has
+    not run in this kernel.
+    """
+    if (why := closed(environ, key_found)) is not None:
+        return why
     if tried.runs == 0:
         return _("先自己试一试：运行一次练习 {exercise} 的检查格，之后就能看参考答案了。").format(exercise=exercise)
     return None
 
 
-def key_file(edition: str, folder: Path | None = None) -> Path:
-    """Return the answer key file of ``edition`` in ``folder`` (the package's ``answer_key/`` by default)."""
-    return (folder or Path(__file__).with_name(KEY_FOLDER)) / f"{edition}.json"
+def key_file(edition: str, folder: Path | None = None, part: str = "exercises") -> Path:
+    """Return the answer key file of ``edition`` in ``folder`` (the package's ``answer_key/`` by default).
+
+    ``part`` is ``exercises`` (the model answers: ``zh_CN.json``) or ``questions`` (the sample
+    answers: ``questions.zh_CN.json``).
+    """
+    if part not in ("exercises", "questions"):
+        raise ValueError(f"part must be exercises or questions (got {part!r})")
+    name = f"{edition}.json" if part == "exercises" else f"questions.{edition}.json"
+    return (folder or Path(__file__).with_name(KEY_FOLDER)) / name
 
 
 def read_key(path: Path) -> dict[str, str] | None:
@@ -101,5 +116,5 @@ def show_solution(exercise: str) -> None:
     print(format_solution(exercise, key[exercise]))
 
 
-__all__ = ["KEY_FOLDER", "SETTING", "answers_off", "format_solution", "key_file", "read_key", "refusal",
+__all__ = ["KEY_FOLDER", "SETTING", "answers_off", "closed", "format_solution", "key_file", "read_key", "refusal",
            "show_solution"]
