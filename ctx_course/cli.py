@@ -257,7 +257,7 @@ def _release(args: argparse.Namespace) -> int:
         for assignment_id in released:
             print(f"released {assignment_id} ({language})")
     for path in write_answer_keys(args.root):
-        print(f"wrote the answer key {Path(path).name} (model answers a learner opens with show_solution)")
+        print(f"wrote the answer key {Path(path).name} (show_solution, sample_answer)")
     return 0
 
 
