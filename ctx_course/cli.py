@@ -251,7 +251,7 @@ def _add_grade(sub, config: argparse.ArgumentParser, work: argparse.ArgumentPars
 
 
 def _release(args: argparse.Namespace) -> int:
-    from .answer_key import write_answer_keys
+    from .editions.answer_key import write_answer_keys
 
     for language, released in generate_editions(args.root).items():
         for assignment_id in released:

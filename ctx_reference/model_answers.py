@@ -7,7 +7,7 @@ key shipped with the package (``read_key``: ``answer_key/<language>.json``, writ
 solution notebooks by ``python -m ctx_course release``), and ``show_solution``, which prints the
 answer in the reader's language, its comments saying why it is written that way.
 
-Leaves out: writing the key (``ctx_course/answer_key.py``); hiding it from graded code (the grading
+Leaves out: writing the key (``ctx_course/editions/answer_key.py``); hiding it from graded code (the grading
 sandbox shows an empty folder in its place, and the reference build graded code runs against
 leaves it out).
 

@@ -1,4 +1,4 @@
-"""Model answers after trying (ctx_reference/model_answers.py) and their answer key (ctx_course/answer_key.py)."""
+"""Model answers after trying (ctx_reference/model_answers.py) and their key (ctx_course/editions/answer_key.py)."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ import runpy
 
 import pytest
 
-from ctx_course.answer_key import answer_key, key_path, key_text
+from ctx_course.editions.answer_key import answer_key, key_path, key_text
 from ctx_course.grading.steps.reference_build import build_reference
 from ctx_course.sandbox.policy import SandboxPolicy
 from ctx_reference import attempts

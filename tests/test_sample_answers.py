@@ -12,7 +12,7 @@ from nbconvert.exporters import HTMLExporter
 from nbgrader.server_extensions.formgrader import handlers
 from traitlets.config.loader import PyFileConfigLoader
 
-from ctx_course.answer_key import question_key
+from ctx_course.editions.answer_key import question_key
 from ctx_course.editions.translate import TEXT_STUB, has_chinese
 from ctx_course.grading.steps.feedback_page import FeedbackExporter
 from ctx_reference.i18n import LANGUAGES, using
@@ -90,7 +90,7 @@ def test_english_points_are_english():
 
 def test_the_question_key_is_in_step_with_the_solutions():
     """Both editions' question keys are what the source notebooks and catalogues give (python -m ctx_course release)."""
-    from ctx_course.answer_key import key_path, key_text
+    from ctx_course.editions.answer_key import key_path, key_text
 
     for language in LANGUAGES:
         assert key_path(REPO, language, "questions").read_text(encoding="utf-8") == key_text(

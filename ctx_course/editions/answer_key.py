@@ -25,7 +25,7 @@ from ctx_reference.checks import FUNCTIONS, NOTEBOOKS
 from ctx_reference.i18n import LANGUAGES, SOURCE
 from ctx_reference.model_answers import KEY_FOLDER, key_file
 
-from .editions.catalogues import source_notebook
+from .catalogues import source_notebook
 
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 """The lines nbgrader's ClearSolutions replaces, with what lies between them, by the release's stub."""
@@ -66,7 +66,7 @@ def model_answer(notebook: dict, grade_id: str) -> str:
 def _notebook(root: Path, assignment: str, language: str) -> dict:
     if language == SOURCE:
         return json.loads(source_notebook(root, assignment).read_text(encoding="utf-8"))
-    from .editions.check import english_notebook
+    from .check import english_notebook
 
     return english_notebook(root, assignment)
 
