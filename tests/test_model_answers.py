@@ -104,8 +104,10 @@ def test_the_model_answer_after_a_failed_check(capsys):
     show_solution("remaining")
     out = capsys.readouterr().out
     assert out.startswith("练习 remaining 的参考答案")
-    assert out.endswith(read_key(key_file("zh_CN"))["remaining"] + "\n")
+    assert "\n\n" + read_key(key_file("zh_CN"))["remaining"] + "\n\n为什么这样写：" in out
     assert "left = window - (read + write + input) - max_tokens" in out
+    assert out.endswith("为什么这样写：余量照实相减，超额时就是负数；和窗口的十分之一比用除法 window / 10，"
+                        "窗口不是 10 的倍数时整除会挪动边界。\n")
 
 
 def test_the_model_answer_in_english(capsys):
@@ -118,6 +120,7 @@ def test_the_model_answer_in_english(capsys):
     out = capsys.readouterr().out
     assert out.startswith("Model answer of remaining")
     assert "Return (room left, whether to compact)." in out
+    assert "\n\nWhy it is written this way: The margin is a plain subtraction" in out
 
 
 def test_the_setting_turns_model_answers_off(monkeypatch, capsys):
@@ -182,3 +185,13 @@ def test_the_hub_turns_model_answers_off_by_default(monkeypatch, tmp_path):
     assert hub_environment(monkeypatch, tmp_path)["CTX_MODEL_ANSWERS"] == "off"
     assert hub_environment(monkeypatch, tmp_path, COURSE_MODEL_ANSWERS="on")["CTX_MODEL_ANSWERS"] == "on"
     assert hub_environment(monkeypatch, tmp_path, COURSE_MODEL_ANSWERS="yes please")["CTX_MODEL_ANSWERS"] == "off"
+
+
+def test_every_model_answer_says_why_it_is_written_so():
+    """Every exercise has its "why it is written this way", and it reads differently in English."""
+    from ctx_reference.model_answers import WHY, _
+
+    assert set(WHY) == set(EXERCISES)
+    for exercise, why in WHY.items():
+        with using("en"):
+            assert _(why) != why, exercise
