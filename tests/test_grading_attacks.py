@@ -346,6 +346,14 @@ def test_the_answer_key_is_not_visible_to_student_code(graded):
     assert "要点" not in feedback and "评分参考" not in feedback and "压缩本身是一次调用" not in feedback
 
 
+def test_a_failed_check_under_grading_offers_no_hint(graded):
+    """displayhook's wrong `remaining` fails its visible check; its feedback shows the failure line, without the
+    line that offers a hint in a learner's own kernel."""
+    feedback = _feedback_text(graded, "displayhook")
+    assert _flat("个检查没有通过，请看上面的 × 行。") in feedback
+    assert _flat("卡住了") not in feedback and _flat("from ctx_reference.hints import hint") not in feedback
+
+
 def test_an_ast_transformer_cannot_strip_the_checks(graded):
     """ast's wrong `remaining` scores 0 of 3: the transformer and its pre_run_cell re-installer
     are gone before the check cell runs."""
