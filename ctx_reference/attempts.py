@@ -9,7 +9,8 @@ Leaves out: what is shown from the record (``hints.py`` chooses a hint from it, 
 opens a model answer only after a check ran).
 
 Vocabulary: an *attempt* is what the record holds for one exercise: how many times its check ran
-in this kernel and the rules its last run broke, in the order of the failing cases. The record
+in this kernel on a function that was tried (a stub still raising ``NotImplementedError`` is not)
+and the rules its last run broke, in the order of the failing cases. The record
 lives as long as the kernel: a restarted kernel has run no check.
 """
 from __future__ import annotations

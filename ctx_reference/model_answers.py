@@ -99,7 +99,8 @@ def refusal(exercise: str, tried: Attempt, environ: Mapping[str, str], key_found
     if (why := closed(environ, key_found)) is not None:
         return why
     if tried.runs == 0:
-        return _("先自己试一试：运行一次练习 {exercise} 的检查格，之后就能看参考答案了。").format(exercise=exercise)
+        message = _("先自己试一试：写好练习 {exercise}，运行一次它的检查格，之后就能看参考答案了。")
+        return message.format(exercise=exercise)
     return None
 
 

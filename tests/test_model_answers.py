@@ -93,7 +93,19 @@ def test_no_model_answer_before_the_check_ran(capsys):
     """Before the exercise's check ran in this kernel, show_solution says to run it, and shows no code."""
     show_solution("remaining")
     out = capsys.readouterr().out
-    assert out.startswith("先自己试一试：运行一次练习 remaining 的检查格") and "def remaining" not in out
+    assert out.startswith("先自己试一试：写好练习 remaining，运行一次它的检查格") and "def remaining" not in out
+
+
+def test_the_untouched_stub_is_no_attempt(capsys):
+    """Running the check on the release's stub (it raises NotImplementedError) does not open the model answer."""
+    def remaining(window, read, write, input, max_tokens):
+        raise NotImplementedError()
+
+    with pytest.raises(CheckFailed):
+        check_exercise("remaining", remaining)
+    capsys.readouterr()
+    show_solution("remaining")
+    assert capsys.readouterr().out.startswith("先自己试一试：写好练习 remaining")
 
 
 def test_the_model_answer_after_a_failed_check(capsys):

@@ -151,7 +151,8 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
     except UsedReference as exc:
         record(name, ())
         raise CheckFailed(_called_reference(name, str(exc))) from None
-    record(name, failed_rules(EXERCISES[name], outcomes, RULES[name]))
+    if not (outcomes and outcomes[-1].pending):  # a stub that still raises NotImplementedError is no attempt
+        record(name, failed_rules(EXERCISES[name], outcomes, RULES[name]))
     if not quiet:
         print(format_report(outcomes))
     if outcomes and outcomes[-1].pending:
