@@ -103,7 +103,13 @@ c.GenerateFeedback.preprocessors = [
 # (MakeInert above), and again by every HTMLExporter that renders one: the Formgrader's (on the Jupyter
 # server's own origin) and the feedback's. nbconvert's own `sanitize_html` is left off: it escapes
 # headings, paragraphs and table rows into visible tags (see ctx_course/grading/steps/inert.py).
-c.HTMLExporter.preprocessors = ["ctx_course.grading.steps.inert.MakeInert"]
+# Then the Formgrader shows each free-response question's rubric (its points and a model answer) under
+# the learner's answer; only on the Formgrader's page of a submission, never in feedback
+# (ctx_course/grading/steps/rubric.py); the rubric is the course's own text, added after MakeInert.
+c.HTMLExporter.preprocessors = [
+    "ctx_course.grading.steps.inert.MakeInert",
+    "ctx_course.grading.steps.rubric.ShowRubric",
+]
 # Kernels report errors only, instead of a transport warning per notebook.
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
 

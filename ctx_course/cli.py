@@ -257,9 +257,13 @@ def _add_grade(sub, config: argparse.ArgumentParser, work: argparse.ArgumentPars
 
 
 def _release(args: argparse.Namespace) -> int:
+    from .editions.answer_key import write_answer_keys
+
     for language, released in generate_editions(args.root).items():
         for assignment_id in released:
             print(f"released {assignment_id} ({language})")
+    for path in write_answer_keys(args.root):
+        print(f"wrote the answer key {Path(path).name} (show_solution, sample_answer)")
     return 0
 
 

@@ -19,6 +19,9 @@ Settings (environment variables):
   those whose ``edition`` column of the roster says ``en``. Their servers get ``COURSE_EDITION=en``,
   so the Assignment List fetches the English notebooks (``ctx_course/exchange.py``); the class is
   still one assignment, graded as one.
+- ``COURSE_MODEL_ANSWERS``: ``on`` lets learners open the model answers (``show_solution``) and the
+  sample answers of the questions (``sample_answer``) once they tried; default ``off``, a graded
+  course's setting: every learner's server gets ``CTX_MODEL_ANSWERS=off``.
 - ``COURSE_EXCHANGE``: nbgrader's exchange root, writable by everyone (``install -d -m 0777``).
 - ``COURSE_HUB_STATE``: where the hub keeps its database, cookie secret and proxy pid file.
 - ``COURSE_HUB_PASSWORD``: the one password of the dummy authenticator (a trial only: use PAM,
@@ -72,6 +75,7 @@ PORT = int(os.environ.get("COURSE_HUB_PORT", "8000"))
 HUB_API_PORT = int(os.environ.get("COURSE_HUB_API_PORT", "8081"))
 PROXY_API_PORT = int(os.environ.get("COURSE_PROXY_API_PORT", "8001"))
 FORMGRADER_PORT = int(os.environ.get("COURSE_FORMGRADER_PORT", "9999"))
+MODEL_ANSWERS = "on" if os.environ.get("COURSE_MODEL_ANSWERS", "off").strip().lower() == "on" else "off"
 
 # The hub, its API and the proxy's API on this machine only.
 c.JupyterHub.ip = "127.0.0.1"
@@ -105,6 +109,7 @@ c.Spawner.environment = {
     "JUPYTER_CONFIG_PATH": str(HERE / "learner"),
     "COURSE_EXCHANGE": EXCHANGE,
     "PATH": TOOLS,
+    "CTX_MODEL_ANSWERS": MODEL_ANSWERS,  # ctx_reference/model_answers.py: off unless the hub says on
 }
 
 

@@ -7,7 +7,9 @@ limit and a 1 GiB memory limit:
 ``gradebook`` renames every student in the gradebook; ``overwrite`` overwrites ``zz_victim``'s
 submission (the untouched release, graded after it); ``planter`` writes ``ipykernel_launcher.py``
 into the working folder, where kernels used to start; ``leftover`` starts a process that keeps
-rewriting grades.csv; ``reader`` executes the model answer read from solutions/; ``ast`` installs
+rewriting grades.csv; ``reader`` executes the model answer read from solutions/; ``key_reader``
+asks for a hint, the model answer and a question's sample answer, then executes the model answer
+read from the package's answer key (``ctx_reference/answer_key/``); ``ast`` installs
 an AST transformer (re-installed by a pre_run_cell callback) that turns assert and raise into
 pass, and silences check_exercise; ``input_cleanup`` does the same with an input transformer
 that turns ``assert x`` into ``assert True or x``; ``displayhook`` makes a wrong ``remaining`` call
@@ -114,6 +116,27 @@ try:
     print("solutions: read")
 except OSError:
     print("solutions: not visible")
+'''},
+        "key_reader": {"code": '''
+import json
+import pathlib
+
+import ctx_reference
+from ctx_reference import attempts
+from ctx_reference.hints import hint
+from ctx_reference.model_answers import show_solution
+from ctx_reference.sample_answers import sample_answer
+
+attempts.record("remaining", ("negative-when-over",))
+hint("remaining")
+show_solution("remaining")
+sample_answer("q_why_early", notebook="remaining.ipynb")
+try:
+    key = pathlib.Path(ctx_reference.__file__).with_name("answer_key") / "zh_CN.json"
+    exec(json.loads(key.read_text(encoding="utf-8"))["remaining"])
+    print("answer key: read")
+except (OSError, ValueError, KeyError):
+    print("answer key: not visible")
 '''},
         "ast": {"code": f'''
 import ast
@@ -309,6 +332,26 @@ def test_solutions_are_not_visible_to_student_code(graded):
     """reader finds no solutions/ folder, so its `remaining` is never defined: 0 of 3."""
     assert "solutions: not visible" in _printed(graded, "reader")
     assert _score(graded, "reader") == (True, 0, 3)
+
+
+def test_the_answer_key_is_not_visible_to_student_code(graded):
+    """key_reader gets no hint, no model answer and no sample answer, and finds the answer key folder empty in
+    the kernel and absent from the build its answer process runs against, so its `remaining` is never
+    defined: 0 of 3. Its feedback shows no question's points or rubric."""
+    printed = _printed(graded, "key_reader")
+    assert "评分时不提供提示。" in printed and printed.count("评分时不提供参考答案。") == 2
+    assert "answer key: not visible" in printed and "def remaining" not in printed
+    assert _score(graded, "key_reader") == (True, 0, 3)
+    feedback = _feedback_text(graded, "key_reader")
+    assert "要点" not in feedback and "评分参考" not in feedback and "压缩本身是一次调用" not in feedback
+
+
+def test_a_failed_check_under_grading_offers_no_hint(graded):
+    """displayhook's wrong `remaining` fails its visible check; its feedback shows the failure line, without the
+    line that offers a hint in a learner's own kernel."""
+    feedback = _feedback_text(graded, "displayhook")
+    assert _flat("个检查没有通过，请看上面的 × 行。") in feedback
+    assert _flat("卡住了") not in feedback and _flat("from ctx_reference.hints import hint") not in feedback
 
 
 def test_an_ast_transformer_cannot_strip_the_checks(graded):

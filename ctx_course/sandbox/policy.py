@@ -51,6 +51,8 @@ ETC_ALLOWED = (
 )
 # Packages of the course a notebook imports (bound read-only even when the course is hidden).
 COURSE_PACKAGES = ("ctx_reference",)
+# Folders of the course's packages no graded kernel may read: the model answers (ctx_reference/model_answers.py).
+COURSE_SECRETS = {"ctx_reference": ("answer_key",)}
 # Installed packages a graded kernel never uses, hidden from it: ipykernel imports its debugger
 # at start-up whenever it can, which is about a quarter of a kernel's start-up CPU.
 UNUSED_PACKAGES = ("debugpy",)
@@ -177,7 +179,8 @@ class SandboxPolicy:
         """Return the policy of a course at ``root`` graded into ``work``.
 
         The whole course folder is hidden (solutions, the grading folder, examples, .git), then
-        the course's packages and the virtual environment are bound back read-only; the
+        the course's packages and the virtual environment are bound back read-only, but for their
+        COURSE_SECRETS (the model answers), which stay hidden; the
         grading folder is hidden wherever it is, and so is every folder of ``hidden`` (the
         coordinator's grading folder, for a Dask worker with a scratch folder of its own).
         """
@@ -192,6 +195,8 @@ class SandboxPolicy:
         exposed += [str(Path(p).resolve()) for p in sys.path if "site-packages" in Path(p).parts and Path(p).is_dir()]
         for name in COURSE_PACKAGES:
             exposed += _package_folders(name)
+            hidden += [str(Path(folder) / secret) for folder in _package_folders(name)
+                       for secret in COURSE_SECRETS.get(name, ())]
         for name in UNUSED_PACKAGES:
             hidden += _package_folders(name)
         return cls(

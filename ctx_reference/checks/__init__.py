@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from ..attempts import failed_rules, record
+from ..hints import ask_line
 from ..i18n import _
 from . import (
     assembly,
@@ -147,15 +149,20 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
             outcomes.append(run_generated(func, FUNCTIONS.get(name, name), generated, GENERATED[name],
                                           RULES[name], _CODES[name]))
     except UsedReference as exc:
+        record(name, ())
         raise CheckFailed(_called_reference(name, str(exc))) from None
+    if not (outcomes and outcomes[-1].pending):  # a stub that still raises NotImplementedError is no attempt
+        record(name, failed_rules(EXERCISES[name], outcomes, RULES[name]))
     if not quiet:
         print(format_report(outcomes))
     if outcomes and outcomes[-1].pending:
         raise CheckFailed(_("练习 {name} 还没有完成。").format(name=shown_name(name)))
     failed = sum(not o.passed for o in outcomes)
     if failed:
-        raise CheckFailed(_("练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。").format(
-            name=shown_name(name), failed=failed))
+        message = _("练习 {name}：{failed} 个检查没有通过，请看上面的 × 行。").format(
+            name=shown_name(name), failed=failed)
+        ask = "" if quiet else ask_line(name)
+        raise CheckFailed(f"{message}\n{ask}" if ask else message)
 
 
 def expect_generated(label: str, name: str, func) -> None:

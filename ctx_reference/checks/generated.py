@@ -151,9 +151,14 @@ def rule_sentence(strategy: str, rules: Sequence[Rule], broken: str | None = Non
     table's order: a table lists the rules a case tells apart before the ones every case obeys
     (the type of the returned value).
     """
-    drawn = [rule for rule in rules if strategy in rule.generated]
-    chosen = next((rule for rule in drawn if rule.name == broken), drawn[0] if drawn else None)
+    chosen = broken_rule(strategy, rules, broken)
     return None if chosen is None else _(chosen.states)
+
+
+def broken_rule(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> Rule | None:
+    """Return the rule a failing case of ``strategy`` breaks (None: no rule draws it); see ``rule_sentence``."""
+    drawn = [rule for rule in rules if strategy in rule.generated]
+    return next((rule for rule in drawn if rule.name == broken), drawn[0] if drawn else None)
 
 
 def run_generated(func: Callable, function: str, cases: Sequence[BankCase], spec: Generated,
@@ -168,7 +173,8 @@ def run_generated(func: Callable, function: str, cases: Sequence[BankCase], spec
             sentence = rule_sentence(case.strategy, rules, broken)
             if sentence is None:
                 return outcome
-            return Outcome(False, _("{line}（这条规则：“{rule}”）").format(line=outcome.line, rule=sentence))
+            return Outcome(False, _("{line}（这条规则：“{rule}”）").format(line=outcome.line, rule=sentence),
+                           rule=getattr(broken_rule(case.strategy, rules, broken), "name", None))
     return Outcome(True, _("{mark} 另外 {count} 个生成的例子也都对").format(mark=PASS_MARK, count=len(cases)))
 
 

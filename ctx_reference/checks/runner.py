@@ -218,13 +218,15 @@ class Outcome:
     """What happened to one case: passed or not, the feedback line shown for it, and what came back.
 
     ``value`` is the plain data the function's result was compared as, when the call returned a
-    value of the right kind and shape (None otherwise).
+    value of the right kind and shape (None otherwise). ``rule`` names the rule of ``RULES`` a
+    failed generated case breaks, where the check knows it (a visible case is known by its label).
     """
 
     passed: bool
     line: str
     pending: bool = False
     value: Any = None
+    rule: str | None = None
 
 
 def reference_codes(objects: Iterable[Any]) -> frozenset[CodeType]:

@@ -38,6 +38,8 @@ KEPT_METHODS = frozenset({
     "__eq__", "__ne__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__", "__getattr__", "__setattr__",
     "__reduce__", "__reduce_ex__", "__getnewargs__", "__getstate__", "__setstate__",
 })
+# Folders of the package the build leaves out: the model answers (``ctx_reference/model_answers.py``).
+LEFT_OUT = ("answer_key",)
 # The module of the build that holds the stubs' exception.
 WITHHELD_MODULE = "_withheld"
 WITHHELD_SOURCE = '''"""The exception raised by a reference function that grading withholds."""
@@ -104,14 +106,15 @@ def build_reference(source: str | Path, target: str | Path, withheld: Iterable[t
 
     A withheld function keeps its signature and docstring and raises ``ReferenceWithheld``; a
     withheld class keeps KEPT_METHODS and has every other method of its body stubbed. Modules
-    without a withheld object are copied as they are. The copy is compiled (no kernel can save
-    bytecode in the sandbox). A withheld object that is not found raises ValueError naming it.
+    without a withheld object are copied as they are; the folders of LEFT_OUT (the model answers)
+    are not. The copy is compiled (no kernel can save bytecode in the sandbox). A withheld object
+    that is not found raises ValueError naming it.
     """
     source, target = Path(source), Path(target) / PACKAGE
     by_module: dict[str, list[str]] = {}
     for module, qualname in withheld:
         by_module.setdefault(module, []).append(qualname)
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *LEFT_OUT))
     (target / f"{WITHHELD_MODULE}.py").write_text(WITHHELD_SOURCE, encoding="utf-8")
     for module, qualnames in sorted(by_module.items()):
         parts = module.split(".")
