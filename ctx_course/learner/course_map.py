@@ -86,7 +86,7 @@ def prose_counts(text: str) -> tuple[int, int]:
     """Return the words and the CJK characters of a markdown text, without its code spans, link targets and math.
 
     >>> prose_counts("Count the `tokens` of [the window](../glossary.en.md#window): 上下文")
-    (4, 3)
+    (5, 3)
     """
     text = _MATH.sub(" ", _LINK_TARGET.sub("]", _CODE_SPAN.sub(" ", text)))
     return len(_WORD.findall(text)), len(_CJK.findall(text))
@@ -160,6 +160,7 @@ def start_page(lessons: Sequence[Lesson], language: str) -> dict:
     """
     with using(language):
         total = sum(lesson.minutes for lesson in lessons)
+        table = _table(lessons)
         intro = "\n".join([
             _("# 从这里开始：课程地图"),
             "",
@@ -183,7 +184,7 @@ def start_page(lessons: Sequence[Lesson], language: str) -> dict:
         ])
     code = "from ctx_course.learner.progress import progress_report\n\nprint(progress_report(\".\"))"
     return {
-        "cells": [_cell("markdown", "start-intro", intro), _cell("markdown", "start-map", _table(lessons)),
+        "cells": [_cell("markdown", "start-intro", intro), _cell("markdown", "start-map", table),
                   _cell("markdown", "start-times", times), _cell("markdown", "start-progress", progress),
                   _cell("code", "start-progress-run", code)],
         "metadata": {METADATA_KEY: language, "kernelspec": {"display_name": "Python 3 (ipykernel)",

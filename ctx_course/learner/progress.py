@@ -162,7 +162,7 @@ def format_progress(progress: Sequence[NotebookProgress], folder: str) -> list[s
     for item in progress:
         title = item.title if len(item.title) <= shown_width else item.title[:shown_width - 1] + "…"
         if item.problem is not None:
-            lines.append(f"  {title:<{shown_width}}  " + _("读不了：{problem}").format(problem=item.problem))
+            lines.append(f"! {title:<{shown_width}}  " + _("读不了：{problem}").format(problem=item.problem))
             continue
         mark = "✓" if item.done else ("·" if not item.started else "×" if item.failed else "…")
         checks = _("检查 {passed}/{checks} 通过").format(passed=item.passed, checks=item.checks)
