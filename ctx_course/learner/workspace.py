@@ -9,7 +9,9 @@ nothing and JupyterLab does not show it as modified. The release's glossary (``g
 ``workspace/``, ``glossary.en.md`` in ``workspace-en/``) is copied to the workspace's top, and
 replaced whenever the release's differs: it is the course's, not the learner's, and the notebooks'
 links (``../glossary.md#cache``) open it inside the lab, whose root is the workspace. The other
-edition's glossary, which earlier versions copied too, is removed.
+edition's glossary, which earlier versions copied too, is removed. The start page
+(``course_map.START_PAGE``: the course map and a progress cell) is written at the workspace's top
+and rewritten only when its text changes.
 
 Each copy is recorded in the workspace's manifest (``workspace/.lessons-manifest.json``, hidden in
 JupyterLab): the digest of the released file and the digest of each of its cells
