@@ -56,18 +56,22 @@ def _notebook(first: str, *cells) -> dict:
 
 def test_lesson_facts_read_the_title_prerequisites_and_answers():
     """The title follows "NN ·"; the prerequisites are the numbers on the bold "Prerequisites" line only; an
-    answer code cell is an exercise, an answer markdown cell a question, and answers are not prose."""
+    answer code cell is an exercise, an answer markdown cell a question, and answers are not prose; a "## N."
+    heading holding the optional mark names an optional section."""
     answer = {"nbgrader": {"solution": True, "grade": True, "grade_id": "q"}}
     notebook = _notebook(
         "# 05 · Trimming output\n\nSee 03 · Recall.\n\n**Prerequisites**: 04 · Assembly (budgets); 01 · Window.",
         {"cell_type": "code", "id": "b", "metadata": {"nbgrader": {"solution": True, "grade_id": "f"}},
          "source": "def f(): ...", "outputs": [], "execution_count": None},
         {"cell_type": "markdown", "id": "c", "metadata": answer, "source": "many words here that are not counted"},
+        {"cell_type": "markdown", "id": "d", "metadata": {}, "source": "## 3. Details (optional on first reading)\n"},
+        {"cell_type": "markdown", "id": "e", "metadata": {}, "source": "## 4. More\n\noptional on first reading"},
     )
-    facts = lesson_facts("05-trim-lines/trim_lines.ipynb", notebook, "Prerequisites")
+    facts = lesson_facts("05-trim-lines/trim_lines.ipynb", notebook, "Prerequisites", "optional on first reading")
+    assert facts.optional == ("3",)
     assert (facts.number, facts.title, facts.prerequisites) == ("05", "Trimming output", ("04", "01"))
     assert (facts.exercises, facts.questions) == (1, 1)
-    assert facts.words == prose_counts(notebook["cells"][0]["source"])[0]
+    assert facts.words == sum(prose_counts(notebook["cells"][i]["source"])[0] for i in (0, 3, 4))  # a, d, e
 
 
 def test_lesson_facts_refuse_a_notebook_without_a_title():
@@ -79,7 +83,8 @@ def test_lesson_facts_refuse_a_notebook_without_a_title():
 @pytest.mark.parametrize(("folder", "language"), [(LESSONS, "zh_CN"), (LESSONS_EN, "en")])
 def test_the_course_map_of_each_release(folder, language):
     """Both releases give eleven notebooks in order, the same prerequisites (each an earlier notebook; 01 has
-    none, 02 needs 01, 11 needs 06 and 09), the same exercises and questions (32 questions in all), and the
+    none, 02 needs 01, 11 needs 06 and 09), the same exercises and questions (32 questions in all), the sections
+    marked optional on first reading (06 §8, 09 §14), and the
     English prose is counted in words, the Chinese mostly in characters."""
     lessons = course_map(_release(folder), language)
     assert [lesson.number for lesson in lessons] == [f"{n:02d}" for n in range(1, 12)]
@@ -87,6 +92,7 @@ def test_the_course_map_of_each_release(folder, language):
     assert needs["01"] == () and needs["02"] == ("01",) and needs["11"] == ("06", "09")
     assert all(all(number < lesson.number for number in lesson.prerequisites) for lesson in lessons)
     assert sum(lesson.questions for lesson in lessons) == 32
+    assert {lesson.number: lesson.optional for lesson in lessons if lesson.optional} == {"06": ("8",), "09": ("14",)}
     assert [lesson.exercises for lesson in lessons] == [2, 1, 2, 1, 1, 2, 1, 1, 3, 2, 1]
     if language == "en":
         assert all(lesson.words > 5 * lesson.cjk for lesson in lessons)
@@ -123,8 +129,12 @@ def test_the_start_page_links_each_notebook_and_the_editions_glossary_only(langu
     code = [cell["source"] for cell in page["cells"] if cell["cell_type"] == "code"]
     assert code == ['from ctx_course.learner.progress import progress_report\n\nprint(progress_report("."))']
     assert page["metadata"]["ctx_edition"] == language
+    assert "[06](06-strategies/strategies.ipynb), [09](09-context-ledger/context_ledger.ipynb)" in text or \
+        "[06](06-strategies/strategies.ipynb)、[09](09-context-ledger/context_ledger.ipynb)" in text  # 11's
     if language == "en":
-        assert "Prerequisites" in text and "about " in text and "先修" not in text
+        assert "Prerequisites" in text and "(§8 optional on first reading)" in text and "先修" not in text
+    else:
+        assert "（其中 §14 初读可跳过）" in text
 
 
 def test_the_workspace_gets_the_start_page_and_keeps_a_saved_run_of_it(tmp_path):

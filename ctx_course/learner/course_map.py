@@ -42,6 +42,7 @@ _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _TITLE = re.compile(r"^#\s+(\d\d)\s*·\s*(.+?)\s*$", re.M)
 _NUMBER = re.compile(r"(?<![\d.,])(\d\d)\s*·")
+_SECTION = re.compile(r"^##\s+(\d+)\.\s*(.*)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Lesson:
     cjk: int  # CJK characters of its prose
     exercises: int
     questions: int
+    optional: tuple[str, ...] = ()  # numbers of the sections marked optional on first reading, e.g. ("8",)
 
     @property
     def minutes(self) -> int:
@@ -97,12 +99,14 @@ def _source(cell: Mapping) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def lesson_facts(path: str, notebook: Mapping, prerequisites_label: str) -> Lesson:
+def lesson_facts(path: str, notebook: Mapping, prerequisites_label: str, optional_label: str | None = None) -> Lesson:
     """Return the course map's facts of one released notebook.
 
     ``prerequisites_label`` is how the edition starts the line naming the notebooks to read first
     ("Prerequisites", "先修"): the numbers ``NN ·`` on the first line of the first cell that starts with it
-    in bold are the prerequisites. The title is the first cell's ``# NN · title``.
+    in bold are the prerequisites. The title is the first cell's ``# NN · title``. ``optional_label`` is
+    how the edition marks a section optional on first reading: the numbers of the ``## N.`` headings that
+    hold it are the optional sections.
     Raises ValueError naming ``path`` when the notebook has no such title.
     """
     cells = [cell for cell in notebook.get("cells", []) if isinstance(cell, Mapping)]
@@ -116,21 +120,24 @@ def lesson_facts(path: str, notebook: Mapping, prerequisites_label: str) -> Less
             prerequisites = tuple(dict.fromkeys(_NUMBER.findall(line)))
             break
     words = cjk = 0
+    optional: list[str] = []
     for cell in cells:
         if cell.get("cell_type") == "markdown" and not is_answer(cell):
             counted = prose_counts(_source(cell))
             words, cjk = words + counted[0], cjk + counted[1]
+            if optional_label:
+                optional += [m.group(1) for m in _SECTION.finditer(_source(cell)) if optional_label in m.group(2)]
     answers = [cell for cell in cells if is_answer(cell)]
     return Lesson(path=path, number=title.group(1), title=title.group(2), prerequisites=prerequisites,
                   words=words, cjk=cjk, exercises=sum(cell.get("cell_type") == "code" for cell in answers),
-                  questions=sum(cell.get("cell_type") == "markdown" for cell in answers))
+                  questions=sum(cell.get("cell_type") == "markdown" for cell in answers), optional=tuple(optional))
 
 
 def course_map(notebooks: Sequence[tuple[str, Mapping]], language: str) -> list[Lesson]:
     """Return the facts of each released notebook (``(path, notebook)`` pairs), in the order of their numbers."""
     with using(language):
-        label = _("先修")
-    return sorted((lesson_facts(path, notebook, label) for path, notebook in notebooks),
+        label, optional = _("先修"), _("初读可跳过")
+    return sorted((lesson_facts(path, notebook, label, optional) for path, notebook in notebooks),
                   key=lambda lesson: lesson.number)
 
 
@@ -142,13 +149,16 @@ def _cell(kind: str, cell_id: str, text: str) -> dict:
 
 
 def _table(lessons: Sequence[Lesson]) -> str:
-    titles = {lesson.number: lesson.title for lesson in lessons}
+    paths = {lesson.number: lesson.path for lesson in lessons}
     rows = [_("| 笔记本 | 讲什么 | 先修 | 预计时间 |"), "|---|---|---|---|"]
     for lesson in lessons:
-        needs = _("、").join(f"{number}" for number in lesson.prerequisites if number in titles) or _("无")
-        rows.append(_("| [{number}]({path}) | {title} | {needs} | 约 {minutes} 分钟 |").format(
-            number=lesson.number, path=lesson.path, title=lesson.title.replace("|", "\\|"), needs=needs,
-            minutes=lesson.minutes))
+        needs = _("、").join(f"[{number}]({paths[number]})" for number in lesson.prerequisites if number in paths)
+        time = _("约 {minutes} 分钟").format(minutes=lesson.minutes)
+        if lesson.optional:
+            time += _("（其中 {sections} 初读可跳过）").format(
+                sections=_("、").join(f"§{number}" for number in lesson.optional))
+        title = lesson.title.replace("|", "\\|")
+        rows.append(f"| [{lesson.number}]({lesson.path}) | {title} | {needs or _('无')} | {time} |")
     return "\n".join(rows)
 
 
