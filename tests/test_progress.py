@@ -89,7 +89,8 @@ def test_the_view_names_each_notebook_and_what_to_open_next():
         assert lines[1].startswith("✓ 01") and lines[1].endswith("checks passed 1/1, questions answered 2/2")
         assert lines[2].startswith("× 02") and "checks passed 0/1 (1 failing), questions answered 1/2" in lines[2]
         assert lines[3].startswith("· 03")
-        assert lines[4] == "Next: open 02 (1 check(s) not passed yet, 1 question(s) not answered)"
+        assert lines[4] == "(✓ done; × a check is failing; … partly done; · not started)"
+        assert lines[5] == "Next: open 02 (1 check(s) not passed yet, 1 question(s) not answered)"
         done = format_progress([_progress("01", 1, 0, 2)], "workspace-en/")
         assert done[-1] == "All 1 notebooks are done: every check passes and every question is answered."
     with using("zh_CN"):

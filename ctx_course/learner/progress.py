@@ -155,7 +155,8 @@ def next_notebook(progress: Sequence[NotebookProgress]) -> NotebookProgress | No
 
 
 def format_progress(progress: Sequence[NotebookProgress], folder: str) -> list[str]:
-    """Return the lines of the progress view (reader's language): one per notebook, then what to open next."""
+    """Return the lines of the progress view (reader's language): one per notebook, what its mark means, then what
+    to open next."""
     lines = [_("{folder} 里保存过的笔记本（只读了文件，没有运行它们；没保存的改动不算）：").format(folder=folder)]
     width = max((len(item.title) for item in progress), default=0)
     shown_width = min(width, 60)
@@ -171,6 +172,8 @@ def format_progress(progress: Sequence[NotebookProgress], folder: str) -> list[s
         questions = _("问答 {answered}/{questions} 已答").format(answered=item.answered, questions=item.questions)
         lines.append(_("{mark} {title}  {checks}，{questions}").format(
             mark=mark, title=f"{title:<{shown_width}}", checks=checks, questions=questions))
+    if progress:
+        lines.append(_("（✓ 做完了；× 有检查没通过；… 做了一部分；· 还没开始）"))
     upcoming = next_notebook(progress)
     if upcoming is None and progress and all(item.problem is None for item in progress):
         lines.append(_("全部 {count} 本都完成了：每个检查都通过，每道问答题都答了。").format(count=len(progress)))
