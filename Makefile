@@ -20,7 +20,7 @@ endif
 # nbgrader shells out to alembic, so the environment's bin/ must be on PATH.
 ACTIVATE := . $(BIN)/activate &&
 
-.PHONY: lab update test quick preflight test-browser test-hub lint lessons grade formgrader bench bench-grading clean-grading \
+.PHONY: lab update progress test quick preflight test-browser test-hub lint lessons grade formgrader bench bench-grading clean-grading \
 	mutation api-check
 
 $(STAMP): pyproject.toml
@@ -45,6 +45,10 @@ lab: $(STAMP)
 # Bring corrections of the release into workspace/: answers and edited cells kept, old files backed up.
 update: $(STAMP)
 	$(ACTIVATE) python -m ctx_course update --lang $(EDITION)
+
+# The learner's progress, read from the saved notebooks of workspace/ (workspace-en/ with LANG=en) without running them.
+progress: $(STAMP)
+	$(ACTIVATE) python -m ctx_course progress --lang $(EDITION)
 
 # preflight first: the system packages the suite needs, installed (as root on Debian) or named in
 # one line before anything runs (scripts/preflight.sh).

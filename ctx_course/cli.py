@@ -1,5 +1,5 @@
 """``python -m ctx_course``: regenerate the student release, prepare a learner's workspace, open it in JupyterLab,
-bring corrections of the release into it, or grade a class."""
+bring corrections of the release into it, show the learner's progress, or grade a class."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +13,7 @@ from .config import assignments
 from .editions.translate import EDITIONS
 from .grading.records import WorkerRefused
 from .learner.lab import exec_lab
+from .learner.progress import progress_report
 from .learner.workspace import (
     WORKSPACE,
     WORKSPACES,
@@ -102,6 +103,13 @@ def build_parser() -> argparse.ArgumentParser:
         f"copy the old file to {WORKSPACE}/backups/<time>/, then take the new version of every cell you did not edit "
         "and keep your answers and every cell you edited as they are. Close those notebooks in JupyterLab first.",
     ).set_defaults(run=_update)
+    sub.add_parser(
+        "progress", parents=[lessons, edition],
+        help=f"show, per notebook of {WORKSPACE}/, the checks passed, the questions answered and what to open next",
+        description=f"Read the saved notebooks of {WORKSPACE}/ (workspace-en/ with --lang en) without running them "
+        "and print, per notebook, the check cells passed by their last saved run and the questions answered, "
+        "then the notebook to open next.",
+    ).set_defaults(run=_progress)
     _add_grade(sub, config, work)
     check = sub.add_parser(
         "hub-check",
@@ -352,6 +360,19 @@ def _update(args: argparse.Namespace) -> int:
         else:
             print(_("没有要更新的笔记本：{workspace}/ 里每本都是照现在的 {lessons}/ 复制或更新的").format(
                 workspace=WORKSPACES[language], lessons=EDITIONS[language]))
+    return 0
+
+
+def _progress(args: argparse.Namespace) -> int:
+    language = normalize(args.lang, argument="--lang")
+    folder = Path(args.root) / WORKSPACES[language]
+    with using(language):
+        if not folder.is_dir():
+            lab = "make lab" + ("" if language == "zh_CN" else f" LANG={language}")
+            print(_("error: 还没有 {folder}/：先运行 {lab}，它会复制笔记本并打开 JupyterLab").format(
+                folder=WORKSPACES[language], lab=lab), file=sys.stderr)
+            return 2
+        print(progress_report(folder, language))
     return 0
 
 

@@ -4,9 +4,11 @@ nbgrader removes the solutions and the hidden tests, clears the outputs and lock
 cells. The Chinese edition goes to ``lessons/``; the English one to ``lessons-en/``, generated the
 same way from the English source notebooks, which ``solutions/`` and the catalogues
 ``i18n/en/*.po`` make in a temporary folder (``editions.check.english_notebook``). Each release
-also holds both glossaries at its top (``glossary.md``, ``glossary.en.md``), where the notebooks'
-links (``../glossary.md#cache``) find them inside a learner's workspace. Both releases are
-committed; ``tests/test_release.py`` regenerates them and fails if a committed copy differs.
+also holds its edition's glossary at its top (``lessons/glossary.md``, ``lessons-en/glossary.en.md``),
+where the notebooks' links (``../glossary.md#cache``) find it inside a learner's workspace. A
+released notebook carries no ``language_info.version``: that is the Python of the machine that last
+ran the source, not the learner's (``steady_metadata``). Both releases are committed;
+``tests/test_release.py`` regenerates them and fails if a committed copy differs.
 """
 from __future__ import annotations
 
@@ -16,13 +18,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import nbformat
 from nbgrader.apps import NbGraderAPI
 
 from ctx_reference.i18n import SOURCE, normalize
 
 from .config import assignments, load_course_config
 from .editions.catalogues import source_notebook
-from .editions.translate import EDITIONS, GLOSSARIES, stubs
+from .editions.translate import EDITIONS, GLOSSARY, stubs
 
 
 class ReleaseError(RuntimeError):
@@ -43,8 +46,8 @@ def generate_release(
     changes the gradebook of a grading run.
 
     Example: ``generate_release(".")`` rewrites ``lessons/01-window-math/window_math.ipynb`` and
-    the ten others, and copies the glossaries to ``lessons/glossary.md`` and
-    ``lessons/glossary.en.md``; ``generate_release(".", language="en")`` the same under ``lessons-en/``.
+    the ten others, and copies the glossary to ``lessons/glossary.md``; ``generate_release(".",
+    language="en")`` the same under ``lessons-en/``, with ``lessons-en/glossary.en.md``.
     """
     root = Path(root).resolve()
     language = normalize(language)
@@ -70,11 +73,32 @@ def generate_release(
         if not result["success"]:
             details = f"{result.get('log', '')}{result.get('error', '')}"
             raise ReleaseError(f"assignment {assignment_id!r} failed:\n{details}")
+        for path in target.glob("*.ipynb"):
+            notebook = nbformat.read(path, as_version=4)
+            nbformat.write(nbformat.from_dict(steady_metadata(notebook)), path)
         done.append(assignment_id)
     folder = Path(api.coursedir.format_path(api.coursedir.release_directory, ".", "."))
-    for name in GLOSSARIES:
-        shutil.copyfile(root / name, folder / name)
+    for edition, name in GLOSSARY.items():
+        if edition == language:
+            shutil.copyfile(root / name, folder / name)
+        else:
+            (folder / name).unlink(missing_ok=True)
     return done
+
+
+def steady_metadata(notebook: dict) -> dict:
+    """Return ``notebook`` without what depends on the machine that ran it last (``language_info.version``).
+
+    The kernel that opens a notebook writes its own ``language_info``; a stored version from another
+    Python would make the notebook differ from what the learner's kernel reports. The input is not changed.
+
+    >>> steady_metadata({"metadata": {"language_info": {"name": "python", "version": "3.11.7"}}, "cells": []})
+    {'metadata': {'language_info': {'name': 'python'}}, 'cells': []}
+    """
+    metadata = dict(notebook.get("metadata", {}))
+    if isinstance(metadata.get("language_info"), dict):
+        metadata["language_info"] = {k: v for k, v in metadata["language_info"].items() if k != "version"}
+    return {**notebook, "metadata": metadata}
 
 
 def _edition_sources(root: Path, work: Path, language: str) -> Path:

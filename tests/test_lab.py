@@ -10,13 +10,15 @@ import re
 import shutil
 import subprocess
 import tomllib
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 from ctx_course.learner.lab import LEARNER_CONFIG, lab_command
 
-from conftest import LESSONS, REPO, notebooks
+from conftest import LESSONS, REPO, IpcBlockingKernelManager, notebooks
 from labserver import copy_course, start_learner_lab
 
 pytestmark = pytest.mark.heavy  # runs notebooks or starts a server: scheduled first
@@ -76,11 +78,11 @@ def test_lab_command_rejects_a_missing_workspace(tmp_path):
 
 
 def test_lab_serves_the_workspace(course):
-    """The server's root is workspace/: its folders are the released assignments, beside the two glossaries, and
-    it runs there."""
+    """The server's root is workspace/: its folders are the released assignments, beside the Chinese glossary and
+    the start page, and it runs there."""
     root, server, _ = course
     listing = server.get_json("api/contents")
-    lessons = sorted([p.name for p in LESSONS.iterdir() if p.is_dir()] + ["glossary.en.md", "glossary.md"])
+    lessons = sorted([p.name for p in LESSONS.iterdir() if p.is_dir()] + ["glossary.md", "start-here.ipynb"])
     assert sorted(item["name"] for item in listing["content"]) == lessons
     first = notebooks(LESSONS)[0].relative_to(LESSONS).as_posix()
     assert server.get_json(f"api/contents/{first}?content=0")["type"] == "notebook"
@@ -325,7 +327,9 @@ def test_cli_lab_in_english_prepares_workspace_en_and_leaves_workspace_alone(tmp
     english = notebooks(tmp_path / "workspace-en")
     assert [p.relative_to(tmp_path / "workspace-en") for p in english] == [
         p.relative_to(LESSONS_EN) for p in notebooks(LESSONS_EN)]
-    assert all(p.read_bytes() == (LESSONS_EN / p.relative_to(tmp_path / "workspace-en")).read_bytes() for p in english)
+    assert all([c["source"] for c in json.loads(p.read_text(encoding="utf-8"))["cells"]] == [
+        c["source"] for c in json.loads((LESSONS_EN / p.relative_to(tmp_path / "workspace-en")).read_text(
+            encoding="utf-8"))["cells"]] for p in english)
     assert all(json.loads(p.read_text(encoding="utf-8"))["metadata"].get("ctx_edition") == "en" for p in english)
     assert _files(tmp_path / "workspace") == chinese
     out = capsys.readouterr().out
@@ -410,11 +414,11 @@ def test_english_lab_defaults_to_english(english_course):
 
 
 def test_english_lab_serves_workspace_en(english_course):
-    """The English lab's root is workspace-en/: its folders are those of lessons-en/, beside the two glossaries,
-    its notebooks the English edition; it runs there, and workspace/ is not made."""
+    """The English lab's root is workspace-en/: its folders are those of lessons-en/, beside the English glossary
+    alone and the start page, its notebooks the English edition; it runs there, and workspace/ is not made."""
     root, server = english_course
     listing = server.get_json("api/contents")
-    lessons = sorted([p.name for p in LESSONS_EN.iterdir() if p.is_dir()] + ["glossary.en.md", "glossary.md"])
+    lessons = sorted([p.name for p in LESSONS_EN.iterdir() if p.is_dir()] + ["glossary.en.md", "start-here.ipynb"])
     assert sorted(item["name"] for item in listing["content"]) == lessons
     first = notebooks(LESSONS_EN)[0].relative_to(LESSONS_EN).as_posix()
     model = server.get_json(f"api/contents/{first}")
@@ -440,3 +444,51 @@ def test_english_lab_keeps_the_instructor_tools_off(english_course):
     assert status == 200
     config = json.loads(re.search(rb'id="jupyter-config-data"[^>]*>(.*?)</script>', page, flags=re.S).group(1))
     assert NBGRADER_PLUGINS_OFF <= set(config["disabledExtensions"])
+
+
+def test_the_lab_opens_on_the_start_page(course):
+    """The lab's front page is the workspace's start page (the course map), not the Launcher: the server sends
+    its address to /lab/tree/start-here.ipynb, and the page is there."""
+    _, server, _ = course
+    with urllib.request.urlopen(server.url(""), timeout=30) as response:
+        assert response.status == 200
+        assert urllib.parse.urlparse(response.geturl()).path == "/lab/tree/start-here.ipynb"
+    assert server.get_json("api/contents/start-here.ipynb?content=0")["type"] == "notebook"
+
+
+def test_lab_command_leaves_a_default_url_the_caller_names(tmp_path):
+    """`make lab LAB_ARGS=--LabApp.default_url=/lab` keeps the caller's front page: the start page is not added."""
+    argv, _ = lab_command(tmp_path, ["--LabApp.default_url=/lab"])
+    assert [arg for arg in argv if "default_url" in arg] == ["--LabApp.default_url=/lab"]
+    argv, _ = lab_command(tmp_path)
+    assert "--LabApp.default_url=/lab/tree/start-here.ipynb" in argv
+
+
+def test_opening_a_workspace_notebook_changes_none_of_its_metadata(course):
+    """The python3 kernel the lab starts (the lab's interpreter and Jupyter paths) reports exactly the
+    language_info and kernel spec every notebook of the workspace stores. JupyterLab writes the kernel's into the
+    notebook only where they differ, so opening a notebook does not mark it modified. A release notebook opened
+    as it is would be (it stores no version)."""
+    root, _, _ = course
+    workspace = root / "workspace"
+    _, env = lab_command(workspace)
+    manager = IpcBlockingKernelManager(kernel_name="python3")
+    manager.start_kernel(env=env, cwd=str(workspace))
+    client = manager.client()
+    try:
+        client.start_channels()
+        client.wait_for_ready(timeout=60)
+        info = client.kernel_info(reply=True, timeout=30)["content"]["language_info"]
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    spec = {"name": "python3", "display_name": manager.kernel_spec.display_name,
+            "language": manager.kernel_spec.language}
+    opened = [*notebooks(workspace), workspace / "start-here.ipynb"]
+    assert len(opened) == len(notebooks(LESSONS)) + 1
+    for path in opened:
+        metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"]
+        assert metadata["language_info"] == info, path
+        assert metadata["kernelspec"] == spec, path
+    release = json.loads(notebooks(LESSONS)[0].read_text(encoding="utf-8"))["metadata"]["language_info"]
+    assert release != info and release == {key: value for key, value in info.items() if key != "version"}

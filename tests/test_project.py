@@ -41,3 +41,32 @@ def test_ci_runs_the_readme_test_command():
     """.ci/run calls `make test`, the test command the README gives."""
     assert "make test" in (REPO / "README.md").read_text(encoding="utf-8")
     assert re.search(r"^make test$", (REPO / ".ci" / "run").read_text(encoding="utf-8"), flags=re.M)
+
+
+def _folders_with_files(package: str) -> set[str]:
+    """Every folder under a top-level package that holds a file setuptools would ship, as a dotted name."""
+    found = set()
+    for path in (REPO / package).rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts and not path.name.startswith("."):
+            found.add(".".join(path.parent.relative_to(REPO).parts))
+    return found
+
+
+def test_the_package_list_names_every_folder_that_holds_files():
+    """[tool.setuptools] packages lists exactly the folders of ctx_reference and ctx_course that hold files,
+    data folders included: a folder left out is not installed, and setuptools warns "Package would be
+    ignored" for it on every install."""
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    listed = set(setuptools["packages"])
+    assert len(listed) == len(setuptools["packages"])
+    assert listed == _folders_with_files("ctx_reference") | _folders_with_files("ctx_course")
+
+
+def test_every_package_data_pattern_matches_a_file():
+    """Each [tool.setuptools.package-data] pattern names a listed package and matches at least one file there."""
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    for package, patterns in setuptools["package-data"].items():
+        assert package in setuptools["packages"], package
+        folder = REPO.joinpath(*package.split("."))
+        for pattern in patterns:
+            assert list(folder.glob(pattern)), f"{package}: {pattern}"

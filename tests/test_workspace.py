@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import platform
 import shutil
 import subprocess
 from datetime import datetime
@@ -16,13 +17,19 @@ from conftest import LESSONS, REPO, notebooks
 
 
 def test_fresh_workspace_gets_every_lesson(tmp_path):
-    """An empty workspace receives one copy of each released notebook, byte for byte."""
+    """An empty workspace receives one copy of each released notebook: the release's, with the language_info the
+    learner's kernel reports (the release stores none of its version) and nothing else changed."""
     copied = prepare_workspace(REPO, tmp_path)
     expected = [tmp_path / p.relative_to(LESSONS) for p in notebooks(LESSONS)]
     assert sorted(copied) == sorted(expected)
     assert len(copied) == len(list((REPO / "solutions").glob("*/*.ipynb")))
     for path in notebooks(LESSONS):
-        assert (tmp_path / path.relative_to(LESSONS)).read_bytes() == path.read_bytes()
+        mine = json.loads((tmp_path / path.relative_to(LESSONS)).read_text(encoding="utf-8"))
+        release = json.loads(path.read_text(encoding="utf-8"))
+        assert "version" not in release["metadata"]["language_info"]
+        assert mine["metadata"]["language_info"]["version"] == platform.python_version()
+        mine["metadata"]["language_info"].pop("version")
+        assert mine == release
 
 
 def test_learner_work_is_never_overwritten(tmp_path):
@@ -36,12 +43,13 @@ def test_learner_work_is_never_overwritten(tmp_path):
     assert mine.read_text(encoding="utf-8") == "my answers"
 
 
-def test_the_workspace_gets_the_glossaries_of_its_release(tmp_path):
-    """Both glossaries land at the workspace's top, where a notebook's link ../glossary.md#cache finds them;
-    a stale copy is replaced by the release's, and the learner's notebooks stay as they are."""
+def test_the_workspace_gets_the_glossary_of_its_release(tmp_path):
+    """The Chinese glossary lands at the workspace's top, where a notebook's link ../glossary.md#cache finds it,
+    and the English one does not; a stale copy is replaced by the release's, and the learner's notebooks stay as
+    they are."""
     prepare_workspace(REPO, tmp_path)
-    for name in ("glossary.md", "glossary.en.md"):
-        assert (tmp_path / name).read_bytes() == (LESSONS / name).read_bytes()
+    assert (tmp_path / "glossary.md").read_bytes() == (LESSONS / "glossary.md").read_bytes()
+    assert not (tmp_path / "glossary.en.md").exists()
     (tmp_path / "glossary.md").write_text("旧的术语表", encoding="utf-8")
     mine = tmp_path / "02-remaining" / "remaining.ipynb"
     mine.write_text("my answers", encoding="utf-8")
@@ -50,13 +58,18 @@ def test_the_workspace_gets_the_glossaries_of_its_release(tmp_path):
     assert mine.read_text(encoding="utf-8") == "my answers"
 
 
-def test_the_english_workspace_gets_the_glossaries_too(tmp_path):
-    """`make lab LANG=en` fills workspace-en/ with lessons-en/ and both glossaries."""
+def test_the_english_workspace_gets_only_the_english_glossary(tmp_path):
+    """`make lab LANG=en` fills workspace-en/ with lessons-en/ and the English glossary alone; a Chinese glossary
+    that an earlier version copied there is removed."""
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "glossary.md").write_text("# 术语表\n", encoding="utf-8")
     prepare_workspace(REPO, tmp_path, language="en")
     assert (tmp_path / "glossary.en.md").read_bytes() == (REPO / "lessons-en" / "glossary.en.md").read_bytes()
-    assert (tmp_path / "glossary.md").is_file()
-    assert (tmp_path / "02-remaining" / "remaining.ipynb").read_bytes() == (
-        REPO / "lessons-en" / "02-remaining" / "remaining.ipynb").read_bytes()
+    assert not (tmp_path / "glossary.md").exists()
+    mine = json.loads((tmp_path / "02-remaining" / "remaining.ipynb").read_text(encoding="utf-8"))
+    assert mine["metadata"]["ctx_edition"] == "en"
+    assert [cell["source"] for cell in mine["cells"]] == [cell["source"] for cell in json.loads(
+        (REPO / "lessons-en" / "02-remaining" / "remaining.ipynb").read_text(encoding="utf-8"))["cells"]]
 
 
 def test_folder_without_lessons_is_rejected(tmp_path):

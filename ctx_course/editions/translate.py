@@ -48,8 +48,11 @@ CATALOGUES = "i18n"
 """Folder of the notebook catalogues under the course root: ``i18n/<language>/<assignment>.po``."""
 EDITIONS = {"zh_CN": "lessons", "en": "lessons-en"}
 """The release folder of each edition."""
-GLOSSARIES = ("glossary.md", "glossary.en.md")
-"""The glossaries of the course root, shipped at the top of every release and workspace (the notebooks link them)."""
+GLOSSARY = {"zh_CN": "glossary.md", "en": "glossary.en.md"}
+"""The glossary of each edition, at the course root; shipped at the top of its release and workspace only (the
+notebooks link it)."""
+GLOSSARIES = tuple(GLOSSARY.values())
+"""The glossaries of the course root."""
 METADATA_KEY = "ctx_edition"
 """Notebook metadata naming a notebook's edition (the grader reads it)."""
 

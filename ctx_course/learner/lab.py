@@ -6,7 +6,9 @@ learner's checkout, and complain about nbgrader's exchange in "Assignment List".
 therefore runs with ``workspace/`` as its working folder and root (no ``nbgrader_config.py`` is
 reachable from there), and with ``jupyter_config/`` first on ``JUPYTER_CONFIG_PATH``, a Jupyter
 configuration folder that turns the Formgrader, Assignment List and Course List off (server
-extensions and JupyterLab plugins alike) and keeps the Validate button.
+extensions and JupyterLab plugins alike) and keeps the Validate button. The lab opens on the
+workspace's start page (``course_map.START_PAGE``: the course map and the learner's progress)
+rather than on the Launcher, unless the caller names another ``default_url``.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from ctx_reference.i18n import ENVIRONMENT, normalize
 
+from .course_map import START_PAGE
 from .workspace import WORKSPACES
 
 LEARNER_CONFIG = Path(__file__).with_name("jupyter_config")
@@ -32,14 +35,16 @@ def lab_command(
 
     ``extra_args`` go to JupyterLab unchanged (``--port 8890``, ``--no-browser``, ``--ip 0.0.0.0``).
     ``language`` is the edition: its kernels get ``CTX_LANG`` (the messages of ``ctx_reference``) and
-    JupyterLab its interface language (``--lang en``: English).
+    JupyterLab its interface language (``--lang en``: English). The lab opens the start page first.
     Example: ``lab_command("workspace", ["--no-browser"])[0][-1] == "--no-browser"``.
     """
     language = normalize(language, argument="lang")
     workspace = Path(workspace).resolve()
     if not workspace.is_dir():
         raise ValueError(f"workspace must be an existing folder (got {str(workspace)!r})")
-    argv = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={workspace}", *extra_args]
+    named = any("default_url" in arg for arg in extra_args)
+    opening = [] if named else [f"--LabApp.default_url=/lab/tree/{START_PAGE}"]
+    argv = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={workspace}", *opening, *extra_args]
     env = dict(os.environ)
     inherited = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
     ours = [str(folder) for folder in (EDITION_CONFIG[language], LEARNER_CONFIG) if folder is not None]

@@ -3,10 +3,15 @@
 ``lessons/`` is the release that nbgrader generates and the tests compare with ``solutions/``;
 a learner's answers must not live there, or regenerating the release would overwrite them. The
 workspace (``workspace/``, ignored by git) receives a copy of each released notebook that it does
-not hold yet; a notebook already there is never overwritten. The release's glossaries
-(``glossary.md``, ``glossary.en.md``) are copied to the workspace's top, and replaced whenever the
-release's differ: they are the course's, not the learner's, and the notebooks' links
-(``../glossary.md#cache``) open them inside the lab, whose root is the workspace.
+not hold yet; a notebook already there is never overwritten. A copy's ``language_info`` is the one
+the learner's kernel reports (``kernel_language_info``), so that opening it in the lab changes
+nothing and JupyterLab does not show it as modified. The release's glossary (``glossary.md`` in
+``workspace/``, ``glossary.en.md`` in ``workspace-en/``) is copied to the workspace's top, and
+replaced whenever the release's differs: it is the course's, not the learner's, and the notebooks'
+links (``../glossary.md#cache``) open it inside the lab, whose root is the workspace. The other
+edition's glossary, which earlier versions copied too, is removed. The start page
+(``course_map.START_PAGE``: the course map and a progress cell) is written at the workspace's top
+and rewritten only when its text changes.
 
 Each copy is recorded in the workspace's manifest (``workspace/.lessons-manifest.json``, hidden in
 JupyterLab): the digest of the released file and the digest of each of its cells
@@ -33,7 +38,9 @@ import nbformat
 
 from ctx_reference.i18n import _, language, normalize
 
-from ..editions.translate import EDITIONS, GLOSSARIES
+from ..cells import source_text
+from ..editions.translate import EDITIONS, GLOSSARY
+from .course_map import START_PAGE, course_map, start_page
 from .notebook_merge import MergeReport, merge_notebook, release_record
 from .release_history import find_record
 
@@ -121,7 +128,7 @@ def _write_manifest(target: Path, notebooks: dict[str, dict]) -> None:
     _write_atomically(target / MANIFEST, text + "\n")
 
 
-def _read_notebook(path: Path, shown: Path) -> dict:
+def read_notebook(path: Path, shown: Path) -> dict:
     """Read and validate a notebook; raise WorkspaceError naming ``shown`` if it is not one."""
     try:
         notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
@@ -147,9 +154,9 @@ def prepare_workspace(
     release has it (nothing to update) is recorded too, so that later corrections reach it.
 
     Example: on a fresh clone, ``prepare_workspace(".")`` copies every released notebook to
-    ``workspace/01-window-math/window_math.ipynb`` … and the glossaries to ``workspace/glossary.md``
-    and ``workspace/glossary.en.md``; run again, it copies nothing. With
-    ``language="en"`` it copies ``lessons-en/`` into ``workspace-en/``.
+    ``workspace/01-window-math/window_math.ipynb`` … and the glossary to ``workspace/glossary.md``;
+    run again, it copies nothing. With ``language="en"`` it copies ``lessons-en/`` into
+    ``workspace-en/``, with ``workspace-en/glossary.en.md``.
     """
     lessons = _lessons(root, language)
     target = _target(root, target, language)
@@ -165,21 +172,74 @@ def prepare_workspace(
                 changed = True
             continue
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(lesson, destination)
+        _copy_lesson(lesson, destination)
         manifest[name] = _entry(lesson)
         copied.append(destination)
         changed = True
     if changed:
         _write_manifest(target, manifest)
-    _copy_glossaries(lessons, target)
+    _copy_glossary(lessons, target, normalize(language))
+    _write_start_page(lessons, target, normalize(language))
     return copied
 
 
-def _copy_glossaries(lessons: Path, target: Path) -> None:
-    """Give the workspace the release's glossaries, as the release has them (a release without one has none)."""
-    for name in GLOSSARIES:
+def _write_start_page(lessons: Path, target: Path, language: str) -> None:
+    """Write the start page (``course_map.start_page``) at the workspace's top, unless it already says the same.
+
+    The page is the course's: when its cells' text changed it is replaced (a saved run of its
+    progress cell goes with it); otherwise it is left as it is, outputs included.
+    """
+    released = [(path.relative_to(lessons).as_posix(), json.loads(path.read_text(encoding="utf-8")))
+                for path in _released(lessons)]
+    page = with_language_info(start_page(course_map(released, language), language), kernel_language_info())
+    destination = target / START_PAGE
+    if destination.is_file():
+        try:
+            mine = json.loads(destination.read_text(encoding="utf-8"))
+            if [(c.get("id"), source_text(c.get("source", ""))) for c in mine["cells"]] == [
+                    (c["id"], c["source"]) for c in page["cells"]]:
+                return
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass  # not a notebook as written here: replaced
+    target.mkdir(parents=True, exist_ok=True)
+    _write_atomically(destination, json.dumps(page, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+def kernel_language_info() -> dict:
+    """Return the ``language_info`` a Python kernel of this interpreter reports (ipykernel's, as it sends it).
+
+    The learner's lab starts its kernels with the interpreter that runs ``python -m ctx_course lab``.
+    """
+    from ipykernel.ipkernel import IPythonKernel  # the lab's kernel; imported only when a lesson is copied
+
+    return json.loads(json.dumps(IPythonKernel.language_info))
+
+
+def with_language_info(notebook: dict, info: dict) -> dict:
+    """Return ``notebook`` whose metadata holds ``info`` as its ``language_info``; the input is not changed.
+
+    >>> with_language_info({"metadata": {"kernelspec": {}}, "cells": []}, {"name": "python", "version": "3.11.2"})
+    {'metadata': {'kernelspec': {}, 'language_info': {'name': 'python', 'version': '3.11.2'}}, 'cells': []}
+    """
+    return {**notebook, "metadata": {**notebook.get("metadata", {}), "language_info": dict(info)}}
+
+
+def _copy_lesson(lesson: Path, destination: Path) -> None:
+    """Copy a released notebook to the workspace with the kernel's ``language_info`` (else byte for byte)."""
+    notebook = json.loads(lesson.read_text(encoding="utf-8"))
+    text = json.dumps(with_language_info(notebook, kernel_language_info()), ensure_ascii=False, indent=1,
+                      sort_keys=True)
+    _write_atomically(destination, text + "\n")
+
+
+def _copy_glossary(lessons: Path, target: Path, language: str) -> None:
+    """Give the workspace the release's glossary of its edition, as the release has it; remove the other's."""
+    for edition, name in GLOSSARY.items():
         released, mine = lessons / name, target / name
-        if released.is_file() and not (mine.is_file() and mine.read_bytes() == released.read_bytes()):
+        if edition != language:
+            if mine.is_file():
+                mine.unlink()
+        elif released.is_file() and not (mine.is_file() and mine.read_bytes() == released.read_bytes()):
             target.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(released, mine)
 
@@ -187,7 +247,7 @@ def _copy_glossaries(lessons: Path, target: Path) -> None:
 def _agrees_without_record(lesson: Path, mine: Path) -> bool:
     """True if an unrecorded copy has every release cell, each as released (answers aside)."""
     try:
-        learner = _read_notebook(mine, mine)
+        learner = read_notebook(mine, mine)
     except WorkspaceError:
         return False
     return _agrees(learner, json.loads(lesson.read_text(encoding="utf-8")))
@@ -201,7 +261,7 @@ def _agrees(learner: dict, release: dict) -> bool:
 def _unrecorded(root: str | os.PathLike, lesson: Path, name: str, mine: Path) -> Pending | None:
     """The pending update of a notebook copied before manifests existed, or None if nothing is to do."""
     try:
-        learner = _read_notebook(mine, mine)
+        learner = read_notebook(mine, mine)
     except WorkspaceError:
         return Pending(name, recorded=False)  # the update names the problem
     if _agrees(learner, json.loads(lesson.read_text(encoding="utf-8"))):
@@ -267,8 +327,8 @@ def update_workspace(
     plans = []
     for item in pending_updates(root, target, language=language):
         lesson, mine = lessons / item.name, target / item.name
-        learner = _read_notebook(mine, mine)
-        release = _read_notebook(lesson, lesson)
+        learner = read_notebook(mine, mine)
+        release = read_notebook(lesson, lesson)
         record = manifest[item.name]["cells"] if item.recorded else find_record(root, item.name, learner)
         merged, report = merge_notebook(learner, release, record)
         try:

@@ -27,6 +27,7 @@ from importlib import resources
 from typing import Any
 
 from ..i18n import N_, _
+from ..plain_text import plain_text
 from .bank_codec import decode
 from .hidden import digest
 from .rules import Rule
@@ -145,14 +146,15 @@ def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
 
 
 def rule_sentence(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> str | None:
-    """Return the phrase of the notebook stating the rule a failing case of ``strategy`` breaks (reader's language).
+    """Return the phrase of the notebook stating the rule a failing case of ``strategy`` breaks (reader's language),
+    as plain text (its Markdown and LaTeX read as a person reads them: ``plain_text``).
 
     That is rule ``broken`` when it is one ``strategy`` draws, else the first such rule in the
     table's order: a table lists the rules a case tells apart before the ones every case obeys
     (the type of the returned value).
     """
     chosen = broken_rule(strategy, rules, broken)
-    return None if chosen is None else _(chosen.states)
+    return None if chosen is None else plain_text(_(chosen.states))
 
 
 def broken_rule(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> Rule | None:
