@@ -29,6 +29,7 @@ from typing import Any
 from ..i18n import N_, _
 from .bank_codec import decode
 from .hidden import digest
+from .number_words import Numbers
 from .rules import Rule
 from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, _copied, python_scalar, run_case, show
 
@@ -47,7 +48,8 @@ class Generated:
     case in its feedback line where the call itself would not tell the learner what was run (the
     capstone's cases are a workload shape and a seed, not a call of their policy). ``rule_for``
     names the rule a failing case breaks from what came back (None when the call raised or returned
-    a value of the wrong kind), where one strategy draws cases for several rules.
+    a value of the wrong kind), where one strategy draws cases for several rules. ``numbers`` says what the
+    text calls the returned number, as a case's ``numbers`` does (``number_words.py``).
     """
 
     project: Callable[[Any], Any] | None = None
@@ -57,6 +59,7 @@ class Generated:
     label: str | None = None
     label_fields: tuple[str, ...] = ()
     rule_for: Callable[[Any], str] | None = None
+    numbers: Numbers | None = None
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,7 @@ def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
         return CheckCase(label, case.args, kwargs=case.kwargs, raises=error_class(case.raises), label_template=template,
                          label_values=values)
     return CheckCase(label, case.args, case.expect, kwargs=case.kwargs, project=spec.project, tol=spec.tol,
-                     returns=spec.returns, label_template=template, label_values=values)
+                     returns=spec.returns, label_template=template, label_values=values, numbers=spec.numbers)
 
 
 def rule_sentence(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> str | None:
@@ -195,6 +198,10 @@ def _gives(func: Callable, case: BankCase, spec: Generated) -> bool:
         return case.raises is not None and isinstance(exc, error_class(case.raises))
     if [value for value in (*args, *kwargs.values()) if type(value) in (list, dict)] != before:
         return False
+    if spec.numbers is not None:
+        got, why = spec.numbers.read(got)
+        if why is not None:
+            return False
     if case.raises is not None or (spec.returns is not None and type(got) is not spec.returns):
         return False
     try:
