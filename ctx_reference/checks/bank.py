@@ -32,10 +32,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
-from .bank_codec import encode
+from .bank_codec import Shared, encode
 from .generated import _ERRORS, Generated, _error_name
 from .hidden import digest
-from .runner import _copied, plain
+from .runner import copied_call, plain
 
 VISIBLE_SEED = 36
 HIDDEN_SEED = 3601
@@ -71,7 +71,7 @@ def _key(args: tuple, kwargs: dict) -> str:
 
 def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dict[str, Any]:
     """Return what the oracle gives for one call: ``{"value": plain data}`` or ``{"raises": name}``."""
-    args, kwargs = tuple(_copied(value) for value in args), {key: _copied(value) for key, value in kwargs.items()}
+    args, kwargs = copied_call(args, kwargs)
     try:
         got = oracle(*args, **kwargs)
     except Exception as exc:
@@ -85,7 +85,8 @@ def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dic
 def _entry(strategy: str, args: tuple, kwargs: dict, oracle: Callable, spec: Generated, hidden: bool) -> dict:
     """Return the bank's entry of one call: the call, and its expected value (a digest, if ``hidden``) or error."""
     result = outcome(oracle, args, kwargs, spec)
-    entry = {"strategy": strategy, "args": encode(list(args)), "kwargs": encode(kwargs)}
+    shared = Shared()  # one object in two arguments stays one object
+    entry = {"strategy": strategy, "args": encode(list(args), shared), "kwargs": encode(kwargs, shared)}
     if "raises" in result:
         entry["raises"] = result["raises"]
     elif hidden:

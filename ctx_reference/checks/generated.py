@@ -27,11 +27,11 @@ from importlib import resources
 from typing import Any
 
 from ..i18n import N_, _
-from .bank_codec import decode
+from .bank_codec import Shared, decode
 from .hidden import digest
 from .number_words import Numbers
 from .rules import Rule
-from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, _copied, python_scalar, run_case, show
+from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, copied_call, python_scalar, run_case, show
 
 GENERATED_LABEL = N_("生成的例子 {call}")
 HIDDEN_LABEL = N_("生成的隐藏例子")
@@ -79,9 +79,10 @@ class BankCase:
 
 
 def _case(entry: Mapping[str, Any]) -> BankCase:
+    shared = Shared()  # the call's arguments and keyword arguments, read as they were written
     return BankCase(
-        strategy=entry["strategy"], args=tuple(decode(entry["args"])),
-        kwargs=decode(entry.get("kwargs", {"dict": []})),
+        strategy=entry["strategy"], args=tuple(decode(entry["args"], shared)),
+        kwargs=decode(entry.get("kwargs", {"dict": []}), shared),
         expect=decode(entry["expect"]) if "expect" in entry else None, digest=entry.get("digest"),
         raises=entry.get("raises"))
 
@@ -189,8 +190,7 @@ def expect_generated(label: str, exercise: str, func: Callable, spec: Generated)
 def _gives(func: Callable, case: BankCase, spec: Generated) -> bool:
     """Return True if ``func`` gives what the hidden ``case`` expects (its digest, or its error), leaving its
     list and dict arguments unchanged (as every visible case requires)."""
-    args = tuple(_copied(value) for value in case.args)
-    kwargs = {key: _copied(value) for key, value in case.kwargs.items()}
+    args, kwargs = copied_call(case.args, case.kwargs)
     before = copy.deepcopy([value for value in (*args, *kwargs.values()) if type(value) in (list, dict)])
     try:
         got = python_scalar(func(*args, **kwargs))

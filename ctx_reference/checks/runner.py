@@ -299,6 +299,16 @@ def _copied(value: Any) -> Any:
         return value
 
 
+def copied_call(args: tuple, kwargs: Mapping[str, Any]) -> tuple[tuple, dict[str, Any]]:
+    """Return deep copies of a case's arguments, copied together: an object passed in two places (one record
+    twice in a list, or in two arguments) is one object in the copy too. Where the call cannot be copied
+    whole, each argument is copied as ``_copied`` does."""
+    try:
+        return copy.deepcopy((tuple(args), dict(kwargs)))
+    except TypeError:
+        return tuple(_copied(value) for value in args), {key: _copied(value) for key, value in kwargs.items()}
+
+
 class UsedReference(Exception):
     """The learner's function called the reference implementation of its own exercise."""
 
@@ -308,8 +318,7 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
 
     Raises UsedReference if ``func`` entered one of ``codes`` (the exercise's reference code).
     """
-    args = tuple(_copied(value) for value in case.args)
-    kwargs = {key: _copied(value) for key, value in case.kwargs.items()}
+    args, kwargs = copied_call(case.args, case.kwargs)
     before = _snapshots(args, kwargs)
     try:
         got, entered = _watched_call(func, args, kwargs, codes)
