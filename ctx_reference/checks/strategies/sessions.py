@@ -8,12 +8,16 @@ budgets of 0, budgets that are exactly the cost of some of the records (an exact
 not counted) or one token less, budgets too small for the first candidates but not for later ones,
 and one list of more than 256 records whose newest ``next`` comes last.
 
-``restore``: the text's domain is any text: lines that are blank (empty, spaces, tabs), comments
-(``#`` at the start, after indentation too), records ``[kind] t<turn>: <text>`` (texts holding
-colons, brackets, ``#``, CJK, emoji, accented letters), padded with spaces or tabs, joined by
-``\\n`` or ``\\r\\n``, with or without the header and a final newline; and the malformed lines a
-learner's parser may let through (a kind in another case or a prefix of one, junk before the
-bracket, a missing space, colon or ``t``, a turn that is not a number, an empty text).
+``restore``: the text's domain is any text, read line by line ("每一行先去掉首尾空白；空行和以 ``#``
+开头的行跳过"): lines that are blank (empty, or any whitespace ``str.isspace`` accepts that ends no
+line: spaces, tabs, the no-break and ideographic spaces …; a few spaces and tabs weighted), comments
+(``#`` at the start, after indentation too), records ``[kind] t<turn>: <text>`` (texts of any
+characters that end no line, those holding colons, brackets, ``#``, CJK, emoji, accented letters
+weighted), padded with such whitespace, joined by ``\\n`` or ``\\r\\n``, with or without the header
+and a final newline; and the malformed lines a learner's parser may let through (a kind in another
+case or a prefix of one, junk before the bracket, a missing space, colon or ``t``, a turn that is not
+a number, an empty text). Characters that end a line for ``str.splitlines`` (``\\x0b``, ``\\x1c``,
+``\\u2028`` …) stand only as line ends: where else a line ends, the text leaves open.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from hypothesis import strategies as st
 
 from ...sessions import KINDS, Record, format_record, record_tokens, restore, write_progress
 from . import Call, call
+from ._wide import LINE_ENDS, any_text, characters, weighted, whitespace
 
 _TURNS = st.integers(1, 4)
 # One-line texts without surrounding spaces: 1 to 6 tokens of CJK, ASCII, emoji and accented letters.
@@ -84,11 +89,13 @@ _LONG = st.just(call([Record("next", 1, "写")] + [Record("done", 1, "写")] * 2
 
 # ---- restore -------------------------------------------------------------------------------------
 
-_BLANKS = st.sampled_from(["", " ", "\t", "   ", " \t "])
+_BLANKS = weighted(["", " ", "\t", "   ", " \t "], whitespace(0, 4, inline=True))
 _COMMENTS = st.sampled_from(["# progress", "#", "# 下面是决定", "  # 缩进的注释", "\t#[done] t1: 注释掉的", "##"])
-_PADS = st.sampled_from([" ", "  ", "\t", " \t"])
-_RECORD_TEXTS = st.sampled_from(["写测试", "a", "错误码格式: E 加四位数字", "返回 JSON: [code] 不对", "用 # 号分隔",
-                                 "🙂 完成", "café ok", "[done] t2: 不是新的一行", "a  b", "x:y"])
+_PADS = weighted([" ", "  ", "\t", " \t"], whitespace(1, 3, inline=True))
+_IN_A_LINE = characters().filter(lambda ch: ch not in LINE_ENDS)
+_RECORD_TEXTS = weighted(["写测试", "a", "错误码格式: E 加四位数字", "返回 JSON: [code] 不对", "用 # 号分隔",
+                          "🙂 完成", "café ok", "[done] t2: 不是新的一行", "a  b", "x:y"],
+                         any_text(max_size=8, domain=_IN_A_LINE).map(str.strip).filter(bool))
 _LINE_RECORDS = st.builds(Record, st.sampled_from(KINDS), st.integers(1, 130), _RECORD_TEXTS)
 
 
