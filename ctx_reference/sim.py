@@ -56,7 +56,7 @@ from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from ctx_reference._validate import require_callable, require_int, require_real
+from ctx_reference._validate import real_value, require_callable, require_int, require_real
 from ctx_reference.policy import (
     ANSWER_TOKENS,
     BASE_TOKENS,
@@ -618,10 +618,10 @@ def _run(  # noqa: C901 - the simulator's one turn loop: every action updates th
         while pending and pending[-1][0] == turn:
             _, fact = pending.pop()
             questions.append(QuestionOutcome(turn, fact, lost_at.get(fact)))
-        cost = cost_of(tokens, previous, rewrote)
-        if (type(cost) is not float and (isinstance(cost, bool) or not isinstance(cost, (int, float)))
-                or not 0 <= cost < inf):
-            raise ValueError(f"request_cost must return a finite number >= 0 (got {cost!r} "
+        returned = cost_of(tokens, previous, rewrote)
+        cost = real_value(returned)  # "a number": a Fraction, a Decimal or numpy's float counts by its value
+        if cost is None or not 0 <= cost < inf:
+            raise ValueError(f"request_cost must return a finite number >= 0 (got {returned!r} "
                              f"at turn {turn}: input_tokens={tokens}, "
                              f"previous_input={previous}, rewrote={rewrote})")
         total += cost

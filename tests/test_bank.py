@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from ctx_reference.checks import EXERCISES, GENERATED, RULES, CheckFailed, check_exercise
 from ctx_reference.checks.bank import main as bank_main
-from ctx_reference.checks.bank_codec import decode, encode
+from ctx_reference.checks.bank_codec import Shared, decode, encode
 from ctx_reference.checks.generated import bank
 from ctx_reference.checks.strategies import ORACLES, STRATEGIES
 from ctx_reference.i18n import using
@@ -109,6 +109,47 @@ def test_the_codec_refuses_what_it_cannot_read_back():
         encode(_Colour.RED)
     with pytest.raises(ValueError, match="class must be of ctx_reference"):
         decode({"object": "os.system", "fields": {}})
+
+
+def _sharing(value, seen=None) -> list:
+    """Return, for each list, tuple, dict or object met walking ``value``, the index of its first meeting."""
+    seen = {} if seen is None else seen
+    if isinstance(value, (list, tuple, dict, Record)) and not (type(value) is tuple and not value):
+        found = [seen.setdefault(id(value), len(seen))]
+        parts = [] if isinstance(value, Record) else value.values() if isinstance(value, dict) else value
+        for part in parts:
+            found += _sharing(part, seen)
+        return found
+    return []
+
+
+def test_the_codec_keeps_one_object_in_two_places_as_one():
+    """A record twice in a list, one list in two places and an object in two arguments are read back shared,
+    and equal values that were two objects stay two."""
+    record, inner = Record("done", 3, "建好用户表"), [1, 2]
+    value = [record, [record, inner], inner, Record("done", 3, "建好用户表"), [1, 2]]
+    back = decode(json.loads(json.dumps(encode(value))))
+    assert back == value and _sharing(back) == _sharing(value)
+    assert back[0] is back[1][0] and back[1][1] is back[2] and back[3] is not back[0] and back[4] is not back[2]
+    shared = Shared()
+    args, kwargs = encode([record], shared), encode({"again": record}, shared)
+    read = Shared()
+    assert decode(args, read)[0] is decode(kwargs, read)["again"]
+
+
+def test_the_codec_refuses_a_value_inside_itself():
+    looped: list = [1]
+    looped.append(looped)
+    with pytest.raises(ValueError, match="must not contain itself"):
+        encode(looped)
+    with pytest.raises(ValueError, match="must name a value read before"):
+        decode([{"same": 0}])
+
+
+def test_a_bank_holds_one_object_twice_where_a_strategy_draws_it():
+    """08's "same version" passes one Result as both results: the bank gives it back as one object."""
+    same = [case for case in bank("diff") if case.strategy == "same-version" and case.args[0]]
+    assert same and all(case.args[1] is case.args[2] for case in same)
 
 
 def _almost(window, read, write, input, max_tokens):

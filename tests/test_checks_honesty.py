@@ -10,8 +10,11 @@ import ast
 import contextlib
 import functools
 import io
+from decimal import Decimal
+from fractions import Fraction
 
 import nbformat
+import numpy as np
 import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
@@ -22,11 +25,12 @@ import ctx_reference.calibrate
 import ctx_reference.sessions
 from ctx_reference import omission_marker
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, digest, expect_digest, uses_exercise
+from ctx_reference.i18n import using
 from ctx_reference.ledger import Zone
 from ctx_reference.window import Outcome
 
 from conftest import KERNEL_MANAGER
-from notebook_cells import BEGIN, cells, check_parts, prefix_namespace, source
+from notebook_cells import BEGIN, cells, check_cell, check_parts, prefix_namespace, source
 
 M = "……省略 {} 行（完整输出已保存，可按需读取）……".format
 HUNDRED_3_2 = ["line 1", "line 2", "line 3", M(95), "line 99", "line 100"]
@@ -509,3 +513,118 @@ def test_feedback_tells_a_failed_visible_check_from_a_hidden_one(monkeypatch):
     [hidden_error] = [o for o in hidden.outputs if o.output_type == "error"]
     assert "练习 `trim_lines`" in visible_error.traceback[0]
     assert hidden_error.traceback == ["CheckFailed（隐藏测试没有通过）"]
+
+
+# --- numbers as the texts say them ------------------------------------------------------------------
+# 06's request_cost returns "一个数" (a number): any real number counts by its value. 01's estimate_tokens
+# returns "一个**整数**" and 02's `left` is "整数余量": another kind of number gets a line saying so.
+
+def _cost_as(kind):
+    """request_cost computed exactly in fractions from the prices' decimal texts, handed back as ``kind``."""
+    def request_cost(input_tokens, previous_input, rewrote, params):
+        write, read = Fraction(str(params.cache_write)), Fraction(str(params.cache_read))
+        if previous_input is None or rewrote:
+            cost = write * input_tokens
+        else:
+            cost = read * previous_input + write * (input_tokens - previous_input)
+        if kind is Fraction:
+            return cost
+        if kind is Decimal:
+            return Decimal(cost.numerator) / Decimal(cost.denominator)
+        return kind(cost.numerator) / kind(cost.denominator)  # numpy: np.float64(n) / np.float64(d)
+    request_cost.__name__ = f"request_cost_as_{kind.__name__}"
+    return request_cost
+
+
+def _hidden_cell_fails(folder: str, gid: str, bound: str, func) -> BaseException | None:
+    """Run the check cell ``gid`` with the model answers, then its hidden tests with ``func`` as ``bound``."""
+    visible, hidden = check_parts(check_cell(folder, gid))
+    namespace = prefix_namespace(folder, gid)
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(visible, namespace)
+        namespace[bound] = func
+        try:
+            exec(hidden, namespace)
+        except Exception as exc:
+            return exc
+    return None
+
+
+@pytest.mark.parametrize("kind", [Fraction, Decimal, np.float64, np.longdouble], ids=lambda kind: kind.__name__)
+def test_a_number_in_another_type_passes_the_visible_check(kind):
+    """request_cost returning a Fraction, a Decimal or a numpy float of the right value passes every visible
+    case, the generated ones included, and the simulation it is plugged into."""
+    assert _fails("request_cost", _cost_as(kind)) is None
+
+
+@pytest.mark.parametrize("kind", [Fraction, Decimal, np.float64, np.longdouble], ids=lambda kind: kind.__name__)
+def test_a_number_in_another_type_passes_the_hidden_tests(kind):
+    """The same answer passes the check cell's hidden tests: the digests (places=6) and the hidden generated
+    cases compare a number by its value."""
+    assert _hidden_cell_fails("06-strategies", "check_request_cost", "request_cost", _cost_as(kind)) is None
+
+
+def test_a_wrong_number_in_another_type_still_fails():
+    """By value is not anything goes: a Fraction one token's worth too high fails both the visible check
+    and the hidden tests."""
+    right = _cost_as(Fraction)
+
+    def one_more(input_tokens, previous_input, rewrote, params):
+        return right(input_tokens, previous_input, rewrote, params) + 1
+
+    assert _fails("request_cost", one_more)
+    assert _hidden_cell_fails("06-strategies", "check_request_cost", "request_cost", one_more)
+
+
+def test_bool_is_not_a_number():
+    """A request_cost returning True (== 1) for an empty first request is not "a number" of cost 0 or 1."""
+    right = _cost_as(Fraction)
+    assert _fails("request_cost", lambda i, p, r, params: True if i == 0 else right(i, p, r, params))
+
+
+@pytest.mark.parametrize("digested, value", [(Fraction(29_000, 2), 14_500.0), (Decimal("5660.0"), 5_660),
+                                             (np.float64(0.5), 0.5), (Decimal("0.1000000004"), 0.1)])
+def test_with_places_a_digest_compares_numbers_by_value(digested, value):
+    """With places, a Fraction, a Decimal or a numpy float digests like the float of its value."""
+    assert digest(digested, places=6) == digest(value, places=6)
+
+
+def test_without_places_a_fraction_is_not_plain_data():
+    """Without places (every exercise whose text names an exact type), a Fraction still fails a digest."""
+    with pytest.raises(CheckFailed):
+        expect_digest("任意", Fraction(1, 2), digest(0.5))
+
+
+@pytest.mark.parametrize("edition, words", [
+    ("zh_CN", "练习的文字要求返回值是一个整数（int），你的函数给的是 float：2.0"),
+    ("en", "the exercise asks for the returned value to be an integer (int); your function gave a float: 2.0"),
+])
+def test_an_integer_exercise_says_so_when_given_a_float(edition, words):
+    """estimate_tokens returning its count as a float gets a line saying that the text asks for an integer."""
+    out = io.StringIO()
+    with using(edition), contextlib.redirect_stdout(out), pytest.raises(CheckFailed):
+        check_exercise("estimate_tokens", lambda text: float(honest_estimate_tokens(text)))
+    assert words in out.getvalue()
+
+
+@pytest.mark.parametrize("kind", [Fraction, Decimal, bool], ids=lambda kind: kind.__name__)
+def test_an_integer_exercise_names_any_other_number_type(kind):
+    """A Fraction, a Decimal or a bool where the text says "an integer" gets the same line, naming the type."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(CheckFailed):
+        check_exercise("estimate_tokens", lambda text: kind(honest_estimate_tokens(text)))
+    assert f"一个整数（int），你的函数给的是 {kind.__name__}" in out.getvalue()
+
+
+def test_left_is_named_where_the_text_says_it_is_an_integer():
+    """02's `left` as a float is named in the line; an int-valued numpy integer is an integer."""
+    def remaining(window, read, write, input, max_tokens):
+        left = window - (read + write + input) - max_tokens
+        return float(left), left * 10 < window
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(CheckFailed):
+        check_exercise("remaining", remaining)
+    assert "练习的文字要求`left`是一个整数（int），你的函数给的是 float：66000.0" in out.getvalue()
+    assert _fails("remaining", lambda *args: (np.int64(remaining(*args)[0]), remaining(*args)[1])) is None
+    assert _hidden_cell_fails("02-remaining", "check_remaining", "remaining", remaining)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import ast
 
 import pytest
-from test_mutations import _cell
 
 from ctx_reference.checks import EXERCISES, NOTEBOOKS, RULES, Rule
 from ctx_reference.checks.rules import all_tables, rules_markdown
 
 from notebook_cells import ROOT, cells, check_parts, grade_id, source
+from test_mutations import _cell
 
 RULES_DOC = ROOT / "docs" / "rules.md"
 

@@ -13,12 +13,12 @@ import re
 from functools import cache
 
 import pytest
-from test_mutations import _cell
 
 from ctx_reference import i18n
 from ctx_reference.checks import NOTEBOOKS, RULES
 
 from notebook_cells import ROOT, grade_id, source
+from test_mutations import _cell
 
 ENGLISH = ROOT / "lessons-en"
 

@@ -2,7 +2,10 @@
 
 import math
 from dataclasses import replace
+from decimal import Decimal
+from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -374,6 +377,22 @@ def test_bad_cost_result(returned):
     with pytest.raises(ValueError, match="request_cost") as info:
         simulate("none", request_cost=bad)
     assert repr(returned) in str(info.value)
+
+
+@pytest.mark.parametrize("kind", [Fraction, Decimal, np.float64, np.float32])
+def test_a_cost_in_any_real_number_type_counts_by_its_value(kind):
+    """The text asks request_cost for "a number": a Fraction, a Decimal or a numpy float of the lesson's costs
+    gives the clear row of the lesson (peak 59,550, 15 rewrites, input equivalent 1,359,425), as floats."""
+    def cost(input_tokens, previous_input, rewrote, params):
+        write, read = Fraction(5, 4), Fraction(1, 10)  # the lesson's prices, exactly
+        value = write * input_tokens if previous_input is None or rewrote else (
+            read * previous_input + write * (input_tokens - previous_input))
+        return kind(value) if kind is Fraction else kind(str(float(value)))
+
+    result = simulate("clear", request_cost=cost)
+    assert (result.peak, result.rewrites) == (59_550, 15)
+    assert type(result.input_equivalent) is float
+    assert abs(result.input_equivalent - 1_359_425) < 1e-3  # float32 keeps about 7 digits of each cost
 
 
 @pytest.mark.parametrize("hook", ["clear_policy", "request_cost"])

@@ -6,7 +6,10 @@ health checks and deadline off, so that the same version of Hypothesis draws the
 the same order on every machine; calling the exercise's reference (the oracle) on each; and
 writing ``bank/<exercise>.json``: the visible cases with their expected values, smallest first,
 and the hidden cases with the digest of theirs. Calls that repeat, and hidden calls that are
-also visible, are dropped.
+also visible, are dropped. One search decides both: the hidden cases come from the same
+strategies as the visible ones, with another seed, and each strategy gives as many hidden calls
+as visible ones (fewer only where its domain has no more calls), so that a wrong answer the
+hidden cases catch is one the visible cases would catch as often.
 
 A strategy may also be a list of calls, taken as they are, in order, with no hidden part (the
 capstone's sweep of seeds).
@@ -29,15 +32,15 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
-from .bank_codec import encode
+from .bank_codec import Shared, encode
 from .generated import _ERRORS, Generated, _error_name
 from .hidden import digest
-from .runner import _copied, plain
+from .runner import copied_call, plain
 
 VISIBLE_SEED = 36
 HIDDEN_SEED = 3601
 EXAMPLES = 24  # calls drawn per strategy, where the strategies module does not say
-HIDDEN_SHARE = 0.5  # hidden calls drawn per visible call
+HIDDEN_DRAWS = 3  # calls drawn for the hidden part per visible call, of which as many new ones as visible are kept
 REGENERATE = "python -m ctx_reference.checks.bank"
 
 
@@ -68,7 +71,7 @@ def _key(args: tuple, kwargs: dict) -> str:
 
 def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dict[str, Any]:
     """Return what the oracle gives for one call: ``{"value": plain data}`` or ``{"raises": name}``."""
-    args, kwargs = tuple(_copied(value) for value in args), {key: _copied(value) for key, value in kwargs.items()}
+    args, kwargs = copied_call(args, kwargs)
     try:
         got = oracle(*args, **kwargs)
     except Exception as exc:
@@ -82,7 +85,8 @@ def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dic
 def _entry(strategy: str, args: tuple, kwargs: dict, oracle: Callable, spec: Generated, hidden: bool) -> dict:
     """Return the bank's entry of one call: the call, and its expected value (a digest, if ``hidden``) or error."""
     result = outcome(oracle, args, kwargs, spec)
-    entry = {"strategy": strategy, "args": encode(list(args)), "kwargs": encode(kwargs)}
+    shared = Shared()  # one object in two arguments stays one object
+    entry = {"strategy": strategy, "args": encode(list(args), shared), "kwargs": encode(kwargs, shared)}
     if "raises" in result:
         entry["raises"] = result["raises"]
     elif hidden:
@@ -98,18 +102,23 @@ def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle
     visible: dict[str, dict[str, Any]] = {}
     hidden: dict[str, dict[str, Any]] = {}
     drawn = {name: (list(strategy), []) if isinstance(strategy, (list, tuple))  # listed calls: no hidden part
-             else (draw(strategy, count, VISIBLE_SEED), draw(strategy, max(1, int(count * HIDDEN_SHARE)), HIDDEN_SEED))
+             else (draw(strategy, count, VISIBLE_SEED), draw(strategy, count * HIDDEN_DRAWS, HIDDEN_SEED))
              for name, strategy in strategies.items()}
+    found = {}  # strategy -> how many visible calls it gave (a call drawn by two strategies counts for the first)
     for name, (calls, _) in drawn.items():
+        found[name] = 0
         for args, kwargs in calls:
             key = _key(args, kwargs)
             if key not in visible:
                 visible[key] = _entry(name, args, kwargs, oracle, spec, hidden=False)
+                found[name] += 1
     for name, (_, calls) in drawn.items():  # after every visible call: no hidden call is also a visible one
+        kept = 0
         for args, kwargs in calls:
             key = _key(args, kwargs)
-            if key not in visible and key not in hidden:
+            if kept < found[name] and key not in visible and key not in hidden:
                 hidden[key] = _entry(name, args, kwargs, oracle, spec, hidden=True)
+                kept += 1
     drawn_order = {key: index for index, key in enumerate(visible)}
     order = sorted(visible, key=lambda key: (len(key), drawn_order[key]))
     return {"exercise": exercise, "regenerate": REGENERATE, "hypothesis": hypothesis.__version__,

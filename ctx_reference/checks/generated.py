@@ -28,10 +28,11 @@ from typing import Any
 
 from ..i18n import N_, _
 from ..plain_text import plain_text
-from .bank_codec import decode
+from .bank_codec import Shared, decode
 from .hidden import digest
+from .number_words import Numbers
 from .rules import Rule
-from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, _copied, python_scalar, run_case, show
+from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, copied_call, python_scalar, run_case, show
 
 GENERATED_LABEL = N_("生成的例子 {call}")
 HIDDEN_LABEL = N_("生成的隐藏例子")
@@ -48,7 +49,8 @@ class Generated:
     case in its feedback line where the call itself would not tell the learner what was run (the
     capstone's cases are a workload shape and a seed, not a call of their policy). ``rule_for``
     names the rule a failing case breaks from what came back (None when the call raised or returned
-    a value of the wrong kind), where one strategy draws cases for several rules.
+    a value of the wrong kind), where one strategy draws cases for several rules. ``numbers`` says what the
+    text calls the returned number, as a case's ``numbers`` does (``number_words.py``).
     """
 
     project: Callable[[Any], Any] | None = None
@@ -58,6 +60,7 @@ class Generated:
     label: str | None = None
     label_fields: tuple[str, ...] = ()
     rule_for: Callable[[Any], str] | None = None
+    numbers: Numbers | None = None
 
 
 @dataclass(frozen=True)
@@ -77,9 +80,10 @@ class BankCase:
 
 
 def _case(entry: Mapping[str, Any]) -> BankCase:
+    shared = Shared()  # the call's arguments and keyword arguments, read as they were written
     return BankCase(
-        strategy=entry["strategy"], args=tuple(decode(entry["args"])),
-        kwargs=decode(entry.get("kwargs", {"dict": []})),
+        strategy=entry["strategy"], args=tuple(decode(entry["args"], shared)),
+        kwargs=decode(entry.get("kwargs", {"dict": []}), shared),
         expect=decode(entry["expect"]) if "expect" in entry else None, digest=entry.get("digest"),
         raises=entry.get("raises"))
 
@@ -142,7 +146,7 @@ def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
         return CheckCase(label, case.args, kwargs=case.kwargs, raises=error_class(case.raises), label_template=template,
                          label_values=values)
     return CheckCase(label, case.args, case.expect, kwargs=case.kwargs, project=spec.project, tol=spec.tol,
-                     returns=spec.returns, label_template=template, label_values=values)
+                     returns=spec.returns, label_template=template, label_values=values, numbers=spec.numbers)
 
 
 def rule_sentence(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> str | None:
@@ -194,8 +198,7 @@ def expect_generated(label: str, exercise: str, func: Callable, spec: Generated)
 def _gives(func: Callable, case: BankCase, spec: Generated) -> bool:
     """Return True if ``func`` gives what the hidden ``case`` expects (its digest, or its error), leaving its
     list and dict arguments unchanged (as every visible case requires)."""
-    args = tuple(_copied(value) for value in case.args)
-    kwargs = {key: _copied(value) for key, value in case.kwargs.items()}
+    args, kwargs = copied_call(case.args, case.kwargs)
     before = copy.deepcopy([value for value in (*args, *kwargs.values()) if type(value) in (list, dict)])
     try:
         got = python_scalar(func(*args, **kwargs))
@@ -203,6 +206,10 @@ def _gives(func: Callable, case: BankCase, spec: Generated) -> bool:
         return case.raises is not None and isinstance(exc, error_class(case.raises))
     if [value for value in (*args, *kwargs.values()) if type(value) in (list, dict)] != before:
         return False
+    if spec.numbers is not None:
+        got, why = spec.numbers.read(got)
+        if why is not None:
+            return False
     if case.raises is not None or (spec.returns is not None and type(got) is not spec.returns):
         return False
     try:

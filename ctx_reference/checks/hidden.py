@@ -9,7 +9,9 @@ The canonical text tags every value with its type (``i:3``, ``s:"a"``, ``[…]``
 ``(…)`` for a tuple), so ``3`` and ``3.0``, or a list and a tuple, have different digests. Dict
 keys are sorted by their canonical text. Floats are rounded to ``places`` decimals first when
 given, so that a correct function computing in another order still matches; with ``places``,
-an ``int`` counts as the ``float`` of the same value.
+numbers are compared by their value: an ``int``, a ``Fraction``, a ``Decimal`` or a numpy number
+counts as the ``float`` of the same value (the exercises whose digests have ``places`` return
+numbers; bool stays bool).
 
 When grading, the hidden tests run only on the grader's side: the learner's function is called
 in a process of its own and only its returned value, as plain data, comes back to be digested
@@ -58,8 +60,11 @@ def canonical_text(value: Any, places: int | None = None) -> str:
 
 
 def digest(value: Any, places: int | None = None) -> str:
-    """Return the digest of plain data: the first 16 hex digits of SHA-256 of its canonical text."""
-    text = canonical_text(plain(value), places)
+    """Return the digest of plain data: the first 16 hex digits of SHA-256 of its canonical text.
+
+    With ``places``, any real number counts by its value: ``digest(Fraction(1, 2), 6) == digest(0.5, 6)``.
+    """
+    text = canonical_text(plain(value, by_value=places is not None), places)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:DIGEST_HEX]
 
 

@@ -1,13 +1,17 @@
 """Visible check cases of notebook 02, Remaining (literals from docs/models.md §3)."""
 from ..i18n import N_
 from ..window import remaining as reference_remaining
+from .generated import Generated
+from .number_words import INTEGER, Numbers, stating
 from .rules import Rule
 from .runner import CheckCase
+
+LEFT_AN_INTEGER = Numbers(INTEGER, item=0, name=N_("`left`"))  # "`left` 是整数余量"
 
 REFERENCES = {"remaining": (reference_remaining,)}
 
 CASES: dict[str, tuple[CheckCase, ...]] = {
-    "remaining": (
+    "remaining": stating(LEFT_AN_INTEGER, (
         CheckCase(
             N_("原课的例子：窗口 1,000,000，读缓存 800,000，写缓存 50,000，普通输入 20,000，max_tokens 64,000"),
             args=(1_000_000, 800_000, 50_000, 20_000, 64_000),
@@ -38,8 +42,11 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             args=(1_005, 0, 0, 905, 0),
             expect=(100, True),
         ),
-    ),
+    )),
 }
+
+#: Generated cases: `left` is an integer.
+GENERATED = {"remaining": Generated(numbers=LEFT_AN_INTEGER)}
 
 
 #: The notebook these exercises belong to.

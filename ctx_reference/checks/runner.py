@@ -28,11 +28,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import CodeType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ctx_reference._validate import require_callable
+from ctx_reference._validate import real_value, require_callable
 
 from ..i18n import _
+
+if TYPE_CHECKING:  # number_words shows values with this module's ``show``
+    from .number_words import Numbers
 
 PASS_MARK = "✓"
 FAIL_MARK = "×"  # U+00D7: in DejaVu Sans and Noto Sans CJK SC alike (✗ is missing from the CJK fonts)
@@ -95,23 +98,27 @@ def python_scalar(value: Any) -> Any:
     return item if type(item) in (bool, int, float) else value
 
 
-def plain(value: Any) -> Any:
+def plain(value: Any, by_value: bool = False) -> Any:
     """Return a copy of ``value`` built from exact plain types, or raise NotPlain saying why.
 
     ``plain([1, (2, "a")]) == [1, (2, "a")]``; a numpy scalar becomes the Python number or bool
     of its kind (``python_scalar``); an ``int`` subclass, an object whose ``__eq__`` is always
-    true, or a ``list`` subclass raises NotPlain naming its type.
+    true, or a ``list`` subclass raises NotPlain naming its type. With ``by_value``, any real
+    number (a ``Fraction``, a ``Decimal`` …) becomes the ``int`` or ``float`` of its value
+    (``_validate.real_value``), wherever it stands.
     """
     value = python_scalar(value)
     kind = type(value)
     if kind in _SCALARS:
         return value
     if kind is list:
-        return [plain(item) for item in value]
+        return [plain(item, by_value) for item in value]
     if kind is tuple:
-        return tuple(plain(item) for item in value)
+        return tuple(plain(item, by_value) for item in value)
     if kind is dict:
-        return {plain(key): plain(item) for key, item in value.items()}
+        return {plain(key, by_value): plain(item, by_value) for key, item in value.items()}
+    if by_value and (number := real_value(value)) is not None:
+        return number
     if isinstance(value, Enum) and kind.__module__.startswith("ctx_reference."):
         return value
     raise NotPlain(_("返回值里有一个 {kind} 类型的值，"
@@ -181,7 +188,8 @@ class CheckCase:
     ``message`` marks an ``expect`` that is a sentence of the catalogue, one the projection returns
     in the reader's language when the value is right (render's ``SAME_TEXT``): it is compared and
     shown translated, so both editions grade alike. ``hint``, a message, is added to the × line
-    when the case fails: what to do about the likeliest cause.
+    when the case fails: what to do about the likeliest cause. ``numbers`` says what the text calls
+    the returned number ("a number": any real number, by its value; "an integer"; ``number_words.py``).
     """
 
     label: str
@@ -199,6 +207,7 @@ class CheckCase:
     label_values: Mapping[str, Any] = field(default_factory=dict)
     message: bool = False
     hint: str | None = None
+    numbers: Numbers | None = None
 
 
 def expected(case: CheckCase) -> Any:
@@ -292,6 +301,16 @@ def _copied(value: Any) -> Any:
         return value
 
 
+def copied_call(args: tuple, kwargs: Mapping[str, Any]) -> tuple[tuple, dict[str, Any]]:
+    """Return deep copies of a case's arguments, copied together: an object passed in two places (one record
+    twice in a list, or in two arguments) is one object in the copy too. Where the call cannot be copied
+    whole, each argument is copied as ``_copied`` does."""
+    try:
+        return copy.deepcopy((tuple(args), dict(kwargs)))
+    except TypeError:
+        return tuple(_copied(value) for value in args), {key: _copied(value) for key, value in kwargs.items()}
+
+
 class UsedReference(Exception):
     """The learner's function called the reference implementation of its own exercise."""
 
@@ -301,8 +320,7 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
 
     Raises UsedReference if ``func`` entered one of ``codes`` (the exercise's reference code).
     """
-    args = tuple(_copied(value) for value in case.args)
-    kwargs = {key: _copied(value) for key, value in case.kwargs.items()}
+    args, kwargs = copied_call(case.args, case.kwargs)
     before = _snapshots(args, kwargs)
     try:
         got, entered = _watched_call(func, args, kwargs, codes)
@@ -315,11 +333,20 @@ def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = froze
     for where, value, snapshot in before:
         if value != snapshot:
             return _fail(case, _("你的函数改动了传进去的{where}（应该保持原样）").format(where=where))
+    return _judge_returned(case, got, args)
+
+
+def _judge_returned(case: CheckCase, got: Any, args: tuple) -> Outcome:
+    """Return the outcome of a call of ``case`` that returned ``got`` (and left its arguments unchanged)."""
     if case.raises is not None:
         return _fail(case, _("期望报错 {error}，你的函数返回 {got}").format(error=case.raises.__name__, got=show(got)))
     if case.fresh and any(got is arg for arg in args):
         return _fail(case, _("你的函数把传进去的对象原样返回了，应该返回一个新的列表"))
     got = python_scalar(got)
+    if case.numbers is not None:
+        got, why = case.numbers.read(got)
+        if why is not None:
+            return _fail(case, why)
     if case.returns is not None and type(got) is not case.returns:
         return _fail(case, _("返回值应该是 {kind}，你的函数返回了 {got_kind}：{got}").format(
             kind=case.returns.__name__, got_kind=type(got).__name__, got=show(got)))

@@ -19,10 +19,12 @@ Two exercises, the two hooks of ``ctx_reference.sim.simulate``:
 from ..i18n import N_
 from ..sim import SimParams, request_cost, select_to_clear
 from .generated import Generated
+from .number_words import NUMBER, Numbers, stating
 from .rules import Rule
 from .runner import CheckCase
 
 FLOAT_TOL = 1e-6  # input equivalent is a float; the hand-worked values are exact to this
+A_NUMBER = Numbers(NUMBER)  # "返回这次请求的花费（输入当量，一个数）": a Fraction or a Decimal counts by its value
 
 LESSON = SimParams()
 KEEP_15 = SimParams(keep=15)
@@ -117,7 +119,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             returns=list,
         ),
     ),
-    "request_cost": (
+    "request_cost": stating(A_NUMBER, (
         CheckCase(
             N_("第 1 轮：第一次请求，输入 11,600 全部写进缓存：1.25 × 11,600"),
             args=(11_600, None, False, LESSON),
@@ -154,12 +156,13 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             expect=13_000.0,
             tol=FLOAT_TOL,
         ),
-    ),
+    )),
 }
 
 #: Generated cases: select_to_clear's turns as a list (compared as it is); request_cost's number
 #: within FLOAT_TOL, its hidden digests rounded to 6 places.
-GENERATED = {"select_to_clear": Generated(returns=list), "request_cost": Generated(tol=FLOAT_TOL, places=6)}
+GENERATED = {"select_to_clear": Generated(returns=list), "request_cost": Generated(tol=FLOAT_TOL, places=6,
+                                                                                    numbers=A_NUMBER)}
 
 
 #: The notebook these exercises belong to.

@@ -2,8 +2,12 @@
 from ..i18n import N_
 from ..tokens import estimate_tokens as reference_estimate_tokens
 from ..window import Outcome, Window
+from .generated import Generated
+from .number_words import INTEGER, Numbers, stating
 from .rules import Rule
 from .runner import CheckCase
+
+AN_INTEGER = Numbers(INTEGER)  # "按上面的规则返回一个**整数**"
 
 REFERENCES = {"check": (Window.check,), "estimate_tokens": (reference_estimate_tokens,)}
 
@@ -45,7 +49,7 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             expect=Outcome.REJECTED,
         ),
     ),
-    "estimate_tokens": (
+    "estimate_tokens": stating(AN_INTEGER, (
         CheckCase(N_("空字符串 \"\""), args=("",), expect=0),
         CheckCase(N_("4 个 ASCII 字符 \"abcd\""), args=("abcd",), expect=1),
         CheckCase(N_("1 个 ASCII 字符 \"a\"（不满 4 个也要向上取整成 1，不是四舍五入成 0）"), args=("a",), expect=1),
@@ -64,8 +68,11 @@ CASES: dict[str, tuple[CheckCase, ...]] = {
             args=("用 Python 写 3 个测试",),  # data
             expect=8,
         ),
-    ),
+    )),
 }
+
+#: Generated cases: estimate_tokens's count is an integer.
+GENERATED = {"estimate_tokens": Generated(numbers=AN_INTEGER)}
 
 
 #: The notebook these exercises belong to.

@@ -12,8 +12,10 @@ which only the tests and ``python -m ctx_reference.checks.bank`` need: a learner
 imports them.
 
 Vocabulary: a *call* is ``(args, kwargs)``, made with ``call(*args, **kwargs)``; the strategies
-are biased as good strategies are, towards small alphabets and numbers (ties, duplicates, shared
-prefixes), the boundaries the text names, empty and blank inputs and text in several scripts.
+draw from the whole domain the text states (``_wide.py``: any whitespace, any text, lists holding
+one object twice), biased as good strategies are, by samples drawn as extra weight, towards small
+alphabets and numbers (ties, duplicates, shared prefixes), the boundaries the text names, empty and
+blank inputs and text in several scripts.
 """
 from __future__ import annotations
 

@@ -8,7 +8,10 @@ The strategies draw up to seven items from small sets (token counts 0 to 10, pri
 texts that are equal, differ by a space, a newline or a capital letter, or are prefixes of each
 other, and ``None``), the same item twice, and budgets put exactly at the required total, at what all the
 items need, one token either side of a sum, and 0. Items of equal value share a name, others
-never do, so that the projection by names (``checks/assembly.py`` ``summary``) keeps the result.
+never do, so that the projection by names (``checks/assembly.py`` ``summary``) keeps the result; the
+names are any non-empty text (single letters weighted), drawn independently of the items' order, so
+that keeping the input order and sorting by name do not look alike. Half the time one item stands
+twice in the list as the same object ("a list of ``Item``" allows it).
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from hypothesis import strategies as st
 
 from ...assemble import Item, assemble
 from . import Call
+from ._wide import any_text, weighted, with_one_twice
 
 _NAMES = "abcdefghijklmnop"
 _TOKENS = st.sampled_from((0, 1, 2, 3, 5, 10))
@@ -25,15 +29,27 @@ _BOOLS = st.booleans()
 _PRIORITIES = st.integers(-1, 3)
 
 
-def _named(specs: list[dict]) -> list[Item]:
-    """Return Items built from field dicts, equal ones under one name, the others each under its own."""
-    names: dict[tuple, str] = {}
+_NAME = weighted(tuple(_NAMES), any_text(min_size=1, max_size=4))
+
+
+def _named(specs: list[dict], names: list[str]) -> list[Item]:
+    """Return Items built from field dicts, equal ones under one name, the others each under its own: the
+    next of ``names`` (distinct names, at least as many as distinct dicts)."""
+    given: dict[tuple, str] = {}
     items = []
     for spec in specs:
         key = tuple(sorted(spec.items(), key=lambda kv: kv[0]))
-        names.setdefault(key, _NAMES[len(names)])
-        items.append(Item(names[key], **spec))
+        given.setdefault(key, names[len(given)])
+        items.append(Item(given[key], **spec))
     return items
+
+
+@st.composite
+def _items(draw, specs_strategy: st.SearchStrategy[list[dict]]) -> list[Item]:
+    """Items of the drawn field dicts under names drawn apart from their order; one sometimes twice, as one object."""
+    specs = draw(specs_strategy)
+    names = draw(st.lists(_NAME, unique=True, min_size=len(specs), max_size=len(specs)))
+    return draw(with_one_twice(st.just(_named(specs, names))))
 
 
 @st.composite
@@ -60,7 +76,7 @@ def _budget(draw, items: list[Item]) -> int:
 def _assemble_call(specs_strategy: st.SearchStrategy[list[dict]]) -> st.SearchStrategy[Call]:
     @st.composite
     def build(draw) -> Call:
-        items = _named(draw(specs_strategy))
+        items = draw(_items(specs_strategy))
         return (items, draw(_budget(items))), {}
     return build()
 
@@ -75,7 +91,7 @@ def _distinct_priorities(draw) -> list[dict]:
 @st.composite
 def _at_the_required_total(draw) -> Call:
     """The budget exactly the required total (0 included); optional items of 0 tokens still fit."""
-    items = _named(draw(_specs(size=(0, 5), tokens=st.sampled_from((0, 0, 1, 3)), text=st.just(None))))
+    items = draw(_items(_specs(size=(0, 5), tokens=st.sampled_from((0, 0, 1, 3)), text=st.just(None))))
     return (items, sum(item.tokens for item in items if item.required)), {}
 
 

@@ -1,19 +1,25 @@
 """Strategies of notebook 10's exercises ``write_progress(records, budget)`` and ``restore(progress_text)``.
 
 ``write_progress``: the text's domain is a list of ``Record`` (any of the four kinds, turns ≥ 1,
-one-line texts) and a budget of tokens ≥ 0. The strategies draw short lists of a small alphabet
-of kinds, turns (1 to 4, so that equal turns are common, within a kind and among ``next``
-records) and texts (CJK, ASCII, emoji, accented letters, ``#`` and colons; costs 4 to 9 tokens),
+one-line texts) and a budget of tokens ≥ 0 ("records 是一个 Record 列表 …，budget 是进度文件的 token
+预算（整数）"). The strategies draw short lists (one record sometimes twice, as the same object) of
+the four kinds, turns (1 to 4, so that equal turns are common, within a kind and among ``next``
+records) and texts of any characters that end no line (CJK, ASCII, emoji, accented letters, ``#``
+and colons weighted; those cost 4 to 9 tokens),
 budgets of 0, budgets that are exactly the cost of some of the records (an exact fit, the header
 not counted) or one token less, budgets too small for the first candidates but not for later ones,
 and one list of more than 256 records whose newest ``next`` comes last.
 
-``restore``: the text's domain is any text: lines that are blank (empty, spaces, tabs), comments
-(``#`` at the start, after indentation too), records ``[kind] t<turn>: <text>`` (texts holding
-colons, brackets, ``#``, CJK, emoji, accented letters), padded with spaces or tabs, joined by
-``\\n`` or ``\\r\\n``, with or without the header and a final newline; and the malformed lines a
-learner's parser may let through (a kind in another case or a prefix of one, junk before the
-bracket, a missing space, colon or ``t``, a turn that is not a number, an empty text).
+``restore``: the text's domain is any text, read line by line ("每一行先去掉首尾空白；空行和以 ``#``
+开头的行跳过"): lines that are blank (empty, or any whitespace ``str.isspace`` accepts that ends no
+line: spaces, tabs, the no-break and ideographic spaces …; a few spaces and tabs weighted), comments
+(``#`` at the start, after indentation too), records ``[kind] t<turn>: <text>`` (texts of any
+characters that end no line, those holding colons, brackets, ``#``, CJK, emoji, accented letters
+weighted), padded with such whitespace, joined by ``\\n`` or ``\\r\\n``, with or without the header
+and a final newline; and the malformed lines a learner's parser may let through (a kind in another
+case or a prefix of one, junk before the bracket, a missing space, colon or ``t``, a turn that is not
+a number, an empty text). Characters that end a line for ``str.splitlines`` (``\\x0b``, ``\\x1c``,
+``\\u2028`` …) stand only as line ends: where else a line ends, the text leaves open.
 """
 from __future__ import annotations
 
@@ -21,11 +27,15 @@ from hypothesis import strategies as st
 
 from ...sessions import KINDS, Record, format_record, record_tokens, restore, write_progress
 from . import Call, call
+from ._wide import LINE_ENDS, any_text, characters, weighted, whitespace, with_one_twice
 
 _TURNS = st.integers(1, 4)
-# One-line texts without surrounding spaces: 1 to 6 tokens of CJK, ASCII, emoji and accented letters.
-_TEXTS = st.sampled_from(["写测试", "建好用户表", "ok", "fix it", "缓存加锁：死锁", "a: b", "[x] 不对", "用 # 号",
-                          "🙂", "café", "返回 JSON: [code]", "t1: 又一条", "写"])
+# One-line texts without surrounding spaces (Record's own rule): any characters that end no line, the author's
+# samples of 1 to 6 tokens (CJK, ASCII, emoji and accented letters) weighted.
+_IN_A_LINE = characters().filter(lambda ch: ch not in LINE_ENDS)
+_ONE_LINE = any_text(max_size=8, domain=_IN_A_LINE).map(str.strip).filter(bool)
+_TEXTS = weighted(["写测试", "建好用户表", "ok", "fix it", "缓存加锁：死锁", "a: b", "[x] 不对", "用 # 号",
+                   "🙂", "café", "返回 JSON: [code]", "t1: 又一条", "写"], _ONE_LINE)
 _RECORDS = st.builds(Record, st.sampled_from(KINDS), _TURNS, _TEXTS)
 
 
@@ -35,8 +45,9 @@ def _cost(records) -> int:
 
 @st.composite
 def _mixed(draw, records=_RECORDS, max_size=6) -> Call:
-    """Up to six records of any kinds, and a budget from 0 to all of them."""
-    rs = draw(st.lists(records, max_size=max_size))
+    """Up to six records of any kinds (one of them sometimes twice, the same object), and a budget from 0 to all
+    of them."""
+    rs = draw(with_one_twice(st.lists(records, max_size=max_size)))
     return call(rs, draw(st.integers(0, _cost(rs) + 2)))
 
 
@@ -44,7 +55,7 @@ def _mixed(draw, records=_RECORDS, max_size=6) -> Call:
 def _one_kind(draw) -> Call:
     """Two to five records of one kind (ties of turns frequent), budget for about half of them."""
     kind = draw(st.sampled_from(KINDS[1:]))
-    rs = draw(st.lists(st.builds(Record, st.just(kind), _TURNS, _TEXTS), min_size=2, max_size=5))
+    rs = draw(with_one_twice(st.lists(st.builds(Record, st.just(kind), _TURNS, _TEXTS), min_size=2, max_size=5)))
     return call(rs, draw(st.integers(0, _cost(rs))))
 
 
@@ -84,11 +95,12 @@ _LONG = st.just(call([Record("next", 1, "写")] + [Record("done", 1, "写")] * 2
 
 # ---- restore -------------------------------------------------------------------------------------
 
-_BLANKS = st.sampled_from(["", " ", "\t", "   ", " \t "])
+_BLANKS = weighted(["", " ", "\t", "   ", " \t "], whitespace(0, 4, inline=True))
 _COMMENTS = st.sampled_from(["# progress", "#", "# 下面是决定", "  # 缩进的注释", "\t#[done] t1: 注释掉的", "##"])
-_PADS = st.sampled_from([" ", "  ", "\t", " \t"])
-_RECORD_TEXTS = st.sampled_from(["写测试", "a", "错误码格式: E 加四位数字", "返回 JSON: [code] 不对", "用 # 号分隔",
-                                 "🙂 完成", "café ok", "[done] t2: 不是新的一行", "a  b", "x:y"])
+_PADS = weighted([" ", "  ", "\t", " \t"], whitespace(1, 3, inline=True))
+_RECORD_TEXTS = weighted(["写测试", "a", "错误码格式: E 加四位数字", "返回 JSON: [code] 不对", "用 # 号分隔",
+                          "🙂 完成", "café ok", "[done] t2: 不是新的一行", "a  b", "x:y"],
+                         _ONE_LINE)
 _LINE_RECORDS = st.builds(Record, st.sampled_from(KINDS), st.integers(1, 130), _RECORD_TEXTS)
 
 
