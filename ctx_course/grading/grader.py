@@ -83,7 +83,8 @@ class Grader:
         grader.collect("examples/class/submitted")
         report = grader.grade()
 
-    Raises SandboxUnavailable when the sandbox is asked for and bubblewrap cannot give it here.
+    Raises ValueError naming a bad argument first; then SandboxUnavailable when the sandbox is asked for and
+    bubblewrap cannot give it here.
     """
 
     def __init__(
@@ -104,7 +105,7 @@ class Grader:
         self.root = Path(root).resolve()
         self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
         self.cluster = None if cluster is None else check_cluster(cluster)
-        course = load_course_config(self.root, work=work)
+        course = load_course_config(self.root, work=work, timeout=timeout)  # a bad timeout before the sandbox
         self.work = work_folder(self.root, course)
         # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
         self.deadlines = load_deadlines(self.root, deadlines)
