@@ -155,8 +155,10 @@ sys.addaudithook(_grading_guard)
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """Watch a test that is not heavy, from its fixtures' set-up to their teardown (``_grading_guard``)."""
-    unmarked = item.get_closest_marker("heavy") is None
+    """Watch a test that is not heavy, from its fixtures' set-up to their teardown (``_grading_guard``); the
+    browser and hub suites, never part of ``make quick``, grade as they need."""
+    own_suite = any(Path(item.path).is_relative_to(suite) for suite in (BROWSER_SUITE, HUB_SUITE))
+    unmarked = item.get_closest_marker("heavy") is None and not own_suite
     if unmarked:
         _UNMARKED.append(item)
     try:
