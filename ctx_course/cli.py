@@ -392,25 +392,21 @@ def _update_command(root: str, language: str = "zh_CN") -> str:
 
 def _grade(args: argparse.Namespace) -> int:
     """Grade a class and print one line per submission and a summary; return the exit status."""
+    import os
+
     from .grading.disk_space import DiskFull
     from .grading.grader import Grader
     from .grading.reconnect import GradebookUnreachable
     from .grading.report import format_log, format_outcome, format_start, format_summary
-    from .grading.submissions import read_roster
+    from .grading.run_as import ACKNOWLEDGED, course_owner, root_warning
     from .scratch_folders import grading_run
 
     root = Path(args.root)
-    if args.example:
-        if args.submissions or args.roster:
-            raise ValueError("--example cannot be combined with --submissions or --roster")
-        args.submissions = str(root / EXAMPLE_SUBMISSIONS)
-        args.roster = str(root / EXAMPLE_ROSTER)
-        args.work = args.work or str(root / EXAMPLE_WORK)
-        args.deadlines = args.deadlines or str(root / EXAMPLE_DEADLINES)
-    if args.submissions is not None and not Path(args.submissions).is_dir():
-        raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders "
-                         f"(got {args.submissions!r})")
-    students = read_roster(args.roster) if args.roster is not None else None
+    students = _check_grade_arguments(args, root)
+    warning = root_warning(os.geteuid(), course_owner(root), str(root.resolve()), sys.executable,
+                           os.environ.get(ACKNOWLEDGED, ""))
+    if warning is not None:
+        print(warning, file=sys.stderr, flush=True)
 
     from nbformat.warnings import MissingIDFieldWarning
     from sqlalchemy.exc import SAWarning
@@ -429,13 +425,8 @@ def _grade(args: argparse.Namespace) -> int:
         cluster=args.cluster,
         deadlines=args.deadlines,
     )
-    if students is None and (grader.work / DEFAULT_ROSTER).is_file():
-        students = read_roster(grader.work / DEFAULT_ROSTER)
     if args.submissions is not None and not args.feedback_only:
         grader.collect(args.submissions)
-    elif not grader.submitted.is_dir():
-        raise ValueError(f"no submissions to grade: {grader.submitted} does not exist "
-                         f"(collect first, or pass --submissions)")
     grader.register(students or [])
 
     line_open = []  # a progress line waits for its outcome
@@ -463,6 +454,63 @@ def _grade(args: argparse.Namespace) -> int:
     if report.stopped_by:
         return report.stop_status
     return 1 if report.failed else 0
+
+
+def _check_grade_arguments(args: argparse.Namespace, root: Path):
+    """Check every argument of ``grade`` and its value; return the roster's students (None: no roster).
+
+    Runs before bubblewrap, the gradebook or a Dask cluster is looked for, so that a mistyped option
+    is one line naming it (ValueError) on any machine, one without bubblewrap included. ``--example``
+    fills in its paths here; without ``--roster``, the roster is ``<work>/roster.csv`` if there is one.
+    """
+    from .config import load_course_config, submitted_folder, work_folder
+    from .grading.deadlines import load_deadlines
+    from .grading.engine import check_cluster, check_jobs
+    from .grading.submissions import find_submissions, read_roster
+    from .sandbox.policy import parse_cpu, parse_memory
+
+    if args.example:
+        if args.submissions or args.roster:
+            raise ValueError("--example cannot be combined with --submissions or --roster")
+        args.submissions = str(root / EXAMPLE_SUBMISSIONS)
+        args.roster = str(root / EXAMPLE_ROSTER)
+        args.work = args.work or str(root / EXAMPLE_WORK)
+        args.deadlines = args.deadlines or str(root / EXAMPLE_DEADLINES)
+    if args.submissions is not None:
+        if not Path(args.submissions).is_dir():
+            raise ValueError(f"--submissions must be a folder of <student>/<assignment>/ folders "
+                             f"(got {args.submissions!r})")
+        find_submissions(args.submissions)  # a folder named like no student id is refused by its name
+    if args.work is not None and Path(args.work).exists() and not Path(args.work).is_dir():
+        raise ValueError(f"--work must be a folder (got {args.work!r})")
+    for option, name, check, value in (("--jobs", "jobs", check_jobs, args.jobs),
+                                       ("--cluster", "cluster", check_cluster, args.cluster),
+                                       ("--memory-limit", "memory_limit", parse_memory, args.memory_limit),
+                                       ("--cpu-limit", "cpu_limit", parse_cpu, args.cpu_limit)):
+        if value is not None:
+            _checked_option(option, name, check, value)
+    course = _checked_option("--timeout", "timeout", lambda t: load_course_config(root, work=args.work, timeout=t),
+                             args.timeout)  # --root (holds nbgrader_config.py) and --work too
+    if args.deadlines is not None:
+        if not Path(args.deadlines).is_file():
+            raise ValueError(f"--deadlines must be a TOML file of due dates (got {args.deadlines!r})")
+        load_deadlines(root, args.deadlines)  # a bad entry is named with its file
+    submitted = submitted_folder(root.resolve(), course)
+    if (args.submissions is None or args.feedback_only) and not submitted.is_dir():
+        raise ValueError(f"no submissions to grade: {submitted} does not exist (collect first, or pass --submissions)")
+    default_roster = work_folder(root.resolve(), course) / DEFAULT_ROSTER
+    if args.roster is None and default_roster.is_file():
+        return read_roster(default_roster)
+    return None if args.roster is None else _checked_option("--roster", "roster", read_roster, args.roster)
+
+
+def _checked_option(option: str, name: str, check, value):
+    """Return ``check(value)``; its ValueError, which names the parameter ``name``, is raised naming ``option``."""
+    try:
+        return check(value)
+    except ValueError as exc:
+        text = str(exc)
+        raise ValueError(option + text.removeprefix(name) if text.startswith(f"{name} ") else text) from None
 
 
 def _hub_check(args: argparse.Namespace) -> int:

@@ -143,10 +143,13 @@ def load_course_config(
 
 def work_folder(root: Path, config: Config) -> Path:
     """Return the folder a grading run writes to: the parent of the configured ``submitted/``."""
+    return submitted_folder(root, config).parent
+
+
+def submitted_folder(root: Path, config: Config) -> Path:
+    """Return the configured folder of submissions, ``<work>/submitted`` (relative to ``root`` unless absolute)."""
     submitted = Path(config.CourseDirectory.submitted_directory)
-    if not submitted.is_absolute():
-        submitted = root / submitted
-    return submitted.parent
+    return submitted if submitted.is_absolute() else root / submitted
 
 
 def assignments(root: str | os.PathLike = ".") -> list[str]:

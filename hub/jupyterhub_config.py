@@ -11,7 +11,9 @@ folder, with ``hub/grader/`` (Formgrader on).
 Settings (environment variables):
 
 - ``COURSE_ROOT``: the course folder (a checkout of this repository), owned by ``COURSE_GRADER``.
-- ``COURSE_GRADER``: the OS account the Formgrader runs as (it owns the gradebook).
+- ``COURSE_GRADER``: the OS account the Formgrader runs as (it owns the gradebook), and so the grading
+  run an instructor starts in its terminal: an unprivileged account; the hub refuses to start when it
+  names root or no account (docs/sandbox.md, "Who grading runs as").
 - ``COURSE_INSTRUCTORS``: hub users, comma-separated, who may open the Formgrader.
 - ``COURSE_LEARNERS``: hub users, comma-separated; default: the ``id`` column of
   ``$COURSE_ROOT/grading/roster.csv``.
@@ -36,6 +38,7 @@ on PATH (``npm install -g configurable-http-proxy``).
 """
 import csv
 import os
+import pwd
 import shutil
 import sys
 from pathlib import Path
@@ -62,8 +65,24 @@ def _roster(path, edition=None):
                        and (edition is None or (row.get("edition") or "").strip() == edition)})
 
 
+def _unprivileged(name):
+    """Return ``name`` if it is an account other than root; stop the hub with one line otherwise.
+
+    Grading runs outside the sandbox as this account (the Formgrader and its terminal): root would give any flaw
+    there the whole machine, the hub's state and every learner's files.
+    """
+    try:
+        uid = pwd.getpwnam(name).pw_uid
+    except KeyError:
+        raise SystemExit(f"COURSE_GRADER must name an existing account (got {name!r}): useradd -m {name}") from None
+    if uid == 0:
+        raise SystemExit(f"COURSE_GRADER must be an unprivileged account, not root (got {name!r}): grading runs "
+                         'outside the sandbox as this account (docs/sandbox.md, "Who grading runs as")')
+    return name
+
+
 COURSE_ROOT = Path(os.environ.get("COURSE_ROOT", "/srv/context-engineering"))
-GRADER = os.environ.get("COURSE_GRADER", "grader")
+GRADER = _unprivileged(os.environ.get("COURSE_GRADER", "grader"))
 INSTRUCTORS = _names(os.environ.get("COURSE_INSTRUCTORS", "instructor"))
 LEARNERS = _names(os.environ["COURSE_LEARNERS"]) if "COURSE_LEARNERS" in os.environ else _roster(
     COURSE_ROOT / "grading" / "roster.csv")

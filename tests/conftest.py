@@ -12,6 +12,7 @@ worker asks first (``shared_classes.py``).
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -21,6 +22,8 @@ import pytest
 from jupyter_client.manager import KernelManager
 
 from ctx_course.config import read_schema_in_process
+from ctx_course.grading.grader import AUDIT_EVENT
+from ctx_course.grading.run_as import ACKNOWLEDGED
 from ctx_course.sandbox.kernels import IpcKernelManager, IpcSockets
 from ctx_course.sandbox.policy import compile_course_packages
 
@@ -28,6 +31,9 @@ REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
 LESSONS = REPO / "lessons"
 
+# CI runs the suite as root in a throw-away container: the grading runs it starts leave out the line that
+# warns of root (ctx_course/grading/run_as.py); the tests of that line take the variable away.
+os.environ[ACKNOWLEDGED] = "1"
 # Gradebooks made directly by tests are stamped the way the grader stamps them (no subprocess).
 read_schema_in_process()
 # Kernels the tests start themselves (nbval, nbgrader's validator) find ctx_reference compiled, as the grader's do.
@@ -90,12 +96,87 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "notebook: a cell of a notebook that nbval re-executes")
 
 
+# ---- `heavy` for every test that grades a class
+#
+# A fixture that grades a class says so (``@grades_a_class`` under ``@pytest.fixture``): every test that uses
+# it, directly or through other fixtures, is marked heavy at collection. What no declaration can promise,
+# the audit hook below holds: a test that is not heavy and grades a class anyway, in this process
+# (``Grader.grade`` starts with its audit event) or as a command (``python -m ctx_course grade`` started
+# from it), fails at that moment with ``GradesUnmarked``, which names the test and the two ways out.
+
+GRADES_A_CLASS = "grades_a_class"  # the attribute a class-grading fixture's function carries
+
+
+def grades_a_class(function):
+    """Declare a fixture's function as one that grades a class; put it under ``@pytest.fixture``."""
+    setattr(function, GRADES_A_CLASS, True)
+    return function
+
+
+def uses_a_graded_class(item) -> bool:
+    """Whether a collected test uses, directly or through other fixtures, a fixture declared ``@grades_a_class``."""
+    definitions = getattr(item, "_fixtureinfo", None)  # pytest's record of the fixtures a test closes over
+    if definitions is None:
+        return False
+    return any(getattr(d.func, GRADES_A_CLASS, False) for ds in definitions.name2fixturedefs.values() for d in ds)
+
+
+class GradesUnmarked(AssertionError):
+    """A test that is not marked heavy graded a class (``make quick`` would run it)."""
+
+
+def is_grade_command(argv) -> bool:
+    """Whether a command line runs ``python -m ctx_course grade`` (its help aside).
+
+    >>> is_grade_command(["/venv/bin/python", "-m", "ctx_course", "grade", "--jobs", "1"])
+    True
+    >>> is_grade_command(["python", "-m", "ctx_course", "grade", "-h"]), is_grade_command("python -m ctx_course lab")
+    (False, False)
+    """
+    words = str(argv).split() if isinstance(argv, str | bytes) else [str(word) for word in argv]
+    return "--help" not in words and "-h" not in words and any(
+        words[i:i + 3] == ["-m", "ctx_course", "grade"] for i in range(len(words)))
+
+
+_UNMARKED: list = []  # the test being set up, run or torn down, when it is not heavy
+
+
+def _grading_guard(event: str, args: tuple) -> None:
+    if not _UNMARKED:
+        return
+    if event == AUDIT_EVENT or (event == "subprocess.Popen" and is_grade_command(args[1])):
+        raise GradesUnmarked(
+            f"{_UNMARKED[-1].nodeid} grades a class but is not marked heavy: take the class from a fixture "
+            "declared @grades_a_class (tests/conftest.py), or mark the test @pytest.mark.heavy")
+
+
+sys.addaudithook(_grading_guard)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Watch a test that is not heavy, from its fixtures' set-up to their teardown (``_grading_guard``); the
+    browser and hub suites, never part of ``make quick``, grade as they need."""
+    own_suite = any(Path(item.path).is_relative_to(suite) for suite in (BROWSER_SUITE, HUB_SUITE))
+    unmarked = item.get_closest_marker("heavy") is None and not own_suite
+    if unmarked:
+        _UNMARKED.append(item)
+    try:
+        return (yield)
+    finally:
+        if unmarked:
+            _UNMARKED.remove(item)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Mark nbval's cells ``notebook``; put the heavy files first (a stable sort: the order within and among them
-    is kept). ``make quick`` (``-m "not heavy and not notebook"``) is the inner loop."""
+    """Mark nbval's cells ``notebook`` and every test that uses a class-grading fixture ``heavy``; put the heavy
+    files first (a stable sort: the order within and among them is kept). ``make quick``
+    (``-m "not heavy and not notebook"``, applied after this hook) is the inner loop."""
     for item in items:
         if type(item).__module__.startswith("nbval"):
             item.add_marker(pytest.mark.notebook)
+        elif item.get_closest_marker("heavy") is None and uses_a_graded_class(item):
+            item.add_marker(pytest.mark.heavy)
     items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
@@ -162,6 +243,16 @@ def make_class(released_remaining):
 
 
 @pytest.fixture(scope="session")
+@grades_a_class
+def grade_once():
+    """``graded_once`` (``shared_classes.py``): a test that grades a class through it is heavy by that alone."""
+    from shared_classes import graded_once
+
+    return graded_once
+
+
+@pytest.fixture(scope="session")
+@grades_a_class
 def remaining_class(tmp_path_factory, make_class):
     """REMAINING_CLASS graded by ``python -m ctx_course grade --jobs 1`` once for the whole session
     (``shared_classes.py``): the run every other way of grading it must equal, byte for byte. Read only."""

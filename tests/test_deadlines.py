@@ -25,7 +25,7 @@ from ctx_course.grading.deadlines import (
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.report import format_summary
 
-from conftest import REPO, class_builder
+from conftest import REPO, class_builder, grades_a_class
 
 ASSIGNMENT = "02-remaining"
 UTC = dt.UTC
@@ -136,6 +136,7 @@ TIMESTAMPS = {
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["jobs1", "jobs2"])
+@grades_a_class
 def late_class(tmp_path_factory, request, released_remaining):
     """ada, ben and cai hand in the model answer of 02-remaining at TIMESTAMPS; graded with DEADLINES.
 

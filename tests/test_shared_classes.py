@@ -4,7 +4,7 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from shared_classes import RECORD, graded_once
+from shared_classes import RECORD
 
 
 class _Factory:
@@ -26,18 +26,18 @@ def _build(log: Path):
     return build
 
 
-def _ask(base: Path, log: Path, answers) -> None:
+def _ask(graded_once, base: Path, log: Path, answers) -> None:
     shared = graded_once(_Factory(base), "empty", _build(log), "--jobs", "1")
     answers.put((shared.status, shared.output, str(shared.work)))
 
 
-def test_two_processes_asking_at_once_grade_the_class_once(tmp_path, monkeypatch):
+def test_two_processes_asking_at_once_grade_the_class_once(tmp_path, monkeypatch, grade_once):
     """Two processes ask for the same class at the same moment: one build and one run, the same record for both."""
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     log = tmp_path / "builds.log"
     context = multiprocessing.get_context("fork")
     answers = context.Queue()
-    askers = [context.Process(target=_ask, args=(tmp_path, log, answers)) for _ in range(2)]
+    askers = [context.Process(target=_ask, args=(grade_once, tmp_path, log, answers)) for _ in range(2)]
     for asker in askers:
         asker.start()
     got = [answers.get(timeout=300) for _ in askers]
@@ -51,18 +51,18 @@ def test_two_processes_asking_at_once_grade_the_class_once(tmp_path, monkeypatch
     assert Path(work) == tmp_path / "shared-class-empty" / "work"
 
 
-def test_a_class_left_half_graded_is_graded_again(tmp_path, monkeypatch):
+def test_a_class_left_half_graded_is_graded_again(tmp_path, monkeypatch, grade_once):
     """A process that died while grading left the folders but no record: the next caller starts afresh."""
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     folder = tmp_path / "shared-class-empty"
     (folder / "work").mkdir(parents=True)
     (folder / "work" / "half-written").write_text("x", encoding="utf-8")
     log = tmp_path / "builds.log"
-    shared = graded_once(_Factory(tmp_path), "empty", _build(log), "--jobs", "1")
+    shared = grade_once(_Factory(tmp_path), "empty", _build(log), "--jobs", "1")
     assert log.read_text(encoding="utf-8") == "built\n"
     assert not (folder / "work" / "half-written").exists() and (folder / RECORD).is_file()
     assert shared.status == 0
-    graded_once(_Factory(tmp_path), "empty", _build(log), "--jobs", "1")
+    grade_once(_Factory(tmp_path), "empty", _build(log), "--jobs", "1")
     assert log.read_text(encoding="utf-8") == "built\n"  # the record stands: no second build
 
 

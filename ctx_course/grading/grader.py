@@ -24,6 +24,7 @@ import contextlib
 import functools
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -68,7 +69,10 @@ from .report import export_grades
 from .stopping import StopOnSignal
 from .submissions import collect, find_submissions, outside_exchange
 
-__all__ = ["Grader", "grading_config"]
+__all__ = ["AUDIT_EVENT", "Grader", "grading_config"]
+
+# The audit event (sys.audit) a grading run starts with: an administrator's audit hook may log or refuse it.
+AUDIT_EVENT = "ctx_course.grade"
 
 
 class Grader:
@@ -83,7 +87,8 @@ class Grader:
         grader.collect("examples/class/submitted")
         report = grader.grade()
 
-    Raises SandboxUnavailable when the sandbox is asked for and bubblewrap cannot give it here.
+    Raises ValueError naming a bad argument first; then SandboxUnavailable when the sandbox is asked for and
+    bubblewrap cannot give it here.
     """
 
     def __init__(
@@ -104,7 +109,7 @@ class Grader:
         self.root = Path(root).resolve()
         self.jobs = default_jobs() if jobs is None else check_jobs(jobs)
         self.cluster = None if cluster is None else check_cluster(cluster)
-        course = load_course_config(self.root, work=work)
+        course = load_course_config(self.root, work=work, timeout=timeout)  # a bad timeout before the sandbox
         self.work = work_folder(self.root, course)
         # Due dates, extensions and the late policy: deadlines.toml beside nbgrader_config.py unless told.
         self.deadlines = load_deadlines(self.root, deadlines)
@@ -229,9 +234,12 @@ class Grader:
         A submission graded by an earlier run from the same files and the same sources is read
         back instead of run again, unless ``force``. SIGTERM or SIGINT abandons the notebook
         running, starts no other, and still writes the feedback and the CSV (``stopped_by``).
+        The run starts with the audit event ``AUDIT_EVENT`` (PEP 578: the course folder, the
+        working folder, ``autograde``), which an audit hook may log or refuse.
         """
         if self.deadlines is not None:  # an extension for nobody is bad input: nothing is graded
             check_students(self.deadlines, self._known_students())
+        sys.audit(AUDIT_EVENT, str(self.root), str(self.work), autograde)
         with StopOnSignal(on_stop=self._abandon) as stop, stops_on_full_disk(self.work, self.db_url):
             return self._grade(stop, pairs, autograde=autograde, force=force, on_start=on_start,
                                on_result=on_result)

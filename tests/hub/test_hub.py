@@ -11,7 +11,10 @@ from __future__ import annotations
 import csv
 import html
 import json
+import os
 import shlex
+import subprocess
+import sys
 import time
 
 import pytest
@@ -184,6 +187,32 @@ def test_scores_are_the_hand_worked_ones(hub, trip):
         got = {r["student_id"]: (r["auto_score"], r["max_auto_score"]) for r in csv.DictReader(handle)
                if r["assignment"] == ASSIGNMENT}
     assert got == {hub.room["ada"].name: ("3", "3"), hub.room["ben"].name: ("0", "3")}
+
+
+def test_grading_ran_as_the_unprivileged_grader(hub, trip):
+    """The guide's `python -m ctx_course grade` ran as the grader's own account (not root), printed no line warning
+    of root, and the gradebook and grades.csv it wrote are that account's."""
+    room = hub.room
+    grader = room["instructor"]
+    assert hub.settings["COURSE_GRADER"] == grader.name and grader.real and grader.uid != 0
+    (run,) = [done for done in trip["grade"] if "ctx_course" in done.args]
+    assert run.returncode == 0 and "grading as root" not in run.stderr
+    for written in ("gradebook.db", "grades.csv"):
+        assert (room.course / "grading" / written).stat().st_uid == grader.uid, written
+
+
+@pytest.mark.parametrize(("account", "line"), [
+    ("root", "COURSE_GRADER must be an unprivileged account, not root (got 'root')"),
+    ("ctx-no-such-account", "COURSE_GRADER must name an existing account (got 'ctx-no-such-account')"),
+])
+def test_the_hub_refuses_to_start_with_a_grader_that_is_root_or_nobody(tmp_path, account, line):
+    """COURSE_GRADER=root, or an account that does not exist: jupyterhub exits with status 1 and that one line."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "COURSE_GRADER": account,
+           "COURSE_HUB_STATE": str(tmp_path / "state"), "COURSE_LEARNERS": "ada", "COURSE_ROOT": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "jupyterhub", "-f", str(REPO / "hub" / "jupyterhub_config.py")],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1].startswith(line), done.stderr[-2000:]
 
 
 def test_each_learner_receives_their_feedback(hub, trip):
