@@ -158,7 +158,8 @@ def _table(lessons: Sequence[Lesson]) -> str:
             time += _("（其中 {sections} 初读可跳过）").format(
                 sections=_("、").join(f"§{number}" for number in lesson.optional))
         title = lesson.title.replace("|", "\\|")
-        rows.append(f"| [{lesson.number}]({lesson.path}) | {title} | {needs or _('无')} | {time} |")
+        needs = needs or _("无")  # outside the f-string, where the catalogue's extraction finds it
+        rows.append(f"| [{lesson.number}]({lesson.path}) | {title} | {needs} | {time} |")
     return "\n".join(rows)
 
 
