@@ -184,10 +184,11 @@ def test_honest_learners_graded_after_the_attacks_in_the_same_process_score_full
 
 
 def test_a_value_the_wire_does_not_carry_costs_its_check_with_one_line(graded):
-    """The reproduction's object scores 0 for check_zone, and its feedback says in one line which type could not
-    be read; the forged messages cost the attackers their own zone check and nothing else."""
+    """The reproduction's object scores 0 for check_zone, and its feedback says in one fixed line that the value's
+    type could not be read (not its name: that is text the learner chose); the forged messages cost the attackers
+    their own zone check and nothing else."""
     grader, results, _ = graded
-    assert "E" in _feedback(grader, "e_reduced") and "读不了" in _feedback(grader, "e_reduced")
+    assert "读不了" in _feedback(grader, "e_reduced")
     for student in ("a_popen_old", "a_popen_new", "b_rename", "c_any", "d_huge", "e_reduced"):
         assert results[student].auto_score <= 5, student  # check_zone (2 points) lost, at least
 

@@ -346,3 +346,19 @@ def test_an_output_left_with_nothing_says_so_in_the_submissions_language(edition
         nb.metadata["ctx_edition"] = edition
     made_inert, _ = MakeInert().preprocess(nb, {})
     assert made_inert.cells[0].outputs[0]["data"] == {"text/plain": note}
+
+
+@pytest.mark.parametrize(("verdict", "kept"), [
+    ({"hidden_test": "余量比十分之一少 1"}, {"hidden_test": "余量比十分之一少 1"}),
+    ({"hidden_test": ""}, {"hidden_test": ""}),
+    ({"hidden_test": "<script>x</script>", "extra": 1}, None),
+    ({"hidden_test": ["a"]}, None),
+    ("a", None),
+])
+def test_the_graders_verdict_record_is_kept_in_its_shape_only(verdict, kept):
+    """A check cell keeps the grader's record of the hidden test it failed (item analysis reads it) when it has
+    that record's shape, one string; any other value under that key is dropped."""
+    cell = nbformat.v4.new_code_cell("check()", metadata={"ctx_verdict": verdict, "nbgrader": {"grade": True}})
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    made_inert, _ = MakeInert().preprocess(nb, {})
+    assert made_inert.cells[0].metadata.get("ctx_verdict") == kept

@@ -184,6 +184,7 @@ def hub_environment(monkeypatch, tmp_path, **settings) -> dict:
 
     monkeypatch.setenv("COURSE_HUB_STATE", str(tmp_path / "state"))
     monkeypatch.setenv("COURSE_LEARNERS", "ada")
+    monkeypatch.setenv("COURSE_GRADER", "nobody")  # the config refuses root and a missing account as the grader
     monkeypatch.delenv("COURSE_MODEL_ANSWERS", raising=False)
     for name, value in settings.items():
         monkeypatch.setenv(name, value)

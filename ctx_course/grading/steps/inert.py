@@ -61,6 +61,7 @@ from pygments.token import STANDARD_TYPES
 from ctx_reference.i18n import N_, _, using
 
 from ...editions.translate import submitted_edition
+from .behaviour import VERDICT_KEY
 
 # The tags a learner's HTML and rendered markdown may keep: text, lists, tables, code, images.
 ALLOWED_TAGS = frozenset({
@@ -331,6 +332,9 @@ def _cell_metadata(metadata) -> dict:
     tags = metadata.get("tags")
     if isinstance(tags, list):
         kept["tags"] = [tag for tag in tags if isinstance(tag, str) and SAFE_TAG.fullmatch(tag)]
+    verdict = metadata.get(VERDICT_KEY)  # the grader's record of the hidden test a check cell failed (item analysis)
+    if isinstance(verdict, dict) and set(verdict) == {"hidden_test"} and isinstance(verdict["hidden_test"], str):
+        kept[VERDICT_KEY] = {"hidden_test": verdict["hidden_test"][:200]}
     return kept
 
 

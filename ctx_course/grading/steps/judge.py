@@ -58,8 +58,9 @@ USED_REFERENCE = N_(
     "这个练习要用你自己写的代码完成。"
 )
 TIMED_OUT = N_("评分时你的函数运行超过了 {seconds} 秒，这一格按未通过计分。")
-UNREADABLE = N_("评分时你的函数返回了一个 {kind} 类型的值，检查读不了它：这里只接受普通的数据"
-                 "（int、float、str、bool、list、tuple、dict、数字……）和练习里说明的类型。这一格按未通过计分。")
+# Names no type: a type's name is text the learner's process chose, and could spell a hidden input.
+UNREADABLE = N_("评分时你的函数返回了一个检查读不了的类型的值：这里只接受普通的数据"
+                "（int、float、str、bool、list、tuple、dict、数字……）和练习里说明的类型。这一格按未通过计分。")
 ANSWERER_DIED = N_("评分时运行你的函数的进程意外结束了（内存或 CPU 时间用完了？），"
                    "这一格按未通过计分。")
 
@@ -186,7 +187,7 @@ def _check(cell: Cell, namespace: dict, session: AnswerSession) -> Verdict:
         if session.failure is not None:
             return Verdict(False, _(ANSWERER_DIED), detail)
         if session.unreadable is not None:
-            return Verdict(False, _(UNREADABLE).format(kind=session.unreadable), detail)
+            return Verdict(False, _(UNREADABLE), f"unreadable value of type {session.unreadable}; {detail}"[:500])
         line = _line_in(exc, filename)
         if line is None or line in hidden_lines(cell.source):
             return Verdict(False, _(HIDDEN_FAILED), detail, hidden=True, hidden_test=failed_check(cell.source, line))
