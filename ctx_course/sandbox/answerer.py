@@ -546,21 +546,14 @@ def _fits(value, hint, registry: Registry) -> bool:  # noqa: C901 - one case per
     for sequences, the exact declared class for a declared class; a hint not understood allows any data)."""
     if hint is None or hint is typing.Any:
         return True
-    if hint is type(None):
-        return value is None
+    simple = _simple_types(hint, registry)  # None, bool, numbers, str, bytes, a declared class, unions of them
+    if simple is not None:
+        return type(value) in simple
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin is typing.Union or origin is types.UnionType:
+    if origin is typing.Union or origin is types.UnionType:  # an arm says more than a type
         return any(_fits(value, arm, registry) for arm in args)
     if origin is typing.Literal:
         return value in args
-    if hint is bool:
-        return type(value) is bool
-    if hint in (int, float):
-        return type(value) in _NUMBERS
-    if hint is str or hint is bytes:
-        return type(value) is hint
-    if isinstance(hint, type) and hint in registry.by_class:
-        return type(value) is hint
     if origin is tuple:
         if type(value) not in _SEQUENCES:
             return False
