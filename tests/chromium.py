@@ -1,13 +1,14 @@
 """Debian's Chromium, headless, through Playwright: the one browser of the browser and hub suites."""
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -27,3 +28,11 @@ def headless_chromium() -> Iterator[Browser]:
             yield instance
         finally:
             instance.close()
+
+
+def open_document(page: Page, url: str, path: str) -> None:
+    """Go to ``url`` and wait until JupyterLab's current document is the one at ``path`` (as a learner opens it)."""
+    page.goto(url)
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.context"
+                           f" && window.jupyterapp.shell.currentWidget.context.path === {json.dumps(path)}")

@@ -15,6 +15,7 @@ import json
 import re
 
 import pytest
+from chromium import open_document
 
 from browser.conftest import LAB_TEST_OPTIONS, VIEWPORT, _lab_environment
 
@@ -170,10 +171,7 @@ def english_page(browser, english_lab):
     """A page of the English lab with notebook 02 open (as the learner opens it from the file browser)."""
     page = browser.new_page(viewport=VIEWPORT)
     page.set_default_timeout(90_000)
-    page.goto(english_lab.url(f"lab/tree/{NAME}"))
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           " && window.jupyterapp.shell.currentWidget.context"
-                           f" && window.jupyterapp.shell.currentWidget.context.path === {json.dumps(NAME)}")
+    open_document(page, english_lab.url(f"lab/tree/{NAME}"), NAME)
     yield page
     page.close()
 

@@ -8,10 +8,10 @@ own (a file outside the lab's root could not open: the link would end in an erro
 """
 from __future__ import annotations
 
-import json
 import urllib.parse
 
 import pytest
+from chromium import open_document
 
 from browser.conftest import LAB_TEST_OPTIONS, VIEWPORT, _lab_environment
 
@@ -77,10 +77,7 @@ def test_a_glossary_link_opens_the_glossary_inside_the_lab(browser, glossary_lab
     page = browser.new_page(viewport=VIEWPORT)
     page.set_default_timeout(TIMEOUT_MS)
     try:
-        page.goto(server.url(f"lab/tree/{NAME}"))
-        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                               " && window.jupyterapp.shell.currentWidget.context"
-                               f" && window.jupyterapp.shell.currentWidget.context.path === {json.dumps(NAME)}")
+        open_document(page, server.url(f"lab/tree/{NAME}"), NAME)
         links = page.evaluate(LINKS_JS, [TIMEOUT_MS])
         # JupyterLab resolves a link from the notebook's folder, within its root: ../glossary.md is /files/glossary.md
         assert links and all(urllib.parse.urlsplit(link).path == f"/files/{glossary}" for link in links), links

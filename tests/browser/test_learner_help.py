@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from chromium import open_document
 
 from browser.conftest import LAB_TEST_OPTIONS, VIEWPORT, _lab_environment
 from browser.test_english_edition import ANSWER_AND_RUN_JS, RUN_TIMEOUT_MS, WAIT_JS
@@ -88,10 +89,7 @@ def stuck(browser, help_lab) -> dict:
     after their own answer is written and saved."""
     page = browser.new_page(viewport=VIEWPORT)
     page.set_default_timeout(90_000)
-    page.goto(help_lab.url(f"lab/tree/{NAME}"))
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           " && window.jupyterapp.shell.currentWidget.context"
-                           f" && window.jupyterapp.shell.currentWidget.context.path === {json.dumps(NAME)}")
+    open_document(page, help_lab.url(f"lab/tree/{NAME}"), NAME)
     page.evaluate(READY_JS, [RUN_TIMEOUT_MS])
     run = page.evaluate(ANSWER_AND_RUN_JS, [{_cell_id("remaining"): CLIPPED}, RUN_TIMEOUT_MS])
 
