@@ -26,7 +26,7 @@ from .i18n import N_, SESSION, _, language, using
 from .model_answers import closed, key_file, read_key
 
 ANSWER_STUB = N_("在这里写下你的回答。")
-"""The text a released answer cell holds (nbgrader's text stub; ``ctx_course.editions.translate.TEXT_STUB``)."""
+"""The text a released answer cell holds (nbgrader's text stub; ``ctx_course.editions.translate`` uses this one)."""
 
 
 def release_texts() -> frozenset[str]:

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ctx_reference.i18n import N_, gettext, using
+from ctx_reference.sample_answers import ANSWER_STUB
 
 from ..cells import is_answer, is_graded, source_text
 
@@ -58,7 +59,7 @@ METADATA_KEY = "ctx_edition"
 
 # What an answer cell of the release holds until the learner writes it (nbgrader's stubs, nbgrader_config.py).
 CODE_STUB = N_("# 在这里写你的代码\nraise NotImplementedError()")
-TEXT_STUB = N_("在这里写下你的回答。")
+TEXT_STUB = ANSWER_STUB  # the learner's kernel reads it too (sample_answer: an answer still the stub is not written)
 
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 
