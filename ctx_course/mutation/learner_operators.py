@@ -54,14 +54,15 @@ def _valid(code: str) -> bool:
 
 
 def _chain(expr: ast.expr) -> Iterator[ast.expr]:
-    """Yield the calls, subscripts and attributes of a chain (``a.b(c)[d]``) from the outside in, not their arguments."""
+    """Yield the calls, subscripts and attributes of a chain (``a.b(c)[d]``), outside in, not their arguments."""
     while isinstance(expr, (ast.Call, ast.Subscript, ast.Attribute)):
         yield expr
         expr = expr.func if isinstance(expr, ast.Call) else expr.value
 
 
 def _is_literal_scalar(expr: ast.expr) -> bool:
-    return isinstance(expr, ast.Constant) and (expr.value is None or isinstance(expr.value, (bool, int, float, complex)))
+    scalar = (bool, int, float, complex)
+    return isinstance(expr, ast.Constant) and (expr.value is None or isinstance(expr.value, scalar))
 
 
 def _called(expr: ast.expr) -> str:
@@ -130,10 +131,10 @@ def _replaced(root: ast.expr, old: ast.expr, new: ast.expr) -> str:
 
 
 def _shallow_copy_tree(node: ast.AST, old: ast.AST, new: ast.AST) -> ast.AST:
-    """Return a copy of ``node`` in which ``old`` is replaced by ``new``, sharing the untouched subtrees."""
+    """Return a copy of the tree ``node`` in which the node ``old`` is replaced by ``new``."""
     if node is old:
         return new
-    fields = {}
+    fields: dict[str, object] = {}
     for name, value in ast.iter_fields(node):
         if isinstance(value, list):
             fields[name] = [_shallow_copy_tree(v, old, new) if isinstance(v, ast.AST) else v for v in value]
@@ -177,11 +178,16 @@ class EqualityToIdentity(_Rewriter):
         return (Example("x = a == b", "x = a is b"), Example("x = a != b", "x = a is not b"))
 
 
-def _identity_search(needle: ast.expr, haystack: ast.expr) -> ast.expr:
-    target = ast.Name(_LOOP_VAR)
-    test = ast.Compare(left=target, ops=[ast.Is()], comparators=[needle])
-    generator = ast.comprehension(target=ast.Name(_LOOP_VAR), iter=haystack, ifs=[], is_async=0)
-    return ast.Call(func=ast.Name("any"), args=[ast.GeneratorExp(elt=test, generators=[generator])], keywords=[])
+def _identity_search(needle: ast.expr, haystack: ast.expr) -> str:
+    """Return ``any(_item is needle for _item in haystack)``, as a learner would write it."""
+    return f"any({_LOOP_VAR} is {_operand(needle)} for {_LOOP_VAR} in {_operand(haystack)})"
+
+
+def _operand(expr: ast.expr) -> str:
+    """Return the text of ``expr``, in parentheses unless it is a name, attribute, subscript, call or literal."""
+    text = ast.unparse(expr)
+    simple = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Constant, ast.List, ast.Tuple)
+    return text if isinstance(expr, simple) else f"({text})"
 
 
 def _not_a_collection_search(expr: ast.expr) -> bool:
@@ -206,10 +212,8 @@ class MembershipToIdentity(_Rewriter):
         needle, haystack = expr.left, expr.comparators[0]
         if _not_a_collection_search(needle) or _not_a_collection_search(haystack):
             return []
-        search = _identity_search(needle, haystack)
-        if isinstance(expr.ops[0], ast.NotIn):
-            search = ast.UnaryOp(op=ast.Not(), operand=search)
-        return [ast.unparse(search)]
+        text = _identity_search(needle, haystack)
+        return ["not " + text if isinstance(expr.ops[0], ast.NotIn) else text]
 
     @classmethod
     def examples(cls):
@@ -223,7 +227,7 @@ _STRIPPERS = ("strip", "lstrip", "rstrip", "split", "rsplit")
 
 
 class NarrowStrip(_Rewriter):
-    """``s.strip()`` (``lstrip``, ``rstrip``, ``split``, ``rsplit``) → ``s.strip(" ")``: spaces only, not every whitespace."""
+    """``s.strip()`` (``lstrip``, ``rstrip``, ``split``, ``rsplit``) → ``s.strip(" ")``: spaces only, not whitespace."""
 
     node_types = _CHAINS
 
@@ -307,7 +311,7 @@ _SORTERS = ("sorted", "min", "max", ".sort")
 
 
 class AnotherSortKey(_Rewriter):
-    """In ``sorted``/``min``/``max``/``.sort``: ``key=`` or ``reverse=`` dropped, or a tuple key's field dropped or two swapped."""
+    """In ``sorted``, ``min``, ``max``, ``.sort``: ``key=`` or ``reverse=`` dropped, or a tuple key's fields changed."""
 
     node_types = _CHAINS
 
@@ -350,7 +354,7 @@ def _bounds(expr: ast.expr | None) -> bool:
 
 
 class SliceOffByOne(_Rewriter):
-    """A slice's bound ``[a:b]`` or a ``range`` bound moved by one either way (``[:n]`` → ``[:n - 1]``, ``[:n + 1]``)."""
+    """A slice's bound ``[a:b]`` or a ``range`` bound moved by one (``[:n]`` → ``[:n - 1]``, ``[:n + 1]``)."""
 
     node_types = _CHAINS
 
@@ -390,7 +394,7 @@ def _plain(expr: ast.expr) -> bool:
 
 
 class AliasForCopy(_Rewriter):
-    """``list(x)``, ``dict(x)``, ``x.copy()``, ``copy.copy(x)``, ``copy.deepcopy(x)``, ``x[:]`` → ``x`` (x a name or attribute)."""
+    """``list(x)``, ``dict(x)``, ``x.copy()``, ``copy.copy(x)``, ``copy.deepcopy(x)``, ``x[:]`` → ``x`` (x a name)."""
 
     node_types = _CHAINS
 
@@ -418,7 +422,7 @@ class AliasForCopy(_Rewriter):
 
 
 class DroppedDeduplication(_Rewriter):
-    """``set(x)`` and ``dict.fromkeys(x)`` → ``list(x)``; ``if k in seen: continue`` → never; ``if k not in seen:`` → always.
+    """``set(x)``, ``dict.fromkeys(x)`` → ``list(x)``; ``if k in seen: continue`` never, ``if k not in seen:`` always.
 
     The last two only where the comparison is the whole test of an ``if`` without ``elif``/``else``
     whose body is ``continue`` (for ``in``).
@@ -468,14 +472,22 @@ def _callee(name: str) -> ast.expr:
 
 
 class Rounding(_Rewriter):
-    """``round(x, n)`` → ``round(x)``; ``round(x)`` ↔ ``int(x)``; ``ceil`` → ``floor``, ``int``; ``floor`` → ``ceil``, ``int``.
+    """``round(x, n)`` → ``round(x)``; ``round`` ↔ ``int``; ``ceil`` → ``floor``, ``int``, and back;
+    the ceiling division ``-(-a // b)`` → ``a // b`` (the floor) and ``round(a / b)``.
 
     (``//`` ↔ ``/`` is core's ``ReplaceBinaryOperator_FloorDiv_Div`` and ``_Div_FloorDiv``.)
     """
 
-    node_types = _CHAINS
+    node_types = (*_CHAINS, "factor")
 
     def rewrite(self, expr, node):
+        if node.type == "factor":
+            if (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.BinOp)
+                    and isinstance(expr.operand.op, ast.FloorDiv) and isinstance(expr.operand.left, ast.UnaryOp)
+                    and isinstance(expr.operand.left.op, ast.USub)):
+                a, b = _operand(expr.operand.left.operand), _operand(expr.operand.right)
+                return [f"({a} // {b})", f"round({a} / {b})"]
+            return []
         def rule(link):
             name = _called(link)
             if not isinstance(link, ast.Call) or name not in _ROUNDERS:
@@ -489,7 +501,8 @@ class Rounding(_Rewriter):
 
     @classmethod
     def examples(cls):
-        return (Example("y = round(x, 2)", "y = round(x)"), Example("y = math.ceil(x)", "y = math.floor(x)"))
+        return (Example("y = round(x, 2)", "y = round(x)"), Example("y = math.ceil(x)", "y = math.floor(x)"),
+                Example("y = -(-a // b)", "y = (a // b)"))
 
 
 # ---- the provider ----------------------------------------------------------------------------

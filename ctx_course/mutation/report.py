@@ -18,6 +18,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from .campaign import ExerciseRun, Mutant
+from .learner_operators import OPERATORS, PROVIDER
 from .survivors import Equivalent, review
 from .targets import ROOT, targets
 
@@ -50,6 +51,43 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ⏎ ")
 
 
+def operator_family(operator: str) -> str:
+    """Return the row an operator is counted in: a learner operator itself, a core operator by its family.
+
+    ``core/ReplaceBinaryOperator_Add_Mul`` → ``core/ReplaceBinaryOperator``; ``learner/Rounding`` stays.
+    """
+    return operator if operator.startswith("learner/") else operator.split("_")[0]
+
+
+def _operator_table(runs: Mapping[str, ExerciseRun], kinds: Mapping[tuple, str]) -> list[str]:
+    """Return the lines of the table per operator: counts, and per exercise mutants / survivors."""
+    rows: dict[str, dict[str, list[int]]] = {}  # family -> exercise -> [mutants, killed, listed, gaps]
+    for name, run in runs.items():
+        for operator, (mutants, killed) in run.operators.items():
+            cell = rows.setdefault(operator_family(operator), {}).setdefault(name, [0, 0, 0, 0])
+            cell[0] += mutants
+            cell[1] += killed
+        for mutant in run.survivors:
+            kind = kinds.get(mutant.identity)
+            if kind is not None:
+                rows.setdefault(operator_family(mutant.operator), {}).setdefault(name, [0, 0, 0, 0])[
+                    3 if kind == "gap" else 2] += 1
+    lines = ["", "## Per operator", "",
+             "The learner operators one by one, then cosmic-ray's core operators by family. *per exercise*:",
+             "mutants made there / survivors (the exercises where the operator applied).", "",
+             "| operator | mutants | killed | survived | listed | gaps | per exercise |",
+             "|---|---|---|---|---|---|---|"]
+    for operator in OPERATORS:  # a learner operator that applied nowhere is a row too
+        rows.setdefault(f"{PROVIDER}/{operator}", {})
+    order = sorted(rows, key=lambda family: (not family.startswith("learner/"), family))
+    for family in order:
+        cells = rows[family]
+        mutants, killed, listed, gaps = (sum(cell[i] for cell in cells.values()) for i in range(4))
+        detail = ", ".join(f"`{name}` {cell[0]}/{cell[0] - cell[1]}" for name, cell in cells.items()) or "none"
+        lines.append(f"| {family} | {mutants} | {killed} | {mutants - killed} | {listed} | {gaps} | {detail} |")
+    return lines
+
+
 def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
     """Return docs/mutation.md for the last run's ``data`` and the reviewed list."""
     from ctx_reference.checks import NOTEBOOKS
@@ -78,11 +116,21 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         "the text covers (the list names it) and the visible check does not catch them yet; a survivor not",
         "reviewed at all fails tests/test_mutation_campaign.py.",
         "",
-        "The mutants are those of cosmic-ray's core operators: arithmetic, comparison (`==`, `<`, `is` …),",
-        "unary and boolean operators, numbers, `break`/`continue`, exception types, decorators and loops made",
-        "to run zero times. It has no operator for string constants, for `in`/`not in`, or for calls, so",
-        "mistakes such as stripping text, a regular expression without anchors or a wrong separator are not",
-        "made here: tests/test_mutations.py's hand-written mutants cover those.",
+        "The mutants are of two kinds. cosmic-ray's core operators (`core/...`) swap arithmetic, comparison",
+        "(`==`, `<`, `is` …), unary and boolean operators, change numbers by one, swap `break`/`continue` and",
+        "exception types, drop decorators and make loops run zero times: mistakes of syntax. The learner",
+        "operators (`learner/...`, `ctx_course/mutation/learner_operators.py`, registered with cosmic-ray as a",
+        "plugin) make the mistakes a learner makes: identity for equality (`==` → `is`, `x in items` → a search",
+        "by identity), a narrower character class or strip set (`.strip()` → `.strip(\" \")`, `\\s` → a space,",
+        "`\\d` → `[0-9]`, `.isspace()` → `== \" \"`), another sort key (`key=` or `reverse=` dropped, a field of",
+        "a tuple key dropped or two swapped), a slice or `range` bound off by one, an alias where a copy was",
+        "needed (`list(x)`, `x.copy()`, `x[:]` → `x`), a dropped de-duplication (`set(x)` → `list(x)`, the",
+        "`if k in seen: continue` guard never taken) and rounding (`round(x, n)` → `round(x)`, `round` ↔ `int`,",
+        "`ceil` ↔ `floor`, a ceiling division made a floor). They apply where the reference is written that",
+        "way, so an exercise whose reference has no such construct gets none of them (the table per operator",
+        "below says where each applied). Neither kind changes string constants other than a regular",
+        "expression's classes, or a separator or a regular expression's anchors: tests/test_mutations.py's",
+        "hand-written mutants cover those.",
         "",
         "| notebook | exercise | mutated | mutants | killed | of them by timeout | survived | listed | gaps "
         "| not reviewed |",
@@ -110,6 +158,7 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
               f"{data['jobs'] or 'one per core'} exercises at a time on {data['cores']} cores, the machine's 1-minute "
               f"load average {data['load_average'][0]} before and {data['load_average'][1]} after (a shared machine: "
               "the seconds per exercise above are wall time, not CPU time)."]
+    lines += _operator_table(runs, kinds)
     lines += ["", "## Survivors not reviewed", ""]
     if unreviewed:
         lines += ["| exercise | function | line | mutation | operator |", "|---|---|---|---|---|"]
