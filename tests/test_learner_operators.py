@@ -1,4 +1,4 @@
-"""The learner operators (ctx_course/mutation/learner_operators.py): on small snippets, exactly the mutants each should make.
+"""The learner operators (ctx_course/mutation/learner_operators.py): on snippets, exactly the mutants each makes.
 
 Every mutant is made as cosmic-ray makes it (its parso tree, ``mutate_code`` with the operator and
 the occurrence) and must be valid Python; a snippet where an operator must not apply gets none.
@@ -16,7 +16,7 @@ from ctx_course.mutation import learner_operators as lo
 
 
 def mutants(operator: type, source: str) -> list[str]:
-    """Return every mutant ``operator`` makes of ``source``, in cosmic-ray's order of occurrences, each one valid Python."""
+    """Return every mutant ``operator`` makes of ``source``, in cosmic-ray's order, each one valid Python."""
     count = sum(1 for node in ast_nodes(get_ast(source)) for _ in operator().mutation_positions(node))
     made = [mutate_code(source, operator(), occurrence) for occurrence in range(count)]
     for code in made:
