@@ -2,8 +2,10 @@
 
 Covers: for one exercise (``run_exercise``), a scratch copy of its target's source, a cosmic-ray
 session over it (``cosmic-ray init``), the line filter that keeps the mutations inside the
-exercise's functions (``cr-filter-lines``, the tool's own filter), a baseline (the unmutated copy
-must pass its check, or the campaign stops: the harness would be judging itself), and the run
+exercise's functions and text constants (``cr-filter-lines``, the tool's own filter), with the
+core operators and the learner operators (``learner_operators.py``, which ``run_campaign`` first
+checks cosmic-ray finds), a baseline (the unmutated copy must pass its check, or the campaign
+stops: the harness would be judging itself), and the run
 (``cosmic-ray exec``), whose test command for each mutant has the exercise's visible check judge
 the mutant as a learner's function, as the notebook calls the check (``judge.py``; the command is
 the stdlib-only ``client.py``, which hands the file to the fork server of ``server.py``, started
@@ -11,6 +13,8 @@ once per campaign). A mutant whose check runs longer than ``timeout`` seconds is
 as killed by the timeout. ``run_campaign`` runs several exercises at once, one cosmic-ray session
 per exercise and process, ``jobs`` at a time (cosmic-ray's local distributor runs one session's
 mutants in sequence; its sessions are independent files, so they run side by side).
+
+Counts are kept per exercise and per operator (``ExerciseRun.operators``).
 
 Leaves out: which survivors are reviewed (``survivors.py``) and the report (``report.py``).
 
