@@ -132,12 +132,16 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         "below says where each applied). Neither kind changes other string constants (a separator, a",
         "regular expression's anchors): tests/test_mutations.py's hand-written mutants cover those.",
         "",
+        "The column *learner* counts the mutants of the learner operators among them, and how many of those",
+        "survived.",
+        "",
         "| notebook | exercise | mutated | mutants | killed | of them by timeout | survived | listed | gaps "
-        "| not reviewed |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| not reviewed | learner (survived) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     kinds = {e.identity: e.kind for e in equivalents}
     totals = [0, 0, 0, 0, 0, 0, 0]
+    learner_totals = [0, 0]
     gaps: list[Mutant] = []
     listed: list[Mutant] = []
     unreviewed: list[Mutant] = []
@@ -148,12 +152,17 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         row = [run.mutants, run.killed, run.timeouts, len(run.survivors), len(found_listed), len(found_gaps),
                len(finding.unlisted)]
         totals = [a + b for a, b in zip(totals, row)]
+        learner = [sum(tally[0] for op, tally in run.operators.items() if op.startswith(f"{PROVIDER}/")),
+                   sum(1 for m in run.survivors if m.operator.startswith(f"{PROVIDER}/"))]
+        learner_totals = [a + b for a, b in zip(learner_totals, learner)]
         mutated = ", ".join(f"`{n}`" for n in all_targets[name].mutated) if name in all_targets else "?"
-        lines.append(f"| {NOTEBOOKS.get(name, '?')} | `{name}` | {mutated} | " + " | ".join(map(str, row)) + " |")
+        lines.append(f"| {NOTEBOOKS.get(name, '?')} | `{name}` | {mutated} | " + " | ".join(map(str, row))
+                     + f" | {learner[0]} ({learner[1]}) |")
         gaps += found_gaps
         listed += found_listed
         unreviewed += finding.unlisted
-    lines.append("| **total** | | | " + " | ".join(f"**{n}**" for n in totals) + " |")
+    lines.append("| **total** | | | " + " | ".join(f"**{n}**" for n in totals)
+                 + f" | **{learner_totals[0]}** (**{learner_totals[1]}**) |")
     lines += ["", f"Last full run: {totals[0]} mutants in {data['wall_seconds']} s of wall time, "
               f"{data['jobs'] or 'one per core'} exercises at a time on {data['cores']} cores, the machine's 1-minute "
               f"load average {data['load_average'][0]} before and {data['load_average'][1]} after (a shared machine: "
