@@ -206,3 +206,26 @@ def test_the_ceiling_division_becomes_a_floor_or_a_rounding():
 def test_other_calls_and_divisions_are_left_alone():
     """`int(x, 16)` parses, `-(a // b)` is no ceiling; `//` ↔ `/` is core's."""
     assert mutants(lo.Rounding, "y = int(x, 16)\nz = -(a // b)\nw = a // b\nv = abs(x)\n") == []
+
+
+@pytest.mark.heavy
+def test_every_mutant_the_campaign_makes_is_valid_python_and_differs():
+    """Over the lines the campaign mutates (every exercise's spans), each learner mutant parses and changes the text;
+    there are as many as the last full run judged (a change of an operator needs `make mutation` again)."""
+    from ctx_course.mutation.report import load_run
+    from ctx_course.mutation.targets import targets
+
+    made = 0
+    for target in targets().values():
+        tree = get_ast(target.source)
+        for operator in lo.OPERATORS.values():
+            positions = [start for node in ast_nodes(tree) for start, _ in operator().mutation_positions(node)]
+            for occurrence, (line, _) in enumerate(positions):
+                if any(first <= line <= last for _, first, last in target.spans):
+                    code = mutate_code(target.source, operator(), occurrence)
+                    assert code is not None and code != target.source
+                    ast.parse(code)
+                    made += 1
+    judged = sum(tally[0] for run in load_run()["exercises"].values() for operator, tally in run.operators.items()
+                 if operator.startswith("learner/"))
+    assert made == judged > 0

@@ -127,19 +127,19 @@ def _chain_rewrites(expr: ast.expr, rule: Callable[[ast.expr], list[ast.expr]]) 
 
 def _replaced(root: ast.expr, old: ast.expr, new: ast.expr) -> str:
     """Return the text of ``root`` with its sub-expression ``old`` replaced by ``new`` (``root`` unchanged)."""
-    return ast.unparse(_shallow_copy_tree(root, old, new))
+    return ast.unparse(_copy_replacing(root, old, new))
 
 
-def _shallow_copy_tree(node: ast.AST, old: ast.AST, new: ast.AST) -> ast.AST:
+def _copy_replacing(node: ast.AST, old: ast.AST, new: ast.AST) -> ast.AST:
     """Return a copy of the tree ``node`` in which the node ``old`` is replaced by ``new``."""
     if node is old:
         return new
     fields: dict[str, object] = {}
     for name, value in ast.iter_fields(node):
         if isinstance(value, list):
-            fields[name] = [_shallow_copy_tree(v, old, new) if isinstance(v, ast.AST) else v for v in value]
+            fields[name] = [_copy_replacing(v, old, new) if isinstance(v, ast.AST) else v for v in value]
         elif isinstance(value, ast.AST):
-            fields[name] = _shallow_copy_tree(value, old, new)
+            fields[name] = _copy_replacing(value, old, new)
         else:
             fields[name] = value
     return type(node)(**fields)
