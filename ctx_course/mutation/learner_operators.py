@@ -232,7 +232,7 @@ class NarrowStrip(_Rewriter):
     node_types = _CHAINS
 
     def rewrite(self, expr, node):
-        def rule(link):
+        def rule(link: ast.expr) -> list[ast.expr]:
             if (isinstance(link, ast.Call) and isinstance(link.func, ast.Attribute) and link.func.attr in _STRIPPERS
                     and not link.args and not link.keywords):
                 return [ast.Call(func=link.func, args=[ast.Constant(" ")], keywords=[])]
@@ -252,7 +252,7 @@ class NarrowWhitespaceTest(_Rewriter):
     def rewrite(self, expr, node):
         called = {id(link.func) for link in _chain(expr) if isinstance(link, ast.Call)}
 
-        def rule(link):
+        def rule(link: ast.expr) -> list[ast.expr]:
             if (isinstance(link, ast.Call) and isinstance(link.func, ast.Attribute) and link.func.attr == "isspace"
                     and not link.keywords):
                 by_type = isinstance(link.func.value, ast.Name) and link.func.value.id == "str"
@@ -316,7 +316,7 @@ class AnotherSortKey(_Rewriter):
     node_types = _CHAINS
 
     def rewrite(self, expr, node):
-        def rule(link):
+        def rule(link: ast.expr) -> list[ast.expr]:
             if _called(link) not in _SORTERS:
                 return []
             assert isinstance(link, ast.Call)
@@ -359,7 +359,7 @@ class SliceOffByOne(_Rewriter):
     node_types = _CHAINS
 
     def rewrite(self, expr, node):
-        def rule(link):
+        def rule(link: ast.expr) -> list[ast.expr]:
             out: list[ast.expr] = []
             if isinstance(link, ast.Subscript) and isinstance(link.slice, ast.Slice):
                 piece = link.slice
@@ -367,8 +367,12 @@ class SliceOffByOne(_Rewriter):
                     bound = getattr(piece, side)
                     if _bounds(bound):
                         for delta in (-1, 1):
-                            moved = ast.Slice(**{"lower": piece.lower, "upper": piece.upper, "step": piece.step,
-                                                 side: _plus(bound, delta)})
+                            lower, upper = piece.lower, piece.upper
+                            if side == "lower":
+                                lower = _plus(bound, delta)
+                            else:
+                                upper = _plus(bound, delta)
+                            moved = ast.Slice(lower=lower, upper=upper, step=piece.step)
                             out.append(ast.Subscript(value=link.value, slice=moved, ctx=ast.Load()))
             if _called(link) == "range" and isinstance(link, ast.Call) and _only_positional(link, len(link.args)):
                 for index, bound in enumerate(link.args[:2]):
@@ -399,7 +403,7 @@ class AliasForCopy(_Rewriter):
     node_types = _CHAINS
 
     def rewrite(self, expr, node):
-        def rule(link):
+        def rule(link: ast.expr) -> list[ast.expr]:
             name = _called(link)
             if name in ("list", "dict", "copy.copy", "copy.deepcopy", "deepcopy") and isinstance(link, ast.Call):
                 if _only_positional(link, 1) and _plain(link.args[0]):
@@ -434,7 +438,7 @@ class DroppedDeduplication(_Rewriter):
         if node.type in _COMPARISONS:
             return self._guard(expr, node)
 
-        def rule(link):
+        def rule(link: ast.expr) -> list[ast.expr]:
             if _called(link) in ("set", "dict.fromkeys") and isinstance(link, ast.Call) and _only_positional(link, 1):
                 return [ast.Call(func=ast.Name("list"), args=link.args, keywords=[])]
             return []
@@ -488,7 +492,7 @@ class Rounding(_Rewriter):
                 a, b = _operand(expr.operand.left.operand), _operand(expr.operand.right)
                 return [f"({a} // {b})", f"round({a} / {b})"]
             return []
-        def rule(link):
+        def rule(link: ast.expr) -> list[ast.expr]:
             name = _called(link)
             if not isinstance(link, ast.Call) or name not in _ROUNDERS:
                 return []
