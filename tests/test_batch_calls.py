@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 import time
 
 import pytest
@@ -19,9 +18,8 @@ import pytest
 import ctx_course.grading.steps.judge  # noqa: F401 - installs the batch caller, as the grader does
 from ctx_course.sandbox import batch
 from ctx_course.sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, AnswerUnavailable, LearnerFunction
-from ctx_reference.checks import _CODES, FUNCTIONS, GENERATED, RULES
+from ctx_reference.checks import _CODES, FUNCTIONS, GENERATED, RULES, generated
 from ctx_reference.checks import batch as hook
-from ctx_reference.checks import generated
 from ctx_reference.checks.runner import CheckFailed
 
 from conftest import REPO
