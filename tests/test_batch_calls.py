@@ -41,7 +41,8 @@ def remaining(window, read, write, input, max_tokens):
 
 @pytest.fixture
 def start(tmp_path):
-    """Start an answer process running ``source`` as its one cell, before checkpoint "c"; close them all after."""
+    """Start an answer process running ``source`` as its one cell, before checkpoint "c", and run it there; close
+    them all after."""
     sessions: list[AnswerSession] = []
 
     def started(source: str, names: list[str], timeout: float = 10.0, argv: list[str] | None = None) -> AnswerSession:
@@ -49,8 +50,12 @@ def start(tmp_path):
         script.write_text(ANSWERER_SOURCE, encoding="utf-8")
         job = {"cells": [{"id": "a", "source": source}, {"checkpoint": "c"}], "names": names,
                "path": [str(REPO)], "cwd": str(tmp_path), "cell_timeout": timeout}
-        session = AnswerSession(argv or [sys.executable, "-P", str(script)], job, timeout, cwd=str(tmp_path))
+        # the process starts and reaches the checkpoint with time to spare on a busy machine; then each call has
+        # the limit the test gives (the one the answer process itself applies, from the job)
+        session = AnswerSession(argv or [sys.executable, "-P", str(script)], job, 60, cwd=str(tmp_path))
         sessions.append(session)
+        session.reach("c")
+        session.timeout = timeout
         return session
 
     yield started
@@ -138,7 +143,6 @@ def test_a_wrong_answer_on_a_late_case_gets_the_labs_line_in_few_requests(start,
 
 def test_an_honest_answer_passes_every_case_in_batches(start, batches):
     session = start(REMAINING, ["remaining"])
-    session.reach("c")
     learner = LearnerFunction(session, "remaining", "c")
     outcome = _visible("remaining", learner)
     assert outcome.passed and outcome.line == _visible("remaining", _lab(REMAINING, "remaining")).line
@@ -165,7 +169,6 @@ def test_an_argument_changed_on_one_case_comes_back_for_that_case(start, batches
     """The learner's change to a list argument comes back with that case's entry: the same line as the lab's."""
     lab = _lab(SELECT_CHANGES, "select_to_clear")
     session = start(SELECT_CHANGES, ["select_to_clear"])
-    session.reach("c")
     learner = LearnerFunction(session, "select_to_clear", "c")
     expected, got = _visible("select_to_clear", lab, False), _visible("select_to_clear", learner, False)
     assert not expected.passed and "改动了" in expected.line
@@ -198,7 +201,6 @@ def test_a_hanging_call_in_a_batch_is_ended_like_a_single_call(start):
     """A call that never ends, among the calls of a batch, is ended after the time limit and fails the check as a
     single hanging call does (the session says "timeout"); the calls before it are judged as they came."""
     session = start(HANGS_LATE, ["remaining"], timeout=1.0)
-    session.reach("c")
     cases = generated.bank("remaining")
     func = hook.batched(LearnerFunction(session, "remaining", "c"), [(c.args, c.kwargs) for c in cases])
     lab = _lab(REMAINING, "remaining")
@@ -216,7 +218,6 @@ def test_a_call_that_swallows_the_interrupt_is_ended_by_the_grader(start):
     """A loop that catches the interrupt keeps its process busy: the grader stops waiting one time limit (and the
     progress allowance) after the batch's last progress, and the check fails with "timeout"."""
     session = start(SWALLOWS, ["remaining"], timeout=1.0)
-    session.reach("c")
     learner = LearnerFunction(session, "remaining", "c")
     began = time.monotonic()
     outcome = _visible("remaining", learner)
@@ -244,7 +245,6 @@ def test_slow_calls_each_within_the_limit_pass_in_one_batch(start):
     """Eight calls of 0.45 s each with a 1 s limit: together past the limit, each within it; they pass (the
     answer process's progress messages move the grader's deadline)."""
     session = start(SLOW, ["remaining"], timeout=1.0)
-    session.reach("c")
     cases = generated.bank("remaining")[:8]
     func = hook.batched(LearnerFunction(session, "remaining", "c"), [(c.args, c.kwargs) for c in cases])
     lab = _lab(REMAINING, "remaining")
@@ -294,7 +294,6 @@ def test_a_forged_batch_reply_costs_only_its_check(start, forged):
     the next check cell gets a fresh process that answers."""
     argv = [sys.executable, "-c", FORGER, json.dumps(FORGED[forged])]
     session = start("", ["remaining"], argv=argv)
-    session.reach("c")
     learner = LearnerFunction(session, "remaining", "c")
     outcome = _visible("remaining", learner)
     assert not outcome.passed
@@ -319,7 +318,6 @@ def test_a_forged_entry_is_read_as_that_cases_value_only(start, forged):
     entry = READ_AS_VALUES[forged]
     argv = [sys.executable, "-c", FORGER, json.dumps({"reply": {"batch": [entry]}})]
     session = start("", ["remaining"], argv=argv)
-    session.reach("c")
     outcome = _visible("remaining", LearnerFunction(session, "remaining", "c"))
     assert not outcome.passed
     assert session.process is not None and session.failure is None  # read as data: the process may answer on
