@@ -323,3 +323,18 @@ def test_a_forged_entry_is_read_as_that_cases_value_only(start, forged):
     assert session.process is not None and session.failure is None  # read as data: the process may answer on
     if "x" in json.dumps(entry) or "subprocess" in json.dumps(entry):
         assert session.unreadable is not None
+
+
+def test_a_call_that_is_not_the_next_case_goes_alone(start):
+    """Calls out of the cases' order, or with other arguments (an int where the case has a bool), are single calls
+    with their own answers; the next case's call is answered from a batch."""
+    session = start(REMAINING, ["remaining"])
+    cases = generated.bank("remaining")[:3]
+    func = hook.batched(LearnerFunction(session, "remaining", "c"), [(c.args, c.kwargs) for c in cases])
+    lab = _lab(REMAINING, "remaining")
+    assert func(*cases[1].args) == lab(*cases[1].args) and func.requests == 0
+    assert func(*[float(v) for v in cases[0].args]) == lab(*[float(v) for v in cases[0].args])
+    assert func.requests == 0 and func.batched == 0
+    for case in cases:
+        assert func(*case.args, **case.kwargs) == lab(*case.args, **case.kwargs)
+    assert (func.requests, func.batched) == (1, 3)

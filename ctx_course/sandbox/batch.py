@@ -14,8 +14,8 @@ call (what it returned or raised, the list, dict and set arguments it changed, c
 meanwhile, the same time limit a call). An entry is decoded only when its case is judged, on the
 objects the runner passed, by the same closed schema and limits as a single reply: an entry that
 cannot be read costs the case it belongs to, where a single call would have, and the entries
-after the first failing case are never read. A call the runner makes that is not the next case's,
-with the same arguments (compared as the JSON text sent), or whose arguments are not data alone (an
+after the first failing case are never read. A call the runner makes that is not the next case's
+(arguments equal to that case's, of the same types), or whose arguments are not data alone (an
 object of the grader's passed by reference), is made as a single call.
 
 Leaves out: the wire and the process (``answer_session.py``, ``answerer.py``); which cases a check
@@ -66,11 +66,10 @@ class BatchedCalls:
         position = self._next
         if position >= len(self._calls):
             return self._func(*args, **kwargs)
-        expected = self._text(position)
-        if expected is None:  # a case whose arguments are not data alone: a single call, as without batches
-            self._next = position + 1
+        if self._text(position) is None:  # a case whose arguments are not data alone: a single call, as without
+            self._next = position + 1    # batches
             return self._func(*args, **kwargs)
-        if _call_text(args, kwargs) != expected:  # not the next case's call: a single call too
+        if not _same_call((args, kwargs), self._calls[position]):  # not the next case's call: a single call too
             return self._func(*args, **kwargs)
         if position not in self._entries:
             self._fetch(position)
@@ -105,6 +104,17 @@ class BatchedCalls:
         grown = min(MAX_CHUNK, self._size * 4)
         per_call = seconds / len(entries)
         self._size = max(1, min(grown, int(CHUNK_SECONDS / per_call) if per_call > 0 else grown))
+
+
+def _same_call(call: tuple[tuple, Mapping[str, Any]], case: tuple[tuple, Mapping[str, Any]]) -> bool:
+    """Return whether ``call`` (what the check passed) has the arguments of ``case``: equal, of the same types at the
+    top (the check passes each case a deep copy of its arguments, which is equal to them)."""
+    (args, kwargs), (case_args, case_kwargs) = call, case
+    try:
+        return ([type(v) for v in args] == [type(v) for v in case_args] and tuple(args) == tuple(case_args)
+                and dict(kwargs) == dict(case_kwargs))
+    except Exception:  # noqa: BLE001 - values that cannot be compared are not the case's
+        return False
 
 
 def _call_text(args: tuple, kwargs: Mapping[str, Any]) -> str | None:
