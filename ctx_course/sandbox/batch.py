@@ -15,8 +15,9 @@ meanwhile, the same time limit a call). An entry is decoded only when its case i
 objects the runner passed, by the same closed schema and limits as a single reply: an entry that
 cannot be read costs the case it belongs to, where a single call would have, and the entries
 after the first failing case are never read. A call the runner makes that is not the next case's
-(arguments equal to that case's, of the same types), or whose arguments are not data alone (an
-object of the grader's passed by reference), is made as a single call.
+(arguments equal to that case's, of the same types, or that encode to the same text: a copy of an
+object without an ``__eq__`` of its own, a tokenizer, equals only itself), or whose arguments are
+not data alone (an object of the grader's passed by reference), is made as a single call.
 
 Leaves out: the wire and the process (``answer_session.py``, ``answerer.py``); which cases a check
 runs and how it judges them (``ctx_reference/checks/generated.py``).
@@ -69,8 +70,8 @@ class BatchedCalls:
         if self._text(position) is None:  # a case whose arguments are not data alone: a single call, as without
             self._next = position + 1    # batches
             return self._func(*args, **kwargs)
-        if not _same_call((args, kwargs), self._calls[position]):  # not the next case's call: a single call too
-            return self._func(*args, **kwargs)
+        if not (_same_call((args, kwargs), self._calls[position]) or _call_text(args, kwargs) == self._text(position)):
+            return self._func(*args, **kwargs)  # not the next case's call: a single call too
         if position not in self._entries:
             self._fetch(position)
         entry = self._entries.pop(position)
