@@ -304,7 +304,7 @@ def test_a_forged_batch_reply_costs_only_its_check(start, forged):
 
 # Entries the hostile process forges that are read as a learner's values: only that case is judged on them.
 READ_AS_VALUES = {
-    "a value of an undeclared type": {"ok": {"o": "subprocess:Popen", "a": [["touch", "/tmp/x"]]}},
+    "a value of an undeclared type": {"ok": {"o": "subprocess:Popen", "a": [["echo", "forged"]]}},
     "a class-name marker": {"ok": {"x": "Popen"}},
     "an argument index out of range": {"ok": {"same": 99}},
     "a changed argument that is not one": {"ok": 1, "changed": {"7": {"l": []}}},
