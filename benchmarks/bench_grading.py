@@ -146,7 +146,8 @@ if not options["evaluation"]:  # in this process only (--jobs 1)
 grader.collect(options["incoming"])
 report = grader.grade()
 print(json.dumps({"phases": report.phases, "graded": sum(r.graded for r in report.results),
-                  "results": len(report.results)}))
+                  "results": len(report.results),
+                  "notebooks": [[r.assignment, r.seconds] for r in report.results if r.graded]}))
 """
 
 
@@ -445,8 +446,28 @@ def main(argv: list[str] | None = None) -> None:
         "  (CPU s: what the whole machine was busy with during the way, kernels and workers included;",
         f"  cores busy = CPU s / the way's wall time, at most {os.cpu_count()}; other load on the machine counts too)",
         *(f"    {failure}" for failure in nbgrader_failures),
+        *per_assignment({titles[way]: report for way, report in reports.items() if "notebooks" in report}),
     ]
     print("\n".join(lines))
+
+
+def per_assignment(reports: dict[str, dict]) -> list[str]:
+    """Return the table of seconds per notebook (the grader's own time for one submission) by assignment and way.
+
+    ``reports`` maps a way's title to its report, whose ``notebooks`` are (assignment, seconds) of
+    each graded submission. A way that graded no notebook of an assignment shows "–".
+    """
+    titles = list(reports)
+    rows = sorted({assignment for report in reports.values() for assignment, _seconds in report["notebooks"]})
+    lines = ["  seconds per notebook, by assignment (each notebook's own grading time, mean over its students):",
+             "  " + f"{'assignment':<24}" + "".join(f" {title[:26]:>26}" for title in titles)]
+    for row in rows:
+        cells = []
+        for title in titles:
+            times = [seconds for assignment, seconds in reports[title]["notebooks"] if assignment == row]
+            cells.append(f" {sum(times) / len(times):26.2f}" if times else f" {'–':>26}")
+        lines.append("  " + f"{row:<24}" + "".join(cells))
+    return lines
 
 
 if __name__ == "__main__":

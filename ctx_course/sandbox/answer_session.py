@@ -178,7 +178,9 @@ class AnswerSession:
 
     # -- messages
     def _send(self, message: dict) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        self._send_line(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+
+    def _send_line(self, line: bytes) -> None:
         stdin = self.process.stdin if self.process is not None else None
         if stdin is None:
             raise AnswerUnavailable("died")
@@ -241,6 +243,19 @@ class AnswerSession:
         except AnswerUnavailable as exc:
             self._fail(str(exc))
             raise
+        return self.result(reply, values)
+
+    def result(self, reply: dict, values: list) -> Any:
+        """Return what a call's ``reply`` says the learner's function returned, or raise what it raised.
+
+        ``values`` are the call's positional arguments, as the grader's side holds them: a list,
+        dict or set argument the learner's function changed is made to hold what its copy holds,
+        and a reply saying the function returned one of them returns that very object. A batch's
+        entries are read here one at a time, each when its case is judged (``call_batch``).
+        """
+        if "timeout" in reply:  # only a batch's last entry: the call ran past the time limit
+            self._fail("timeout")
+            raise AnswerUnavailable("timeout")
         if "raised" in reply:
             raise self._exception(reply["raised"])
         if "ok" not in reply:
@@ -260,6 +275,47 @@ class AnswerSession:
             raise
         except Exception as exc:  # a value that decodes to nothing valid
             raise wire.WireError(_("返回值无法还原（{kind}）").format(kind=type(exc).__name__)) from None
+
+    def call_batch(self, name: str, at: str, calls: list[str]) -> list[dict]:
+        """Call the learner's ``name``, as bound at checkpoint ``at``, once per call of ``calls``, in order, in one
+        request; return the replies' entries, undecoded (``result`` reads each), at least one and at most one per call.
+
+        Each of ``calls`` is the JSON text of one call's ``[args, kwargs]`` as ``call`` encodes them.
+        Every call has the time limit a single call has: counted from the request, and again from
+        each progress message (``{"next": index}``, the calls before ``index`` ended), whose index must
+        grow; a call past it fails the batch as a single call fails. A reply of any other shape (not
+        a list, no entry or more entries than calls, an entry that is not one reply's shape, a
+        time-out entry before the last) breaks the protocol: the process is stopped, and every call
+        of this check cell fails, as after any malformed reply.
+        """
+        if self.abandoned:
+            self._fail("stopped")
+        if self.failure is not None or self.process is None:
+            raise AnswerUnavailable(self.failure or "died")
+        head = json.dumps({"batch": name, "at": at}, ensure_ascii=False, separators=(",", ":"))
+        line = (head[:-1] + ',"calls":[' + ",".join(calls) + "]}").encode("utf-8") + b"\n"
+        grace = wire.BATCH_PROGRESS + 1.0  # the answer process says "next" at most this late after a call began
+        deadline = time.monotonic() + self.timeout + grace
+        done = 0
+        try:
+            self._send_line(line)
+            while True:
+                reply = self._receive(deadline)
+                if "cb" in reply:
+                    self._send(self._callback(reply))
+                    continue
+                if set(reply) == {"next"} and type(reply["next"]) is int and done < reply["next"] < len(calls):
+                    done = reply["next"]
+                    deadline = time.monotonic() + self.timeout + grace
+                    continue
+                break
+            entries = reply.get("batch") if set(reply) == {"batch"} else None
+            if not _entries_fit(entries, len(calls)):
+                raise AnswerUnavailable("protocol")
+        except AnswerUnavailable as exc:
+            self._fail(str(exc))
+            raise
+        return entries  # type: ignore[return-value]
 
     def _exception(self, info) -> BaseException:
         if not isinstance(info, dict):
@@ -292,6 +348,25 @@ class AnswerSession:
             return {"ok": self.data_codec.encode(value)}
         except Exception as exc:
             return {"raised": wire.describe_exception(exc, self.data_codec)}
+
+
+def _entries_fit(entries, asked: int) -> bool:
+    """Return whether ``entries`` is what a batch of ``asked`` calls may answer: a list of 1 to ``asked`` replies,
+    each ``{"ok": ...}`` (with ``"changed"`` or not) or ``{"raised": ...}``, or ``{"timeout": true}`` as the last."""
+    if type(entries) is not list or not 1 <= len(entries) <= asked:
+        return False
+    for index, entry in enumerate(entries):
+        if type(entry) is not dict:
+            return False
+        keys = set(entry)
+        if keys == {"timeout"}:
+            if entry["timeout"] is not True or index != len(entries) - 1:
+                return False
+        elif keys != {"raised"} and keys not in ({"ok"}, {"ok", "changed"}):
+            return False
+        elif "changed" in entry and type(entry["changed"]) is not dict:
+            return False
+    return True
 
 
 def _update(target, value) -> None:

@@ -29,9 +29,11 @@ Vocabulary: the *job* is the first message (the cells and checkpoints, the learn
 import path, the working folder, the cell time limit, the names of the declared value types); a
 *request* is ``{"advance": checkpoint}`` (run on to that checkpoint),
 ``{"call": name, "at": checkpoint, "args": [...], "kwargs": {...}}`` (the grader calls the learner's
-``name``) or ``{"cb": ref, "attr": name, ...}`` (this process calls
+``name``), ``{"batch": name, "at": checkpoint, "calls": [[args, kwargs], ...]}`` (several calls of
+it, in order) or ``{"cb": ref, "attr": name, ...}`` (this process calls
 back an object the grader passed by reference); its *reply* is ``{"ready": {...}}``, ``{"ok":
-value, ...}`` or ``{"raised": {...}}``.
+value, ...}``, ``{"raised": {...}}`` or ``{"batch": [entry, ...]}`` (an entry per call run, each
+one of the two before, or ``{"timeout": true}``).
 """
 import builtins
 import collections.abc
@@ -47,6 +49,7 @@ import os
 import re
 import signal
 import sys
+import time
 import types
 import typing
 
@@ -57,6 +60,11 @@ MAX_LINE = 32 * 2**20  # longest message, in bytes, either way
 MAX_DEPTH = 60  # deepest nesting of a value on the wire
 MAX_ITEMS = 1_000_000  # most values (containers, items, array elements) one message may decode to
 MAX_DIGITS = 4300  # most digits of a Decimal and of its exponent (Python's own limit for an int's digits)
+# A batch of calls (``_answer_batch``): its reply stops growing at BATCH_REPLY_BYTES, an entry holds at
+# most BATCH_ENTRY_BYTES, so that a reply stays under MAX_LINE; BATCH_PROGRESS seconds between progress messages.
+BATCH_REPLY_BYTES = MAX_LINE // 4
+BATCH_ENTRY_BYTES = MAX_LINE // 2
+BATCH_PROGRESS = 1.0
 KNOWN_OBJECTS = 4096  # most encodings a codec that remembers keeps (then it starts again)
 # Attributes a reference's proxy forwards to the object it stands for (besides public names).
 FORWARDED = ("__call__", "__iter__", "__next__", "__len__", "__getitem__", "__contains__")
@@ -603,6 +611,11 @@ class Channel:
         self.writer.write(line)
         self.writer.flush()
 
+    def send_text(self, text: str) -> None:
+        """Send a message already written as JSON text (one line, at most MAX_LINE bytes)."""
+        self.writer.write(text.encode("utf-8") + b"\n")
+        self.writer.flush()
+
     def receive(self):
         line = self.reader.readline(MAX_LINE + 1)
         if not line:
@@ -799,6 +812,9 @@ def serve(reader, writer) -> None:
         message = channel.receive()
         if message is None:
             return
+        if "batch" in message:
+            _answer_batch(message, bound, codec, channel, limit)
+            continue
         channel.send(advance(message["advance"]) if "advance" in message else handle(message))
 
 
@@ -831,6 +847,55 @@ def _answer_call(message: dict, bound: dict, codec: Codec) -> dict:
     if changed:
         reply["changed"] = changed
     return reply
+
+
+def _answer_batch(message: dict, bound: dict, codec: Codec, channel: Channel, limit: float) -> None:
+    """Answer the grader's batch: each call of ``message["calls"]`` in order, as ``_answer_call`` answers one.
+
+    The reply is one message, ``{"batch": [entry, ...]}``, an entry per call run, each what the
+    call's own reply would be (``{"ok": ..., "changed": ...}`` or ``{"raised": ...}``). It may hold
+    fewer entries than calls, never more: the run stops after a call that took ``limit`` seconds or
+    more (it is interrupted at ``limit``; its entry is ``{"timeout": true}``, the last one), and
+    once the reply holds ``BATCH_REPLY_BYTES``; the grader asks for the calls left in a new batch.
+    An entry longer than ``BATCH_ENTRY_BYTES`` is the error a single reply too long to send is.
+    Before a call that starts ``BATCH_PROGRESS`` seconds or more after the request or the last
+    such message, ``{"next": index}`` tells the grader the calls before it ended (its time limit
+    counts from there).
+    """
+    name, at = message.get("batch"), message.get("at")
+    calls = message.get("calls")
+    if type(calls) is not list:
+        calls = []
+    entries: list[str] = []
+    size, base = 0, time.monotonic()
+    for index, call in enumerate(calls):
+        started = time.monotonic()
+        if index and started - base >= BATCH_PROGRESS:
+            channel.send({"next": index})
+            base = started
+        args, kwargs = (call[0], call[1]) if type(call) is list and len(call) == 2 else ([], {})
+        single = {"call": name, "at": at, "args": args, "kwargs": kwargs}
+        try:
+            if limit > 0:
+                signal.setitimer(signal.ITIMER_REAL, limit)
+            try:
+                reply = _answer_call(single, bound, codec)
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            timed_out = limit > 0 and time.monotonic() - started >= limit
+        except KeyboardInterrupt:  # the interrupt at the limit, come outside the learner's function
+            timed_out = True
+        if timed_out:
+            entries.append('{"timeout":true}')
+            break
+        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
+        if len(text.encode("utf-8")) > BATCH_ENTRY_BYTES:
+            text = '{"raised":{"type":"WireError","message":"the value is too large to send"}}'
+        entries.append(text)
+        size += len(text.encode("utf-8")) + 1
+        if size >= BATCH_REPLY_BYTES:
+            break
+    channel.send_text('{"batch":[' + ",".join(entries) + "]}")
 
 
 def _run_cell(cell: dict, namespace: dict, limit: float) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 from ..i18n import N_, _
 from ..plain_text import plain_text
 from .bank_codec import Shared, decode
+from .batch import batched
 from .hidden import digest
 from .number_words import Numbers
 from .rules import Rule
@@ -170,6 +171,7 @@ def broken_rule(strategy: str, rules: Sequence[Rule], broken: str | None = None)
 def run_generated(func: Callable, function: str, cases: Sequence[BankCase], spec: Generated,
                   rules: Sequence[Rule], codes=frozenset()) -> Outcome:
     """Return one outcome for all ``cases``: ✓ with their count, or the first (smallest) that fails, with its rule."""
+    func = batched(func, [(case.args, case.kwargs) for case in cases])  # the grader's calls, in batches
     for case in cases:
         outcome = run_case(func, _check_case(function, case, spec), codes)
         if outcome.pending:
@@ -190,7 +192,9 @@ def expect_generated(label: str, exercise: str, func: Callable, spec: Generated)
     A hidden case passes when the digest of what ``func`` returns (projected as ``spec`` says)
     equals the bank's, or when it raises the error the bank names.
     """
-    for case in bank(exercise, "hidden"):
+    cases = bank(exercise, "hidden")
+    func = batched(func, [(case.args, case.kwargs) for case in cases])
+    for case in cases:
         if not _gives(func, case, spec):
             raise CheckFailed(_("隐藏测试没有通过：{label}").format(label=_(label))) from None
 

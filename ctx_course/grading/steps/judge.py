@@ -43,11 +43,14 @@ from pathlib import Path
 from ctx_reference.i18n import N_, _, language
 
 from ...cells import hidden_checks, hidden_lines, source_lines
+from ...sandbox import batch
 from ...sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, LearnerFunction, close_sessions
 from ...sandbox.policy import PASSED_ENV, is_course_package
 from .plan import Cell, plain_python, plan_cells
 
 CHECK_FILE = "<check cell {}>"
+
+batch.install()  # the checks call this side's LearnerFunction objects on their generated cases in batches
 
 # Feedback lines of a failed check cell (they quote no text of the learner's process). Each is
 # shown in the language of the submission's edition (``_()`` where the verdict is made).
