@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctx_reference.checks import EXERCISES, GENERATED, RULES, CheckFailed, check_exercise
-from ctx_reference.checks.bank import main as bank_main
-from ctx_reference.checks.bank_codec import Shared, decode, encode
-from ctx_reference.checks.generated import bank
+from ctx_reference.checks.bank import cases as bank
 from ctx_reference.checks.strategies import ORACLES, STRATEGIES
+from ctx_reference.checks.values import Shared, decode, encode
+from ctx_reference.checks.write_bank import main as bank_main
 from ctx_reference.i18n import using
 from ctx_reference.ledger import Zone
 from ctx_reference.sessions import Record
@@ -178,6 +178,6 @@ def test_a_learners_kernel_never_imports_hypothesis_or_the_strategies():
     """What a check cell imports reads the bank only."""
     code = ("import sys, ctx_reference.checks as c; c.check_exercise('remaining', lambda *a: (0, True), quiet=True)"
             " if False else None; print(sorted(m for m in sys.modules if m.startswith(('hypothesis', "
-            "'ctx_reference.checks.strategies', 'ctx_reference.checks.bank'))))")
+            "'ctx_reference.checks.strategies', 'ctx_reference.checks.write_bank', 'ctx_reference.checks.bank'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
-    assert out.strip() == "['ctx_reference.checks.bank_codec']"
+    assert out.strip() == "['ctx_reference.checks.bank']"

@@ -95,7 +95,7 @@ from ctx_reference.window import remaining
 ''',
     "forger": '''
 import ast, json, sys, threading
-import ctx_reference.checks.hidden as _hidden
+import ctx_reference.checks.values as _hidden
 from ctx_reference.checks.remaining import CASES
 from ctx_reference.window import remaining as _reference
 from IPython import get_ipython

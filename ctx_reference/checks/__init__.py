@@ -10,7 +10,8 @@ implementation of its own exercise fails.
 Each case module defines ``CASES`` (visible cases per exercise), ``REFERENCES`` (the reference
 functions that ARE each exercise) and ``RULES`` (the rules each exercise's text states, with the
 visible cases and hidden tests that decide each; see ``rules.py`` and docs/rules.md). The hidden
-tests in the notebooks call ``expect_digest`` (see ``hidden.py``); ``requires_exercise`` names
+tests in the notebooks call ``expect_digest`` (a digest of plain data, ``values.digest``: the expected
+values are not in the cell); ``requires_exercise`` names
 another exercise when a check also runs it.
 ``uses_exercise("trim_lines")`` wraps a demo cell that calls the learner's function, so that a
 misbehaving function is reported in one line naming the exercise to revisit.
@@ -19,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ..attempts import failed_rules, record
 from ..hints import ask_line
 from ..i18n import _
 from . import (
     assembly,
+    bank,
     calibrate,
     capstone,
     evaldiff,
@@ -39,19 +42,11 @@ from . import (
     window_math,
 )
 from . import generated as _generated
+from .failure import CheckFailed, UsedReference
 from .generated import Generated, run_generated
-from .hidden import digest, expect_digest
 from .rules import Rule
-from .runner import (
-    CheckCase,
-    CheckFailed,
-    Outcome,
-    UsedReference,
-    format_report,
-    reference_codes,
-    run_cases,
-    show,
-)
+from .runner import CheckCase, Outcome, format_report, reference_codes, run_cases
+from .values import NotPlain, digest, show
 
 _MODULES = (
     window_math, remaining, recall, recall_fit, assembly, trim, simulation, render, evaldiff, ledger, calibrate,
@@ -144,7 +139,7 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
         func = ADAPTERS[name](func)
     try:
         outcomes = run_cases(func, EXERCISES[name], _CODES[name])
-        generated = _generated.bank(name)  # through the module: ``checks.bank`` is the module that writes it
+        generated = bank.cases(name)
         if generated and not (outcomes and outcomes[-1].pending):
             outcomes.append(run_generated(func, FUNCTIONS.get(name, name), generated, GENERATED[name],
                                           RULES[name], _CODES[name]))
@@ -176,6 +171,18 @@ def expect_generated(label: str, name: str, func) -> None:
     if name in ADAPTERS and callable(func):
         func = ADAPTERS[name](func)
     _generated.expect_generated(label, name, func, GENERATED[name])
+
+
+def expect_digest(label: str, value: Any, expected: str, places: int | None = None) -> None:
+    """Raise CheckFailed naming ``label`` (in the reader's language) unless ``value``'s digest equals ``expected``."""
+    try:
+        got = digest(value, places)
+    except NotPlain as exc:
+        raise CheckFailed(
+            _("隐藏测试没有通过：{label}（{reason}）").format(label=_(label), reason=exc)
+        ) from None
+    if got != expected:
+        raise CheckFailed(_("隐藏测试没有通过：{label}").format(label=_(label))) from None
 
 
 def requires_exercise(name: str, func, *, needed_by: str) -> None:

@@ -14,7 +14,7 @@ hidden cases catch is one the visible cases would catch as often.
 A strategy may also be a list of calls, taken as they are, in order, with no hidden part (the
 capstone's sweep of seeds).
 
-Leaves out: the strategies (``strategies/``) and running the cases (``generated.py``).
+Leaves out: the strategies (``strategies/``), reading the cases (``bank``) and running them (``generated.py``).
 """
 from __future__ import annotations
 
@@ -32,10 +32,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
-from .bank_codec import Shared, encode
-from .generated import _ERRORS, Generated, _error_name
-from .hidden import digest
-from .runner import copied_call, plain
+from .bank import _ERRORS, _error_name
+from .generated import Generated
+from .runner import copied_call
+from .values import Shared, digest, encode, plain
 
 VISIBLE_SEED = 36
 HIDDEN_SEED = 3601
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare with the stored banks; write nothing")
     parser.add_argument("exercises", nargs="*", help="only these exercises (default: all)")
     options = parser.parse_args(argv)
-    folder = Path(str(resources.files(__package__).joinpath("bank")))
+    folder = Path(str(resources.files("ctx_reference.checks.bank")))
     stale = []
     for exercise, text in all_banks(tuple(options.exercises)).items():
         path = folder / f"{exercise}.json"
