@@ -25,14 +25,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..i18n import N_, _
-from ..policy import ClearOldest, CompactOld, keep_everything
-from ..policy_score import builtin_results
-from ..sim import simulate_policy
-from ..workloads import VISIBLE_SHAPES, generate, visible_workloads
-from .generated import Generated
-from .rules import Rule
-from .runner import CheckCase
+from ...i18n import N_, _
+from ...policy import ClearOldest, CompactOld, keep_everything
+from ...policy_score import builtin_results
+from ...sim import simulate_policy
+from ...workloads import VISIBLE_SHAPES, generate, visible_workloads
+from ..exercise import Exercise
+from ..generated import Generated
+from ..rules import Rule
+from ..runner import CheckCase
 
 CHEAPER = N_("更便宜")  # a message: the bonus cases compare with it in the reader's language
 
@@ -95,18 +96,21 @@ def _case(template: str, name: str, **kwargs) -> CheckCase:
     return CheckCase(template.format(**values), args=(name,), label_template=template, label_values=values, **kwargs)
 
 
-CASES: dict[str, tuple[CheckCase, ...]] = {
-    "context_policy": tuple(
-        _case(N_("任务 {name}：{turns} 轮、窗口 {window:,}，不溢出、不丢被问到的事实"), name, expect=_SAFE,
-              project=_overflow_and_lost)
-        for name in _WORKLOADS),
-    "beat_clear_notes": tuple(
-        _case(N_("任务 {name}：安全，而且比 clear_notes 便宜"), name, expect=CHEAPER, message=True)
-        for name in _WORKLOADS),
-    "beat_compact": tuple(
-        _case(N_("任务 {name}：安全，而且比 compact 便宜"), name, expect=CHEAPER, message=True)
-        for name in _WORKLOADS),
-}
+#: The visible cases of ``context_policy``.
+CONTEXT_POLICY_CASES: tuple[CheckCase, ...] = tuple(
+    _case(N_("任务 {name}：{turns} 轮、窗口 {window:,}，不溢出、不丢被问到的事实"), name, expect=_SAFE,
+          project=_overflow_and_lost)
+    for name in _WORKLOADS)
+
+#: The visible cases of ``beat_clear_notes``.
+BEAT_CLEAR_NOTES_CASES: tuple[CheckCase, ...] = tuple(
+    _case(N_("任务 {name}：安全，而且比 clear_notes 便宜"), name, expect=CHEAPER, message=True)
+    for name in _WORKLOADS)
+
+#: The visible cases of ``beat_compact``.
+BEAT_COMPACT_CASES: tuple[CheckCase, ...] = tuple(
+    _case(N_("任务 {name}：安全，而且比 compact 便宜"), name, expect=CHEAPER, message=True)
+    for name in _WORKLOADS)
 
 def _broken_rule(value: dict | None) -> str:
     """Return the rule a failed run breaks: an overflow, a lost fact, or (no run came back) an action it cannot take."""
@@ -115,23 +119,8 @@ def _broken_rule(value: dict | None) -> str:
     return "never-overflows" if value["overflow_turn"] is not None else "no-asked-fact-lost"
 
 
-#: The generated cases of ``context_policy``: every visible shape with other seeds, each safe.
-GENERATED = {"context_policy": Generated(project=_overflow_and_lost, label=N_("任务形状 {shape}，种子 {seed}"),
-                                         label_fields=("shape", "seed"), rule_for=_broken_rule)}
-
-#: The learner's function all three exercises check, as the notebook names it.
-FUNCTIONS: dict[str, str] = {name: "my_policy" for name in CASES}
-
-#: The built-in policies: handing one in, or a policy that calls one, scores 0.
-REFERENCES: dict[str, tuple] = {name: (keep_everything, ClearOldest, CompactOld) for name in CASES}
-
-# check_exercise hands the learner's policy to the adapter and runs the cases on what it returns.
-ADAPTERS: dict[str, Callable[[Callable], Callable]] = {
-    "context_policy": _safety,
-    "beat_clear_notes": _against("clear_notes"),
-    "beat_compact": _against("compact"),
-}
-
+#: The reference objects every exercise of the capstone grades against: calling them scores 0.
+_REFERENCES = (keep_everything, ClearOldest, CompactOld)
 
 #: The notebook these exercises belong to.
 NOTEBOOK = '11-capstone'
@@ -158,68 +147,101 @@ _HIDDEN_SWEEP = (
 _NOT_SWEPT = ("cheaper than a built-in is stated for the visible and the hidden workloads, not for every seed "
               "of a shape: a safe policy may cost more than the built-in on some seeds")
 
-#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
-RULES: dict[str, tuple[Rule, ...]] = {
-    'context_policy': (
-        Rule(
-            'never-overflows',
-            N_('永远不溢出'),
-            visible=_TASK_CASES,
-            hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
-            generated=('seed-sweep',),
-        ),
-        Rule(
-            'no-asked-fact-lost',
-            N_('不丢任何被问到的事实'),
-            visible=_TASK_CASES,
-            hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
-            generated=('seed-sweep',),
-        ),
-        Rule(
-            'actions-it-can-take',
-            N_('只返回 `None`、一个动作或动作列表，而且动作做得到'),
-            visible=(
-                '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
-                '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
-                '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',  # data
-                '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
-                '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
-            ),
-            generated=('seed-sweep',),
-        ),
+#: The rules ``context_policy``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+CONTEXT_POLICY_RULES: tuple[Rule, ...] = (
+    Rule(
+        'never-overflows',
+        N_('永远不溢出'),
+        visible=_TASK_CASES,
+        hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
+        generated=('seed-sweep',),
     ),
-    'beat_clear_notes': (
-        Rule(
-            'safe-and-cheaper-than-clear-notes',
-            N_('你的策略都安全，而且比 `clear_notes` 便宜'),
-            visible=(
-                '任务 lesson：安全，而且比 clear_notes 便宜',  # data
-                '任务 repo-survey：安全，而且比 clear_notes 便宜',  # data
-                '任务 log-bursts：安全，而且比 clear_notes 便宜',  # data
-                '任务 quick-questions：安全，而且比 clear_notes 便宜',  # data
-                '任务 long-memory：安全，而且比 clear_notes 便宜',  # data
-            ),
-            hidden=(
-                '隐藏任务：都安全，而且每个都比 clear_notes 便宜',  # data
-            ),
-            not_generated=_NOT_SWEPT,
-        ),
+    Rule(
+        'no-asked-fact-lost',
+        N_('不丢任何被问到的事实'),
+        visible=_TASK_CASES,
+        hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
+        generated=('seed-sweep',),
     ),
-    'beat_compact': (
-        Rule(
-            'safe-and-cheaper-than-compact',
-            N_('比 `compact` 便宜'),
-            visible=(
-                '任务 lesson：安全，而且比 compact 便宜',  # data
-                '任务 repo-survey：安全，而且比 compact 便宜',  # data
-                '任务 log-bursts：安全，而且比 compact 便宜',  # data
-                '任务 quick-questions：安全，而且比 compact 便宜',  # data
-                '任务 long-memory：安全，而且比 compact 便宜',  # data
-            ),
-            hidden=(
-                '隐藏任务：都安全，而且每个都比 compact 便宜',  # data
-            ),
-            not_generated=_NOT_SWEPT,
+    Rule(
+        'actions-it-can-take',
+        N_('只返回 `None`、一个动作或动作列表，而且动作做得到'),
+        visible=(
+            '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
+            '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
+            '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',  # data
+            '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
+            '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
         ),
+        generated=('seed-sweep',),
     ),
-}
+)
+
+#: The rules ``beat_clear_notes``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+BEAT_CLEAR_NOTES_RULES: tuple[Rule, ...] = (
+    Rule(
+        'safe-and-cheaper-than-clear-notes',
+        N_('你的策略都安全，而且比 `clear_notes` 便宜'),
+        visible=(
+            '任务 lesson：安全，而且比 clear_notes 便宜',  # data
+            '任务 repo-survey：安全，而且比 clear_notes 便宜',  # data
+            '任务 log-bursts：安全，而且比 clear_notes 便宜',  # data
+            '任务 quick-questions：安全，而且比 clear_notes 便宜',  # data
+            '任务 long-memory：安全，而且比 clear_notes 便宜',  # data
+        ),
+        hidden=(
+            '隐藏任务：都安全，而且每个都比 clear_notes 便宜',  # data
+        ),
+        not_generated=_NOT_SWEPT,
+    ),
+)
+
+#: The rules ``beat_compact``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+BEAT_COMPACT_RULES: tuple[Rule, ...] = (
+    Rule(
+        'safe-and-cheaper-than-compact',
+        N_('比 `compact` 便宜'),
+        visible=(
+            '任务 lesson：安全，而且比 compact 便宜',  # data
+            '任务 repo-survey：安全，而且比 compact 便宜',  # data
+            '任务 log-bursts：安全，而且比 compact 便宜',  # data
+            '任务 quick-questions：安全，而且比 compact 便宜',  # data
+            '任务 long-memory：安全，而且比 compact 便宜',  # data
+        ),
+        hidden=(
+            '隐藏任务：都安全，而且每个都比 compact 便宜',  # data
+        ),
+        not_generated=_NOT_SWEPT,
+    ),
+)
+
+
+#: The exercises of this notebook, one record each.
+EXERCISES = (
+    Exercise(
+        'context_policy', NOTEBOOK,
+        references=_REFERENCES,
+        learner_name="my_policy",
+        cases=CONTEXT_POLICY_CASES,
+        rules=CONTEXT_POLICY_RULES,
+        compare=Generated(project=_overflow_and_lost, label=N_("任务形状 {shape}，种子 {seed}"),
+                          label_fields=("shape", "seed"), rule_for=_broken_rule),
+        adapter=_safety,
+    ),
+    Exercise(
+        'beat_clear_notes', NOTEBOOK,
+        references=_REFERENCES,
+        learner_name="my_policy",
+        cases=BEAT_CLEAR_NOTES_CASES,
+        rules=BEAT_CLEAR_NOTES_RULES,
+        adapter=_against("clear_notes"),
+    ),
+    Exercise(
+        'beat_compact', NOTEBOOK,
+        references=_REFERENCES,
+        learner_name="my_policy",
+        cases=BEAT_COMPACT_CASES,
+        rules=BEAT_COMPACT_RULES,
+        adapter=_against("compact"),
+    ),
+)
