@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from ctx_reference.checks import EXERCISES, GENERATED, RULES, CheckFailed, check_exercise
 from ctx_reference.checks.bank import cases as bank
-from ctx_reference.checks.strategies import ORACLES, STRATEGIES
+from ctx_reference.checks.drawing.strategies import ORACLES, STRATEGIES
+from ctx_reference.checks.drawing.write_bank import main as bank_main
 from ctx_reference.checks.values import Shared, decode, encode
-from ctx_reference.checks.write_bank import main as bank_main
 from ctx_reference.i18n import using
 from ctx_reference.ledger import Zone
 from ctx_reference.sessions import Record

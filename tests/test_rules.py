@@ -119,7 +119,7 @@ def test_rules_markdown_renders_one_table_per_exercise():
 def test_every_rule_is_generated_or_says_why_not():
     """Every rule names the strategies that draw its generated cases, each a strategy of its exercise,
     or says why no strategy can draw it (issue: the rules table names the generators)."""
-    from ctx_reference.checks.strategies import STRATEGIES
+    from ctx_reference.checks.drawing.strategies import STRATEGIES
     missing = [(name, rule.name) for name, rules in RULES.items() for rule in rules
                if not rule.generated and not rule.not_generated]
     unknown = [(name, rule.name, strategy) for name, rules in RULES.items() for rule in rules

@@ -1,6 +1,6 @@
 """Regenerate the bank (``--check`` only compares): the maintainer's command, run as a module."""
 import sys
 
-from ..write_bank import main
+from ..drawing.write_bank import main
 
 sys.exit(main())

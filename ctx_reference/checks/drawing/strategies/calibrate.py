@@ -18,7 +18,7 @@ from fractions import Fraction
 
 from hypothesis import strategies as st
 
-from ...calibrate import Receipt, fit_rates
+from ....calibrate import Receipt, fit_rates
 from . import Call, call
 
 _ASCII = ["a", "b", " ", "\n", "\t", "{", "\x7f"]

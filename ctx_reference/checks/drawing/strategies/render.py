@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ...render import PromptSpec, render
+from ....render import PromptSpec, render
 from . import Call, call
 from ._wide import any_text, weighted, whitespace
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ... import window
-from ...tokens import estimate_tokens
+from .... import window
+from ....tokens import estimate_tokens
 from ..signatures import LEARNER_CALLS
 from . import Call, call
 from ._wide import any_text, characters, whitespace

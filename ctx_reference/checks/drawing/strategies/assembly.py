@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ...assemble import Item, assemble
+from ....assemble import Item, assemble
 from . import Call
 from ._wide import any_text, weighted, with_one_twice
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ...window import remaining
+from ....window import remaining
 from . import Call, calls
 
 _SMALL = st.integers(min_value=0, max_value=30)

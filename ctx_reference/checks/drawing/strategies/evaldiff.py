@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ...evaldiff import Case, Result, diff
+from ....evaldiff import Case, Result, diff
 from . import Call, call
 
 _IDS = ["a", "ab", "a1", "b", "boiling", "boil", "距离", "🙂", "x_1"]

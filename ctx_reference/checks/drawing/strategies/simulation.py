@@ -23,7 +23,7 @@ import dataclasses
 
 from hypothesis import strategies as st
 
-from ...sim import SimParams, request_cost, select_to_clear
+from ....sim import SimParams, request_cost, select_to_clear
 from . import Call
 from ._floats import without_ties
 

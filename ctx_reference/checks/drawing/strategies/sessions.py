@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ...sessions import KINDS, Record, format_record, record_tokens, restore, write_progress
+from ....sessions import KINDS, Record, format_record, record_tokens, restore, write_progress
 from . import Call, call
 from ._wide import LINE_ENDS, any_text, characters, weighted, whitespace, with_one_twice
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ...trim import omission_marker, trim_lines
+from ....trim import omission_marker, trim_lines
 from . import Call
 from ._wide import any_text, weighted
 

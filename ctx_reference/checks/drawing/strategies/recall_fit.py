@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from ... import recall
+from .... import recall
 from ..signatures import LEARNER_CALLS
 from . import Call
 from ._floats import without_ties

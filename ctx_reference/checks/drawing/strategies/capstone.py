@@ -7,7 +7,7 @@ range, in order), each expected to be safe.
 """
 from __future__ import annotations
 
-from ...workloads import VISIBLE_SHAPES
+from ....workloads import VISIBLE_SHAPES
 from . import call
 
 SEEDS = range(100)

@@ -32,10 +32,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
-from .bank import _ERRORS, _error_name
-from .generated import Generated
-from .runner import copied_call
-from .values import Shared, digest, encode, plain
+from ..bank import _ERRORS, _error_name
+from ..generated import Generated
+from ..runner import copied_call
+from ..values import Shared, digest, encode, plain
 
 VISIBLE_SEED = 36
 HIDDEN_SEED = 3601
@@ -137,7 +137,7 @@ def bank_text(bank: dict[str, Any]) -> str:
 
 def all_banks(only: tuple[str, ...] = ()) -> dict[str, str]:
     """Return exercise → the text of its bank, for every exercise with strategies (or those of ``only``)."""
-    from . import GENERATED
+    from .. import GENERATED
     from .strategies import EXAMPLES as COUNTS
     from .strategies import ORACLES, STRATEGIES
     return {exercise: bank_text(build(exercise, dict(strategies), ORACLES[exercise], GENERATED[exercise],

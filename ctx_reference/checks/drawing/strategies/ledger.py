@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ...calibrate import LinearEstimate
-from ...ledger import BUCKETS, measure, zone
-from ...tokens import FakeTokenizer
-from ..ledger import CharTokenizer, PlusOneTokenizer
+from ....calibrate import LinearEstimate
+from ....ledger import BUCKETS, measure, zone
+from ....tokens import FakeTokenizer
+from ...ledger import CharTokenizer, PlusOneTokenizer
 from . import Call, call
 
 # Windows whose boundaries fall on integers (multiples of 20) and between them, and the smallest ones.
