@@ -17,7 +17,7 @@ capstone runs a policy on a named workload).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from types import CodeType, MappingProxyType
 
@@ -35,6 +35,10 @@ class Exercise:
     (``rules.py``); ``compare`` says how its generated cases compare the returned value;
     ``learner_name`` is the learner's function where the notebook calls it by another name than the
     exercise's; ``adapter`` turns the learner's object into the function the cases call.
+
+    Each case names the rules it decides (``CheckCase.decides``); the record fills in each rule's
+    ``visible``, the labels of those cases in their order, and refuses a rule no case decides or a case
+    naming a rule the exercise does not state.
     """
 
     name: str
@@ -54,6 +58,7 @@ class Exercise:
             if type(value) is not tuple or not value or not all(isinstance(item, kind) for item in value):
                 raise ValueError(f"{field} must be a non-empty tuple of {kind.__name__} (got {value!r} for exercise "
                                  f"{self.name!r})")
+        object.__setattr__(self, "rules", _decided(self.name, self.cases, self.rules))
 
     @property
     def function(self) -> str:
@@ -64,6 +69,24 @@ class Exercise:
     def codes(self) -> frozenset[CodeType]:
         """The code objects of the references (``runner.reference_codes``): entering one scores 0."""
         return reference_codes(self.references)
+
+
+def _decided(name: str, cases: tuple[CheckCase, ...], rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
+    """Return ``rules`` with each one's ``visible`` the labels of the cases that decide it, in the cases' order."""
+    stated = {rule.name for rule in rules}
+    for case in cases:
+        unknown = [rule for rule in case.decides if rule not in stated]
+        if unknown or type(case.decides) is not tuple:
+            raise ValueError(f"decides must name rules of exercise {name!r} ({', '.join(sorted(stated))}) "
+                             f"(got {case.decides!r} for case {case.label!r})")
+    derived = []
+    for rule in rules:
+        visible = tuple(case.label for case in cases if rule.name in case.decides)
+        if not visible:
+            raise ValueError(f"rule {rule.name!r} of exercise {name!r} must be decided by a visible case "
+                             f"(no case's decides names it)")
+        derived.append(replace(rule, visible=visible))
+    return tuple(derived)
 
 
 def registry(exercises: Iterable[Exercise]) -> Mapping[str, Exercise]:

@@ -49,7 +49,7 @@ class CheckCase:
     requires a returned object that is none of the arguments. Every case also requires that the
     call leaves its list and dict arguments unchanged.
 
-    ``label`` is also the case's identity (the ``RULES`` tables and the tests name a case by it),
+    ``label`` is also the case's identity (the rules' tables and the tests name a case by it),
     so it stays in Chinese; the feedback line shows its translation (``shown_label``). A label
     built from values has ``label_template``, the message it was formatted from with
     ``label_values``, so that the translated template is formatted with the same values.
@@ -58,6 +58,8 @@ class CheckCase:
     shown translated, so both editions grade alike. ``hint``, a message, is added to the × line
     when the case fails: what to do about the likeliest cause. ``numbers`` says what the text calls
     the returned number ("a number": any real number, by its value; "an integer"; ``number_words.py``).
+    ``decides`` names the rules of its exercise (``Rule.name``) that this case tells apart from a plausible
+    wrong variant: a rule's visible cases are the cases that name it (``exercise.py``).
     """
 
     label: str
@@ -76,6 +78,7 @@ class CheckCase:
     message: bool = False
     hint: str | None = None
     numbers: Numbers | None = None
+    decides: tuple[str, ...] = ()
 
 
 def expected(case: CheckCase) -> Any:

@@ -17,58 +17,72 @@ CHECK_CASES: tuple[CheckCase, ...] = (
         N_("原课的例子：窗口 1,000,000，输入 950,000，max_tokens 128,000"),
         args=(1_000_000, 950_000, 128_000),
         expect=Outcome.MAY_TRUNCATE,
+        decides=('total-over-window',),
     ),
     CheckCase(
         N_("宽裕：窗口 200,000，输入 150,000，max_tokens 32,000（合计 182,000）"),
         args=(200_000, 150_000, 32_000),
         expect=Outcome.FITS,
+        decides=('returns-an-outcome',),
     ),
     CheckCase(
         N_("输入本身就超了：窗口 200,000，输入 210,000，max_tokens 1,000"),
         args=(200_000, 210_000, 1_000),
         expect=Outcome.REJECTED,
+        decides=('input-over-window',),
     ),
     CheckCase(
         N_("正好填满：窗口 200,000，输入 168,000，max_tokens 32,000（合计正好 200,000）"),
         args=(200_000, 168_000, 32_000),
         expect=Outcome.FITS,
+        decides=('equal-is-not-over',),
     ),
     CheckCase(
         N_("多 1 个 token：窗口 200,000，输入 168,001，max_tokens 32,000"),
         args=(200_000, 168_001, 32_000),
         expect=Outcome.MAY_TRUNCATE,
+        decides=('total-over-window',),
     ),
     CheckCase(
         N_("输入正好等于窗口：窗口 200,000，输入 200,000，max_tokens 1"),
         args=(200_000, 200_000, 1),
         expect=Outcome.MAY_TRUNCATE,
+        decides=('equal-is-not-over',),
     ),
     CheckCase(
         N_("输入比窗口多 1 个 token：窗口 200,000，输入 200,001，max_tokens 1"),
         args=(200_000, 200_001, 1),
         expect=Outcome.REJECTED,
+        decides=('input-over-window',),
     ),
 )
 
 #: The visible cases of ``estimate_tokens``.
 ESTIMATE_TOKENS_CASES: tuple[CheckCase, ...] = stating(AN_INTEGER, (
-    CheckCase(N_("空字符串 \"\""), args=("",), expect=0),
-    CheckCase(N_("4 个 ASCII 字符 \"abcd\""), args=("abcd",), expect=1),
-    CheckCase(N_("1 个 ASCII 字符 \"a\"（不满 4 个也要向上取整成 1，不是四舍五入成 0）"), args=("a",), expect=1),
-    CheckCase(N_("5 个 ASCII 字符 \"abcde\"（向上取整）"), args=("abcde",), expect=2),
-    CheckCase(N_("英文 \"hello world\"（11 个 ASCII 字符）"), args=("hello world",), expect=3),
-    CheckCase(N_("中文 \"上下文工程\"（5 个汉字）"), args=("上下文工程",), expect=5),  # data
-    CheckCase(N_("中文标点 \"你好，世界！\"（全角标点也是非 ASCII）"), args=("你好，世界！",), expect=6),  # data
-    CheckCase(N_("混合 \"token 预算\"（6 个 ASCII + 2 个汉字）"), args=("token 预算",), expect=4),  # data
+    CheckCase(N_("空字符串 \"\""), args=("",), expect=0, decides=('returns-an-int',)),
+    CheckCase(N_("4 个 ASCII 字符 \"abcd\""), args=("abcd",), expect=1, decides=('ascii-four-to-a-token',)),
+    CheckCase(N_("1 个 ASCII 字符 \"a\"（不满 4 个也要向上取整成 1，不是四舍五入成 0）"), args=("a",), expect=1,
+              decides=('rounded-up',)),
+    CheckCase(N_("5 个 ASCII 字符 \"abcde\"（向上取整）"), args=("abcde",), expect=2, decides=('rounded-up',)),
+    CheckCase(N_("英文 \"hello world\"（11 个 ASCII 字符）"), args=("hello world",), expect=3,
+              decides=('ascii-four-to-a-token',)),
+    CheckCase(N_("中文 \"上下文工程\"（5 个汉字）"), args=("上下文工程",), expect=5,  # data
+              decides=('other-one-each',)),
+    CheckCase(N_("中文标点 \"你好，世界！\"（全角标点也是非 ASCII）"), args=("你好，世界！",), expect=6,  # data
+              decides=('other-one-each',)),
+    CheckCase(N_("混合 \"token 预算\"（6 个 ASCII + 2 个汉字）"), args=("token 预算",), expect=4,  # data
+              decides=('ascii-counted-together',)),
     CheckCase(
         N_("混合 \"ab中cd\"（ASCII 合起来 4 个再取整，不是每段各自取整）"),
         args=("ab中cd",),  # data
         expect=2,
+        decides=('ascii-counted-together',),
     ),
     CheckCase(
         N_("混合 \"用 Python 写 3 个测试\"（11 个 ASCII + 5 个汉字）"),
         args=("用 Python 写 3 个测试",),  # data
         expect=8,
+        decides=('ascii-counted-together',),
     ),
 ))
 
@@ -82,10 +96,6 @@ CHECK_RULES: tuple[Rule, ...] = (
     Rule(
         'input-over-window',
         N_('先判断输入本身是否超窗口'),
-        visible=(
-            '输入本身就超了：窗口 200,000，输入 210,000，max_tokens 1,000',  # data
-            '输入比窗口多 1 个 token：窗口 200,000，输入 200,001，max_tokens 1',  # data
-        ),
         hidden=(
             '输入比窗口多 1、max_tokens 为 0',  # data
             '窗口 1：三种情况',  # data
@@ -96,10 +106,6 @@ CHECK_RULES: tuple[Rule, ...] = (
     Rule(
         'total-over-window',
         N_('再判断输入加输出上限'),
-        visible=(
-            '原课的例子：窗口 1,000,000，输入 950,000，max_tokens 128,000',  # data
-            '多 1 个 token：窗口 200,000，输入 168,001，max_tokens 32,000',  # data
-        ),
         hidden=(
             '输入 + max_tokens 比窗口多 1',  # data
             '输入为 0、只看 max_tokens',  # data
@@ -110,10 +116,6 @@ CHECK_RULES: tuple[Rule, ...] = (
     Rule(
         'equal-is-not-over',
         N_('等号不算超'),
-        visible=(
-            '正好填满：窗口 200,000，输入 168,000，max_tokens 32,000（合计正好 200,000）',  # data
-            '输入正好等于窗口：窗口 200,000，输入 200,000，max_tokens 1',  # data
-        ),
         hidden=(
             '输入 + max_tokens 正好等于窗口',  # data
             '输入正好等于窗口、还要输出',  # data
@@ -125,9 +127,6 @@ CHECK_RULES: tuple[Rule, ...] = (
     Rule(
         'returns-an-outcome',
         N_('返回 `Outcome.FITS`、`Outcome.MAY_TRUNCATE` 或 `Outcome.REJECTED` 中的一个'),
-        visible=(
-            '宽裕：窗口 200,000，输入 150,000，max_tokens 32,000（合计 182,000）',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -140,10 +139,6 @@ ESTIMATE_TOKENS_RULES: tuple[Rule, ...] = (
     Rule(
         'ascii-four-to-a-token',
         N_('大约 4 个算 1 个 token'),
-        visible=(
-            '4 个 ASCII 字符 "abcd"',  # data
-            '英文 "hello world"（11 个 ASCII 字符）',  # data
-        ),
         hidden=(
             '400 个 ASCII 字符',  # data
             '换行符是 ASCII',  # data
@@ -154,10 +149,6 @@ ESTIMATE_TOKENS_RULES: tuple[Rule, ...] = (
     Rule(
         'rounded-up',
         N_('最后向上取整一次'),
-        visible=(
-            '1 个 ASCII 字符 "a"（不满 4 个也要向上取整成 1，不是四舍五入成 0）',  # data
-            '5 个 ASCII 字符 "abcde"（向上取整）',  # data
-        ),
         hidden=(
             '401 个 ASCII 字符（向上取整）',  # data
             '生成的隐藏例子',  # data
@@ -167,10 +158,6 @@ ESTIMATE_TOKENS_RULES: tuple[Rule, ...] = (
     Rule(
         'other-one-each',
         N_('每个大约算 1 个 token'),
-        visible=(
-            '中文 "上下文工程"（5 个汉字）',  # data
-            '中文标点 "你好，世界！"（全角标点也是非 ASCII）',  # data
-        ),
         hidden=(
             '1000 个汉字',  # data
             '带重音的字母 é 不是 ASCII',  # data
@@ -182,11 +169,6 @@ ESTIMATE_TOKENS_RULES: tuple[Rule, ...] = (
     Rule(
         'ascii-counted-together',
         N_('ASCII 字符是**整段合起来**数'),
-        visible=(
-            '混合 "token 预算"（6 个 ASCII + 2 个汉字）',  # data
-            '混合 "ab中cd"（ASCII 合起来 4 个再取整，不是每段各自取整）',  # data
-            '混合 "用 Python 写 3 个测试"（11 个 ASCII + 5 个汉字）',  # data
-        ),
         hidden=(
             'ASCII 和汉字交错',  # data
             '生成的隐藏例子',  # data
@@ -196,9 +178,6 @@ ESTIMATE_TOKENS_RULES: tuple[Rule, ...] = (
     Rule(
         'returns-an-int',
         N_('返回一个**整数**'),
-        visible=(
-            '空字符串 ""',  # data
-        ),
         hidden=(
             '3 个 ASCII 字符返回 int',  # data
             '空字符串返回 int',  # data

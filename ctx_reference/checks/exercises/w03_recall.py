@@ -20,12 +20,14 @@ CASES: tuple[CheckCase, ...] = (
         args=(0, 400_000),
         kwargs={"middle": 0},
         expect=0.5,
+        decides=('length-decay',),
     ),
     CheckCase(
         N_("n = 40 万，middle=0，答案在最后一个 token（pos=399,999）"),
         args=(399_999, 400_000),
         kwargs={"middle": 0},
         expect=0.5,
+        decides=('length-decay',),
     ),
     CheckCase(
         N_("n = 40 万，默认参数，答案在开头（两端几乎不受位置影响：约 0.500）"),
@@ -38,12 +40,14 @@ CASES: tuple[CheckCase, ...] = (
         args=(402_000, 800_000),
         expect=0.183,
         tol=LITERAL_TOL,
+        decides=('middle-dip',),
     ),
     CheckCase(
         N_("全塞 200 篇，答案在最后一篇中间（pos = 798,000）：约 0.260"),
         args=(798_000, 800_000),
         expect=0.260,
         tol=LITERAL_TOL,
+        decides=('middle-dip',),
     ),
     CheckCase(
         N_("全塞 200 篇，答案在第 101 篇，但 middle=0：约 0.261"),
@@ -57,12 +61,14 @@ CASES: tuple[CheckCase, ...] = (
         args=(2_000, 32_000),
         expect=0.909,
         tol=LITERAL_TOL,
+        decides=('middle-dip',),
     ),
     CheckCase(
         N_("小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 13 篇中间（pos = 25,000）：约 0.670"),
         args=(25_000, 50_000),
         expect=0.670,
         tol=LITERAL_TOL,
+        decides=('middle-dip',),
     ),
     CheckCase(
         N_("全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）"),
@@ -70,6 +76,7 @@ CASES: tuple[CheckCase, ...] = (
         kwargs={"middle": 0},
         expect=0.261203875,
         tol=1e-9,
+        decides=('an-unrounded-float',),
     ),
     CheckCase(
         N_("换参数：half_at=100,000，steep=2，middle=0，n = 200,000：1 / (1 + 2²) = 0.2"),
@@ -77,6 +84,7 @@ CASES: tuple[CheckCase, ...] = (
         kwargs={"half_at": 100_000, "steep": 2, "middle": 0},
         expect=0.2,
         tol=EXACT_TOL,
+        decides=('length-decay',),
     ),
     CheckCase(
         N_("只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1"
@@ -85,6 +93,7 @@ CASES: tuple[CheckCase, ...] = (
         kwargs={"half_at": 1, "middle": 1},
         expect=0.0,
         tol=EXACT_TOL,
+        decides=('x-at-the-token-middle',),
     ),
 )
 
@@ -98,11 +107,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'length-decay',
         N_('(n / \\text{half\\_at})^{\\text{steep}}'),
-        visible=(
-            'n = 40 万（正好 half_at），middle=0，答案在开头（pos=0）',  # data
-            'n = 40 万，middle=0，答案在最后一个 token（pos=399,999）',  # data
-            '换参数：half_at=100,000，steep=2，middle=0，n = 200,000：1 / (1 + 2²) = 0.2',  # data
-        ),
         hidden=(
             'middle=0、n 是 half_at 的两倍',  # data
             'half_at 处、steep=3',  # data
@@ -115,12 +119,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'middle-dip',
         N_('1 - \\text{middle} \\cdot 4x(1-x)'),
-        visible=(
-            '全塞 200 篇（n = 800,000），答案在第 101 篇中间（pos = 402,000）：约 0.183',  # data
-            '全塞 200 篇，答案在最后一篇中间（pos = 798,000）：约 0.260',  # data
-            '检索 8 篇（n = 32,000），答案在第一篇中间（pos = 2,000）：约 0.909（乘 0.9 得 0.818）',  # data
-            '小语料全塞 25 篇 × 2,000（n = 50,000），答案在第 13 篇中间（pos = 25,000）：约 0.670',  # data
-        ),
         hidden=(
             '小语料全塞 25 篇',  # data
             '小语料检索 8 篇',  # data
@@ -131,10 +129,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'x-at-the-token-middle',
         N_('x = \\frac{pos + 0.5}{n}'),
-        visible=(
-            '只有 1 个 token 的上下文：pos = 0，n = 1，half_at = 1，middle = 1'  # data
-            '（x = (0 + 0.5) / 1 = 0.5 正在中间，位置系数为 0）',  # data
-        ),
         hidden=(
             '答案正在中间',  # data
             '生成的隐藏例子',  # data
@@ -144,9 +138,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'an-unrounded-float',
         N_('返回一个浮点数'),
-        visible=(
-            '全塞 200 篇、middle=0，精确到 9 位：1 / (1 + 2^1.5) = 0.261203875（不要先四舍五入）',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),

@@ -47,6 +47,7 @@ CASES: tuple[CheckCase, ...] = (
         project=rounded,
         tol=EXACT_TOL,
         returns=tuple,
+        decides=('x-from-the-position', 'three-columns', 'ratios-of-coefficients', 'a-tuple-of-floats'),
     ),
     CheckCase(
         N_("对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、"
@@ -56,6 +57,7 @@ CASES: tuple[CheckCase, ...] = (
         project=rounded,
         tol=EXACT_TOL,
         returns=tuple,
+        decides=('inputs-unchanged',),
     ),
     CheckCase(
         N_("Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）："
@@ -65,6 +67,7 @@ CASES: tuple[CheckCase, ...] = (
         project=rounded,
         tol=FIT_TOL,
         returns=tuple,
+        decides=('accuracy-as-a-fraction',),
     ),
 )
 
@@ -78,10 +81,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'x-from-the-position',
         N_('x = \\frac{p - 0.5}{N}'),
-        visible=(
-            '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
-            '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
-        ),
         hidden=(
             '4 篇、3 个点：end_drop 为负',  # data
             '生成的隐藏例子',  # data
@@ -91,10 +90,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'three-columns',
         N_('每个测量点一行 $[1,\\ -4x(1-x),\\ -x]$'),
-        visible=(
-            '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
-            '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
-        ),
         hidden=(
             '15 篇、6 个点：还原 0.7/0.4/0.2',  # data
             '生成的隐藏例子',  # data
@@ -104,10 +99,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'ratios-of-coefficients',
         N_('再换回 $\\text{middle} = c_1 / c_0$'),
-        visible=(
-            '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
-            '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -116,10 +107,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'accuracy-as-a-fraction',
         N_('`accuracy` 是小数'),
-        visible=(
-            'Lost in the Middle 论文的实测（论文，不是原课给出的；GPT-3.5-Turbo，20 篇）：'  # data
-            '75.8/57.2/53.8/55.4/63.2 %，以小数传入',  # data
-        ),
         hidden=(
             '实测曲线，两位小数',  # data
             '生成的隐藏例子',  # data
@@ -129,10 +116,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'a-tuple-of-floats',
         N_('返回一个 tuple `(base, middle, end_drop)`，三个都是 Python 的 `float`'),
-        visible=(
-            '由 base 0.8、middle 0.3、end_drop 0.1 手算出的 5 个点（20 篇，第 1/5/10/15/20 篇）：'  # data
-            '0.7746、0.6146、0.5226、0.5506、0.6986，拟合应还原这三个参数，返回三个 float 组成的 tuple',  # data
-        ),
         hidden=(
             '平的曲线',  # data
             '生成的隐藏例子',  # data
@@ -142,10 +125,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'inputs-unchanged',
         N_('不要改动传进来的它们'),
-        visible=(
-            '对称的曲线（10 篇，第 1/4/7/10 篇，以 list 传入，不要改动它们）：base 0.9、middle 0.5、'  # data
-            'end_drop 0 手算出 0.8145、0.4905、0.4905、0.8145',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),

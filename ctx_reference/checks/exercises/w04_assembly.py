@@ -44,6 +44,7 @@ CASES: tuple[CheckCase, ...] = (
         ),
         project=summary,
         returns=Assembly,
+        decides=('returns-an-assembly', 'same-text-is-a-duplicate', 'duplicate-before-no-room', 'items-unchanged'),
     ),
     CheckCase(
         # required 5,120 fill the budget; doc A does not fit, so its copy is not a copy of anything kept
@@ -57,6 +58,7 @@ CASES: tuple[CheckCase, ...] = (
         ),
         project=summary,
         returns=Assembly,
+        decides=('duplicate-of-a-kept-item-only',),
     ),
     CheckCase(
         N_("必需项 rules 3,000 + tools 2,000 = 5,000，预算只有 4,000"),
@@ -69,6 +71,7 @@ CASES: tuple[CheckCase, ...] = (
         ),
         raises=BudgetError,
         error_has={"required_tokens": 5_000, "budget": 4_000},
+        decides=('required-over-budget-raises',),
     ),
     CheckCase(
         N_("必需项正好等于预算不算超：规则 5,120（必需、稳定）、文档 1（优先级 1），预算 5,120"),
@@ -79,6 +82,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["规则"], 5_120, [("文档", "no room")]),  # data
         project=summary,
         returns=Assembly,
+        decides=('required-over-budget-raises',),
     ),
     CheckCase(
         N_("优先级高的先放：旧日志 800（优先级 1）在前、相关文档 800（优先级 5）在后，预算 1,000"),
@@ -86,6 +90,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["相关文档"], 800, [("旧日志", "no room")]),  # data
         project=summary,
         returns=Assembly,
+        decides=('by-priority',),
     ),
     CheckCase(
         # 100 + 1,000 > 1,000, so the big item is skipped; 100 + 500 = 600 still fits
@@ -102,6 +107,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["问题", "小文档"], 600, [("大文档", "no room")]),  # data
         project=summary,
         returns=Assembly,
+        decides=('fit-or-skip',),
     ),
     CheckCase(
         N_("稳定的排在前面：输入顺序是 问题（必需）、检索文档（优先级 1）、规则（必需、稳定），预算 1,000"),
@@ -116,6 +122,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["规则", "问题", "检索文档"], 600, []),  # data
         project=summary,
         returns=Assembly,
+        decides=('stable-first',),
     ),
     CheckCase(
         N_("内容相同才算重复：文档甲和文档乙文字相同、文档丙不同，各 100（优先级 1），预算 1,000"),
@@ -130,6 +137,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["文档甲", "文档丙"], 200, [("文档乙", "duplicate")]),  # data
         project=summary,
         returns=Assembly,
+        decides=('same-text-is-a-duplicate',),
     ),
     CheckCase(
         N_("和必需项文字相同也算重复：规则 10（必需，文字“规则”）、副本 10（优先级 1，文字也是“规则”），预算 100"),
@@ -140,6 +148,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["规则"], 10, [("副本", "duplicate")]),  # data
         project=summary,
         returns=Assembly,
+        decides=('required-texts-count',),
     ),
     CheckCase(
         # required items are all kept, whatever their text: 10 + 20 = 30, nothing dropped
@@ -154,6 +163,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["规则甲", "规则乙"], 30, []),  # data
         project=summary,
         returns=Assembly,
+        decides=('required-never-duplicates',),
     ),
     CheckCase(
         N_("没有文字（text 是 None）的项不算重复：甲、乙各 10（优先级 1，都没有 text），预算 100"),
@@ -161,6 +171,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["甲", "乙"], 20, []),  # data
         project=summary,
         returns=Assembly,
+        decides=('no-text-no-duplicate',),
     ),
     CheckCase(
         N_("优先级相同按输入顺序：x 60、y 60、z 40（优先级都是 1），预算 100：x 先放，y 放不下，z 还放得下"),
@@ -168,6 +179,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["x", "z"], 100, [("y", "no room")]),
         project=summary,
         returns=Assembly,
+        decides=('ties-in-input-order', 'fit-or-skip'),
     ),
     CheckCase(
         N_("输出顺序只看稳定/动态和输入顺序、与优先级无关："
@@ -184,6 +196,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=(["s1", "s2", "d1", "d2"], 40, []),
         project=summary,
         returns=Assembly,
+        decides=('input-order-within-groups',),
     ),
 )
 
@@ -196,9 +209,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'returns-an-assembly',
         N_('返回 `Assembly(items=..., used=..., dropped=...)`'),
-        visible=(
-            '原课的例子：九个候选项，预算 11,000',  # data
-        ),
         hidden=(
             '空列表',  # data
             '空列表、预算 0',  # data
@@ -208,10 +218,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'required-over-budget-raises',
         N_('光必需项加起来就超过预算，抛出 `BudgetError`'),
-        visible=(
-            '必需项 rules 3,000 + tools 2,000 = 5,000，预算只有 4,000',  # data
-            '必需项正好等于预算不算超：规则 5,120（必需、稳定）、文档 1（优先级 1），预算 5,120',  # data
-        ),
         hidden=(
             'BudgetError 的两个数',  # data
             '必需项正好等于预算',  # data
@@ -222,9 +228,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'by-priority',
         N_('其余的按优先级从高到低尝试'),
-        visible=(
-            '优先级高的先放：旧日志 800（优先级 1）在前、相关文档 800（优先级 5）在后，预算 1,000',  # data
-        ),
         hidden=(
             '优先级高的先放',  # data
             '生成的隐藏例子',  # data
@@ -234,10 +237,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'ties-in-input-order',
         N_('优先级相同的，按输入顺序'),
-        visible=(
-            '优先级相同按输入顺序：x 60、y 60、z 40（优先级都是 1），'  # data
-            '预算 100：x 先放，y 放不下，z 还放得下',  # data
-        ),
         hidden=(
             '优先级相同按输入顺序',  # data
             '生成的隐藏例子',  # data
@@ -247,12 +246,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'fit-or-skip',
         N_('放得下就放，放不下就跳过、接着看下一项'),
-        visible=(
-            '放不下就跳过、继续看下一项：问题 100（必需）、大文档 1,000（优先级 3）、'  # data
-            '小文档 500（优先级 1），预算 1,000',  # data
-            '优先级相同按输入顺序：x 60、y 60、z 40（优先级都是 1），'  # data
-            '预算 100：x 先放，y 放不下，z 还放得下',  # data
-        ),
         hidden=(
             '预算 0、一个可选项',  # data
             '一个超大的可选项',  # data
@@ -263,10 +256,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'same-text-is-a-duplicate',
         N_('一字不差的内容只留一份'),
-        visible=(
-            '原课的例子：九个候选项，预算 11,000',  # data
-            '内容相同才算重复：文档甲和文档乙文字相同、文档丙不同，各 100（优先级 1），预算 1,000',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -275,9 +264,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'duplicate-before-no-room',
         N_('**先判重复，再判放不下**'),
-        visible=(
-            '原课的例子：九个候选项，预算 11,000',  # data
-        ),
         hidden=(
             '既重复又放不下',  # data
             '生成的隐藏例子',  # data
@@ -287,9 +273,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'duplicate-of-a-kept-item-only',
         N_('只"看过"、因为放不下被丢掉的项不算'),
-        visible=(
-            '原课的九个候选项，预算 5,120：只放得下必需项；doc A 没放进去，它的副本就只是放不下，不算重复',  # data
-        ),
         hidden=(
             '原件放不下时副本只是放不下',  # data
             '生成的隐藏例子',  # data
@@ -299,10 +282,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'required-texts-count',
         N_('（包括必需项）'),
-        visible=(
-            '和必需项文字相同也算重复：规则 10（必需，文字“规则”）、'  # data
-            '副本 10（优先级 1，文字也是“规则”），预算 100',  # data
-        ),
         hidden=(
             '和必需项文字相同也是重复',  # data
             '生成的隐藏例子',  # data
@@ -312,9 +291,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'no-text-no-duplicate',
         N_('它的 `text` 不是 `None`'),
-        visible=(
-            '没有文字（text 是 None）的项不算重复：甲、乙各 10（优先级 1，都没有 text），预算 100',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -323,9 +299,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'required-never-duplicates',
         N_('必需项之间不判重复'),
-        visible=(
-            '必需项之间不判重复：规则甲 10、规则乙 20（都是必需项，文字都是“规则”），预算 100：两个都保留',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -334,9 +307,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'stable-first',
         N_('**输出顺序：稳定的在前，动态的在后**'),
-        visible=(
-            '稳定的排在前面：输入顺序是 问题（必需）、检索文档（优先级 1）、规则（必需、稳定），预算 1,000',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -345,10 +315,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'input-order-within-groups',
         N_('两组内部都保持输入时的顺序'),
-        visible=(
-            '输出顺序只看稳定/动态和输入顺序、与优先级无关：'  # data
-            'd1（优先级 1）、s1（稳定）、d2（优先级 5）、s2（必需、稳定）',  # data
-        ),
         hidden=(
             '输出顺序只看稳定/动态和输入顺序',  # data
             '生成的隐藏例子',  # data
@@ -358,9 +324,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'items-unchanged',
         N_('不要修改传进来的 `items`'),
-        visible=(
-            '原课的例子：九个候选项，预算 11,000',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),

@@ -44,12 +44,14 @@ CASES: tuple[CheckCase, ...] = (
         args=(list(_HUNDRED), 3, 2),
         expect=["line 1", "line 2", "line 3", MARKER_95, "line 99", "line 100"],
         returns=list,
+        decides=('head-marker-tail', 'marker-text', 'lines-unchanged'),
     ),
     CheckCase(
         N_("同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6"),
         args=(list(_HUNDRED), 3, 2),
         expect=6,
         project=len,
+        decides=('head-marker-tail',),
     ),
     CheckCase(
         N_("同一个例子，说明行：省略 100 − 3 − 2 = 95 行"),
@@ -57,12 +59,14 @@ CASES: tuple[CheckCase, ...] = (
         expect=[MARKER_95],
         project=_marker_lines,
         hint=N_("说明行要用 omission_marker(n) 生成，一字不差，不要自己写"),
+        decides=('omitted-count',),
     ),
     CheckCase(
         N_("同一个例子，说明行后面只有尾部 2 行"),
         args=(list(_HUNDRED), 3, 2),
         expect=["line 99", "line 100"],
         project=_after_marker,
+        decides=('head-marker-tail',),
     ),
     CheckCase(
         N_("换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行"),
@@ -75,6 +79,7 @@ CASES: tuple[CheckCase, ...] = (
             "第 9 行",  # data
             "第 10 行",  # data
         ],
+        decides=('head-marker-tail', 'omitted-count'),
     ),
     CheckCase(
         N_("正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回"),
@@ -82,33 +87,39 @@ CASES: tuple[CheckCase, ...] = (
         expect=["a", "b", "c", "d", "e"],
         returns=list,
         fresh=True,
+        decides=('fits-as-a-new-list',),
     ),
     CheckCase(
         N_("多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行"),
         args=(["a", "b", "c", "d", "e", "f"], 3, 2),
         expect=["a", "b", "c", "……省略 1 行（完整输出已保存，可按需读取）……", "e", "f"],  # data
+        decides=('head-marker-tail',),
     ),
     CheckCase(
         N_("尾部 0 行：5 行，头 2 行、尾 0 行，只留头部（小心 lines[-0:] 取到的是整个列表）"),
         args=(["a", "b", "c", "d", "e"], 2, 0),
         expect=["a", "b", "……省略 3 行（完整输出已保存，可按需读取）……"],  # data
+        decides=('head-marker-tail',),
     ),
     CheckCase(
         N_("头部 0 行：5 行，头 0 行、尾 2 行，只留尾部"),
         args=(["a", "b", "c", "d", "e"], 0, 2),
         expect=["……省略 3 行（完整输出已保存，可按需读取）……", "d", "e"],  # data
+        decides=('head-marker-tail',),
     ),
     CheckCase(
         N_("传进来的是元组：(\"a\", \"b\", \"c\", \"d\")，头 1 行、尾 1 行，也要返回 list"),
         args=(("a", "b", "c", "d"), 1, 1),
         expect=["a", "……省略 2 行（完整输出已保存，可按需读取）……", "d"],  # data
         returns=list,
+        decides=('always-a-list',),
     ),
     CheckCase(
         N_("传进来的是元组、正好放得下：(\"a\", \"b\")，头 1 行、尾 1 行，返回 list"),
         args=(("a", "b"), 1, 1),
         expect=["a", "b"],
         returns=list,
+        decides=('fits-as-a-new-list', 'always-a-list'),
     ),
     CheckCase(
         N_("空列表：头 3 行、尾 2 行，返回一个新的空列表"),
@@ -116,6 +127,7 @@ CASES: tuple[CheckCase, ...] = (
         expect=[],
         returns=list,
         fresh=True,
+        decides=('fits-as-a-new-list',),
     ),
 )
 
@@ -128,11 +140,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'fits-as-a-new-list',
         N_('返回一个包含全部行的**新列表**'),
-        visible=(
-            '正好放得下：5 行，头 3 行 + 尾 2 行 = 5，原样返回',  # data
-            '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',  # data
-            '空列表：头 3 行、尾 2 行，返回一个新的空列表',  # data
-        ),
         hidden=(
             '放得下：原样的内容',  # data
             '放得下：尾部 0 行',  # data
@@ -145,15 +152,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'head-marker-tail',
         N_('前 `head` 行 + 一行说明 + 后 `tail` 行'),
-        visible=(
-            '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
-            '同一个例子，一共剩几行：3（头）+ 1（说明行）+ 2（尾）= 6',  # data
-            '同一个例子，说明行后面只有尾部 2 行',  # data
-            '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',  # data
-            '多一行就要省略：6 行，头 3 行、尾 2 行，省略 1 行',  # data
-            '尾部 0 行：5 行，头 2 行、尾 0 行，只留头部（小心 lines[-0:] 取到的是整个列表）',  # data
-            '头部 0 行：5 行，头 0 行、尾 2 行，只留尾部',  # data
-        ),
         hidden=(
             '头部 0 行',  # data
             '尾部 0 行',  # data
@@ -165,10 +163,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'omitted-count',
         N_('说明里的数是省略的行数 `len(lines) - head - tail`'),
-        visible=(
-            '同一个例子，说明行：省略 100 − 3 − 2 = 95 行',  # data
-            '换一组数：10 行，头 2 行、尾 3 行，省略 10 − 2 − 3 = 5 行',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -177,9 +171,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'marker-text',
         N_('说明行用上面的 `omission_marker(n)` 生成'),
-        visible=(
-            '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -188,10 +179,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'always-a-list',
         N_('总是返回 `list`'),
-        visible=(
-            '传进来的是元组：("a", "b", "c", "d")，头 1 行、尾 1 行，也要返回 list',  # data
-            '传进来的是元组、正好放得下：("a", "b")，头 1 行、尾 1 行，返回 list',  # data
-        ),
         hidden=(
             '放得下：元组输入也返回 list',  # data
             '元组输入',  # data
@@ -202,9 +189,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'lines-unchanged',
         N_('不要修改传进来的 `lines`'),
-        visible=(
-            '原课的例子：line 1 … line 100，头 3 行、尾 2 行',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),

@@ -41,42 +41,49 @@ SELECT_TO_CLEAR_CASES: tuple[CheckCase, ...] = (
         args=(58_400, range(1, 15), 14, LESSON),
         expect=[],
         returns=list,
+        decides=('not-over-the-threshold',),
     ),
     CheckCase(
         N_("第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮"),
         args=(62_000, range(1, 16), 15, LESSON),
         expect=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
         returns=list,
+        decides=('older-than-the-newest-keep', 'oldest-first-as-a-list'),
     ),
     CheckCase(
         N_("第 23 轮：上下文 60,900，还没清的是 11–23；最新 5 轮是 19–23，清掉 11–18"),
         args=(60_900, range(11, 24), 23, LESSON),
         expect=[11, 12, 13, 14, 15, 16, 17, 18],
         returns=list,
+        decides=('older-than-the-newest-keep',),
     ),
     CheckCase(
         N_("第 56 轮：上下文 60,100，还没清的是 51–56；只有第 51 轮在最新 5 轮之外"),
         args=(60_100, range(51, 57), 56, LESSON),
         expect=[51],
         returns=list,
+        decides=('older-than-the-newest-keep',),
     ),
     CheckCase(
         N_("保留 15 轮、第 15 轮：上下文 62,000 超过阈值，但 15 轮全在保留范围里，没有可清的"),
         args=(62_000, range(1, 16), 15, KEEP_15),
         expect=[],
         returns=list,
+        decides=('older-than-the-newest-keep',),
     ),
     CheckCase(
         N_("保留 15 轮、第 16 轮：上下文 65,600，只有第 1 轮在最新 15 轮之外"),
         args=(65_600, range(1, 17), 16, KEEP_15),
         expect=[1],
         returns=list,
+        decides=('older-than-the-newest-keep',),
     ),
     CheckCase(
         N_("保留 0 轮、第 15 轮：上下文 62,000，轮次 ≤ 15 − 0 的全是候选，连这一轮的结果也清（小心 [:-0] 是空的）"),
         args=(62_000, range(1, 16), 15, SimParams(keep=0)),
         expect=list(range(1, 16)),
         returns=list,
+        decides=('older-than-the-newest-keep',),
     ),
     CheckCase(
         N_("至少清 20,000、第 36 轮：上下文 62,850，可清 26–31 共 6 个，"
@@ -84,6 +91,7 @@ SELECT_TO_CLEAR_CASES: tuple[CheckCase, ...] = (
         args=(62_850, range(26, 37), 36, CLEAR_AT_LEAST_20K),
         expect=[],
         returns=list,
+        decides=('enough-to-free',),
     ),
     CheckCase(
         N_("至少清 20,000、第 37 轮：上下文 66,450，可清 26–32 共 7 个，"
@@ -91,18 +99,21 @@ SELECT_TO_CLEAR_CASES: tuple[CheckCase, ...] = (
         args=(66_450, range(26, 38), 37, CLEAR_AT_LEAST_20K),
         expect=[26, 27, 28, 29, 30, 31, 32],
         returns=list,
+        decides=('enough-to-free',),
     ),
     CheckCase(
         N_("正好等于阈值不算超过：第 15 轮，上下文正好 60,000，什么都不清"),
         args=(60_000, range(1, 16), 15, LESSON),
         expect=[],
         returns=list,
+        decides=('not-over-the-threshold',),
     ),
     CheckCase(
         N_("腾出的量正好等于 clear_at_least 也够：至少清 29,900，可清 1–10 共 10 个，10 × 2,990 = 29,900"),
         args=(62_000, range(1, 16), 15, SimParams(clear_at_least=29_900)),
         expect=[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
         returns=list,
+        decides=('enough-to-free',),
     ),
     CheckCase(
         N_("换一个占位符：placeholder 1,000、至少清 20,001；可清 1–10 共 10 个，"
@@ -110,6 +121,7 @@ SELECT_TO_CLEAR_CASES: tuple[CheckCase, ...] = (
         args=(62_000, range(1, 16), 15, SimParams(placeholder=1_000, clear_at_least=20_001)),
         expect=[],
         returns=list,
+        decides=('freed-per-turn',),
     ),
     CheckCase(
         N_("uncleared_turns 是 list：[11, 12, …, 23]，第 23 轮，上下文 60,900，"
@@ -117,6 +129,7 @@ SELECT_TO_CLEAR_CASES: tuple[CheckCase, ...] = (
         args=(60_900, list(range(11, 24)), 23, LESSON),
         expect=[11, 12, 13, 14, 15, 16, 17, 18],
         returns=list,
+        decides=('oldest-first-as-a-list',),
     ),
 )
 
@@ -127,36 +140,42 @@ REQUEST_COST_CASES: tuple[CheckCase, ...] = stating(A_NUMBER, (
         args=(11_600, None, False, LESSON),
         expect=14_500.0,
         tol=FLOAT_TOL,
+        decides=('first-or-rewrite-writes-all',),
     ),
     CheckCase(
         N_("第 2 轮：命中缓存，0.1 × 11,600 + 1.25 × (15,200 − 11,600)"),
         args=(15_200, 11_600, False, LESSON),
         expect=5_660.0,
         tol=FLOAT_TOL,
+        decides=('read-previous-write-new',),
     ),
     CheckCase(
         N_("第 15 轮：刚清除过（改写），清除后的 32,100 重新整段写入：1.25 × 32,100"),
         args=(32_100, 58_400, True, LESSON),
         expect=40_125.0,
         tol=FLOAT_TOL,
+        decides=('first-or-rewrite-writes-all',),
     ),
     CheckCase(
         N_("第 16 轮：又能命中缓存，0.1 × 32,100 + 1.25 × (35,700 − 32,100)"),
         args=(35_700, 32_100, False, LESSON),
         expect=7_710.0,
         tol=FLOAT_TOL,
+        decides=('read-previous-write-new',),
     ),
     CheckCase(
         N_("压缩那一轮：上下文变成 8,000 + 2,000 + 5 × 3,600 = 28,000，整段写入：1.25 × 28,000"),
         args=(28_000, 58_400, True, LESSON),
         expect=35_000.0,
         tol=FLOAT_TOL,
+        decides=('first-or-rewrite-writes-all',),
     ),
     CheckCase(
         N_("换一套价格（写入 2.0×，读取 0.5×）：0.5 × 11,600 + 2.0 × 3,600"),
         args=(15_200, 11_600, False, OTHER_PRICES),
         expect=13_000.0,
         tol=FLOAT_TOL,
+        decides=('prices-from-params',),
     ),
 ))
 
@@ -170,10 +189,6 @@ SELECT_TO_CLEAR_RULES: tuple[Rule, ...] = (
     Rule(
         'not-over-the-threshold',
         N_('**不超过** `threshold`'),
-        visible=(
-            '第 14 轮：上下文 8,000 + 14 × 3,600 = 58,400，没有超过阈值 60,000，什么都不清',  # data
-            '正好等于阈值不算超过：第 15 轮，上下文正好 60,000，什么都不清',  # data
-        ),
         hidden=(
             '上下文正好等于阈值',  # data
             '上下文比阈值多 1',  # data
@@ -185,15 +200,6 @@ SELECT_TO_CLEAR_RULES: tuple[Rule, ...] = (
     Rule(
         'older-than-the-newest-keep',
         N_('轮次 `≤ turn − keep` 的'),
-        visible=(
-            '第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮',  # data
-            '第 23 轮：上下文 60,900，还没清的是 11–23；最新 5 轮是 19–23，清掉 11–18',  # data
-            '第 56 轮：上下文 60,100，还没清的是 51–56；只有第 51 轮在最新 5 轮之外',  # data
-            '保留 15 轮、第 15 轮：上下文 62,000 超过阈值，但 15 轮全在保留范围里，没有可清的',  # data
-            '保留 15 轮、第 16 轮：上下文 65,600，只有第 1 轮在最新 15 轮之外',  # data
-            '保留 0 轮、第 15 轮：上下文 62,000，'  # data
-            '轮次 ≤ 15 − 0 的全是候选，连这一轮的结果也清（小心 [:-0] 是空的）',  # data
-        ),
         hidden=(
             'keep = 0',
             '没有剩下可清的',  # data
@@ -204,12 +210,6 @@ SELECT_TO_CLEAR_RULES: tuple[Rule, ...] = (
     Rule(
         'enough-to-free',
         N_('腾不出 `clear_at_least` 个 token'),
-        visible=(
-            '至少清 20,000、第 36 轮：上下文 62,850，可清 26–31 共 6 个，'  # data
-            '只能腾出 6 × 2,990 = 17,940，不够，先不清',  # data
-            '至少清 20,000、第 37 轮：上下文 66,450，可清 26–32 共 7 个，7 × 2,990 = 20,930，够了',  # data
-            '腾出的量正好等于 clear_at_least 也够：至少清 29,900，可清 1–10 共 10 个，10 × 2,990 = 29,900',  # data
-        ),
         hidden=(
             '腾出的量正好够',  # data
             '腾出的量差 1',  # data
@@ -220,10 +220,6 @@ SELECT_TO_CLEAR_RULES: tuple[Rule, ...] = (
     Rule(
         'freed-per-turn',
         N_('每个腾出 `tool_result − placeholder`'),
-        visible=(
-            '换一个占位符：placeholder 1,000、至少清 20,001；可清 1–10 共 10 个，'  # data
-            '只能腾出 10 × (3,000 − 1,000) = 20,000，不够',  # data
-        ),
         hidden=(
             '占位符 1,000',  # data
             '占位符 1,001',  # data
@@ -234,11 +230,6 @@ SELECT_TO_CLEAR_RULES: tuple[Rule, ...] = (
     Rule(
         'oldest-first-as-a-list',
         N_('按从旧到新的顺序放进一个 `list`'),
-        visible=(
-            '第 15 轮：上下文 62,000 超过阈值；最新 5 轮是 11–15，清掉第 1–10 轮',  # data
-            'uncleared_turns 是 list：[11, 12, …, 23]，第 23 轮，上下文 60,900，'  # data
-            '清掉 11–18（不要改动传进来的 list）',  # data
-        ),
         hidden=(
             '传入 list',  # data
             '接进模拟、keep = 0',  # data
@@ -253,11 +244,6 @@ REQUEST_COST_RULES: tuple[Rule, ...] = (
     Rule(
         'first-or-rewrite-writes-all',
         N_('或者这一轮改写过：`cache_write × input_tokens`'),
-        visible=(
-            '第 1 轮：第一次请求，输入 11,600 全部写进缓存：1.25 × 11,600',  # data
-            '第 15 轮：刚清除过（改写），清除后的 32,100 重新整段写入：1.25 × 32,100',  # data
-            '压缩那一轮：上下文变成 8,000 + 2,000 + 5 × 3,600 = 28,000，整段写入：1.25 × 28,000',  # data
-        ),
         hidden=(
             '第一次请求、标记为改写',  # data
             '空请求',  # data
@@ -272,10 +258,6 @@ REQUEST_COST_RULES: tuple[Rule, ...] = (
     Rule(
         'read-previous-write-new',
         N_('`cache_read × previous_input + cache_write × (input_tokens − previous_input)`'),
-        visible=(
-            '第 2 轮：命中缓存，0.1 × 11,600 + 1.25 × (15,200 − 11,600)',  # data
-            '第 16 轮：又能命中缓存，0.1 × 32,100 + 1.25 × (35,700 − 32,100)',  # data
-        ),
         hidden=(
             '普通一轮',  # data
             '没有新内容',  # data
@@ -287,9 +269,6 @@ REQUEST_COST_RULES: tuple[Rule, ...] = (
     Rule(
         'prices-from-params',
         N_('用 `params` 里的价格'),
-        visible=(
-            '换一套价格（写入 2.0×，读取 0.5×）：0.5 × 11,600 + 2.0 × 3,600',  # data
-        ),
         hidden=(
             '读缓存免费',  # data
             '写入 1.0×、改写过',  # data

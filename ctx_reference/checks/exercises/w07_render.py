@@ -79,18 +79,21 @@ CASES: tuple[CheckCase, ...] = (
         args=(SEED,),
         expect=3,
         project=warning_count,
+        decides=('a-list-of-warnings',),
     ),
     CheckCase(
         N_("原课的 spec：文本最后 4 行是排好序的 <context> 块"),
         args=(SEED,),
         expect=["<context>", "time: 2026-10-14", "user: duang777", "</context>"],
         project=last_lines(4),
+        decides=('no-trailing-newline', 'dynamic-sorted'),
     ),
     CheckCase(
         N_("原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数"),
         args=(SEED_FIXED,),
         expect=0,
         project=warning_count,
+        decides=('an-alternative-excuses',),
     ),
     CheckCase(
         N_("翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本"),
@@ -98,12 +101,14 @@ CASES: tuple[CheckCase, ...] = (
         expect=SAME_TEXT,
         message=True,
         project=same_text_as(SMALL_TEXT),
+        decides=('no-trailing-newline', 'dynamic-sorted'),
     ),
     CheckCase(
         N_("翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）"),
         args=(SMALL,),
         expect=0,
         project=warning_count,
+        decides=('an-alternative-excuses',),
     ),
     CheckCase(
         N_("只有一个问题：一条规则里写了 {{ lang }}"),
@@ -111,12 +116,14 @@ CASES: tuple[CheckCase, ...] = (
                          output="只输出译文"),),  # data
         expect=1,
         project=warning_count,
+        decides=('spaces-inside-braces',),
     ),
     CheckCase(
         N_("只有一个问题：output 只有空格"),
         args=(PromptSpec("你是翻译助手", "把句子译成英文", output="   "),),  # data
         expect=1,
         project=warning_count,
+        decides=('blank-output',),
     ),
     CheckCase(
         # one field, two variables: the rule counts fields, not variables
@@ -124,6 +131,7 @@ CASES: tuple[CheckCase, ...] = (
         args=(PromptSpec("你是翻译助手", "把 {{src}} 译成 {{lang}}", output="只输出译文"),),  # data
         expect=1,
         project=warning_count,
+        decides=('one-warning-per-field',),
     ),
     CheckCase(
         N_("两条规则都只说“不要”：每条一条警告"),
@@ -131,6 +139,7 @@ CASES: tuple[CheckCase, ...] = (
                          output="只输出译文"),),  # data
         expect=2,
         project=warning_count,
+        decides=('one-warning-per-rule',),
     ),
     CheckCase(
         # the rule does not start with 不要: no warning, though 不要 is in it
@@ -139,6 +148,7 @@ CASES: tuple[CheckCase, ...] = (
                          output="只输出译文"),),  # data
         expect=0,
         project=warning_count,
+        decides=('starts-with-buyao',),
     ),
     CheckCase(
         N_("{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题"),
@@ -146,6 +156,7 @@ CASES: tuple[CheckCase, ...] = (
                          dynamic={"note": "{{draft}}"}),),
         expect=0,
         project=warning_count,
+        decides=('dynamic-not-checked',),
     ),
     CheckCase(
         N_("最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本"),
@@ -153,12 +164,14 @@ CASES: tuple[CheckCase, ...] = (
         expect=SAME_TEXT,
         message=True,
         project=same_text_as(BARE_TEXT),
+        decides=('no-trailing-newline', 'empty-sections'),
     ),
     CheckCase(
         N_("最小的 spec：警告条数（只有 output 为空这一处）"),
         args=(BARE,),
         expect=1,
         project=warning_count,
+        decides=('blank-output',),
     ),
     CheckCase(
         N_("两个示例：从 1 开始编号，完整文本"),
@@ -166,12 +179,14 @@ CASES: tuple[CheckCase, ...] = (
         expect=SAME_TEXT,
         message=True,
         project=same_text_as(TWO_EXAMPLES_TEXT),
+        decides=('examples-from-one',),
     ),
     CheckCase(
         N_("每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}"),
         args=(PromptSpec("你是 {{name}}", "T", examples=("输入 {{x}}",), output="{{fmt}}"),),  # data
         expect=3,
         project=warning_count,
+        decides=('one-warning-per-field',),
     ),
 )
 
@@ -184,11 +199,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'no-trailing-newline',
         N_('最后的 `</context>` 后面**没有**换行'),
-        visible=(
-            '原课的 spec：文本最后 4 行是排好序的 <context> 块',  # data
-            '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',  # data
-            '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -197,9 +207,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'empty-sections',
         N_('没有规则时 `<rules>` 和 `</rules>` 两行紧挨着'),
-        visible=(
-            '最小的 spec：没有规则、没有示例、output 为空、dynamic 为空：完整文本',  # data
-        ),
         hidden=(
             '没有规则、示例和动态内容：完整文本',  # data
             'output 为空：完整文本',  # data
@@ -210,9 +217,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'examples-from-one',
         N_('示例从 1 开始编号'),
-        visible=(
-            '两个示例：从 1 开始编号，完整文本',  # data
-        ),
         hidden=(
             '三个示例：完整文本',  # data
             '生成的隐藏例子',  # data
@@ -222,10 +226,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'dynamic-sorted',
         N_('`dynamic` 按键排序，与字典的插入顺序无关'),
-        visible=(
-            '原课的 spec：文本最后 4 行是排好序的 <context> 块',  # data
-            '翻译助手 spec（dynamic 写成 user 在前、date 在后）：完整文本',  # data
-        ),
         hidden=(
             'dynamic 倒序给出：最后 5 行',  # data
             '生成的隐藏例子',  # data
@@ -235,9 +235,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'a-list-of-warnings',
         N_('**警告**是一个字符串列表'),
-        visible=(
-            '原课的 spec（任务里有 {{diff}}、没写输出格式、第 1 条规则只说“不要”）：警告条数',  # data
-        ),
         hidden=(
             '没有规则、示例和动态内容：警告',  # data
             '生成的隐藏例子',  # data
@@ -256,10 +253,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'one-warning-per-field',
         N_('**每个**含模板变量的字段一条'),
-        visible=(
-            '一个字段里有两个模板变量：task 是“把 {{src}} 译成 {{lang}}”，只算一条警告',  # data
-            '每个含模板变量的字段各一条：role 里有 {{name}}、一个示例里有 {{x}}、output 是 {{fmt}}',  # data
-        ),
         hidden=(
             '示例里有模板变量：警告条数',  # data
             'role 和 output 都有模板变量：警告条数',  # data
@@ -271,9 +264,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'spaces-inside-braces',
         N_('名字两边可以有空格'),
-        visible=(
-            '只有一个问题：一条规则里写了 {{ lang }}',  # data
-        ),
         hidden=(
             '变量两边有多个空格：警告条数',  # data
             '生成的隐藏例子',  # data
@@ -283,9 +273,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'dynamic-not-checked',
         N_('`dynamic` 不检查'),
-        visible=(
-            '{{draft}} 出现在 dynamic 里：动态区本来就会变，不算问题',  # data
-        ),
         hidden=(
             'dynamic 里的模板变量：警告条数',  # data
             '生成的隐藏例子',  # data
@@ -295,10 +282,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'blank-output',
         N_('`output` 为空或只有空白：一条'),
-        visible=(
-            '只有一个问题：output 只有空格',  # data
-            '最小的 spec：警告条数（只有 output 为空这一处）',  # data
-        ),
         hidden=(
             'output 为空：警告条数',  # data
             'output 只有换行和空格：警告条数',  # data
@@ -309,9 +292,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'one-warning-per-rule',
         N_('**每条**以"不要"开头'),
-        visible=(
-            '两条规则都只说“不要”：每条一条警告',  # data
-        ),
         hidden=(
             '三条只说不要的规则：警告条数',  # data
             '生成的隐藏例子',  # data
@@ -321,9 +301,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'starts-with-buyao',
         N_('以"不要"开头'),
-        visible=(
-            '规则“回答要简短，不要啰嗦”不是以“不要”开头：不算问题',  # data
-        ),
         hidden=(
             '“不要”在规则中间：警告条数',  # data
             '生成的隐藏例子',  # data
@@ -333,10 +310,6 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'an-alternative-excuses',
         N_('既不含"而是"也不含"改为"'),
-        visible=(
-            '原课的 spec 改好以后（任务去掉变量、加上输出格式、第 1 条规则补上“改为……”）：警告条数',  # data
-            '翻译助手 spec：警告条数（第 2 条规则有“而是”，不算问题）',  # data
-        ),
         hidden=(
             '“不要……改为……”和普通规则：警告条数',  # data
             '生成的隐藏例子',  # data

@@ -27,41 +27,51 @@ _RESEARCH_1 = dict(lesson_calls())["research_1"]
 
 #: The visible cases of ``zone``.
 ZONE_CASES: tuple[CheckCase, ...] = (
-    CheckCase(N_("原课的峰值：552 / 8,000（6.9 %）"), args=(552, 8_000), expect=Zone.SAFE, project=as_zone),
-    CheckCase(N_("还没用任何 token：0 / 8,000（0 %）"), args=(0, 8_000), expect=Zone.SAFE, project=as_zone),
-    CheckCase(N_("窗口 10,000，用了 5,999（59.99 %）"), args=(5_999, 10_000), expect=Zone.SAFE, project=as_zone),
+    CheckCase(N_("原课的峰值：552 / 8,000（6.9 %）"), args=(552, 8_000), expect=Zone.SAFE, project=as_zone,
+              decides=('safe-below-60', 'a-zone-member')),
+    CheckCase(N_("还没用任何 token：0 / 8,000（0 %）"), args=(0, 8_000), expect=Zone.SAFE, project=as_zone,
+              decides=('safe-below-60',)),
+    CheckCase(N_("窗口 10,000，用了 5,999（59.99 %）"), args=(5_999, 10_000), expect=Zone.SAFE, project=as_zone,
+              decides=('safe-below-60', 'integers-only')),
     CheckCase(N_("窗口 10,000，用了 6,000（正好 60 %）"), args=(6_000, 10_000), expect=Zone.CAUTION,
-              project=as_zone),
+              project=as_zone, decides=('caution-60-to-85',)),
     CheckCase(N_("窗口 10,000，用了 8,500（正好 85 %）"), args=(8_500, 10_000), expect=Zone.CAUTION,
-              project=as_zone),
-    CheckCase(N_("窗口 10,000，用了 8,501（85.01 %）"), args=(8_501, 10_000), expect=Zone.DANGER, project=as_zone),
+              project=as_zone, decides=('caution-60-to-85',)),
+    CheckCase(N_("窗口 10,000，用了 8,501（85.01 %）"), args=(8_501, 10_000), expect=Zone.DANGER, project=as_zone,
+              decides=('danger-up-to-100',)),
     CheckCase(N_("窗口 10,000，用了 10,000（正好 100 %）"), args=(10_000, 10_000), expect=Zone.DANGER,
-              project=as_zone),
-    CheckCase(N_("窗口 10,000，用了 10,001（100.01 %）"), args=(10_001, 10_000), expect=Zone.OVER, project=as_zone),
-    CheckCase(N_("窗口只有 1 个 token，用了 1（正好 100 %）"), args=(1, 1), expect=Zone.DANGER, project=as_zone),
+              project=as_zone, decides=('danger-up-to-100',)),
+    CheckCase(N_("窗口 10,000，用了 10,001（100.01 %）"), args=(10_001, 10_000), expect=Zone.OVER, project=as_zone,
+              decides=('over-above-100',)),
+    CheckCase(N_("窗口只有 1 个 token，用了 1（正好 100 %）"), args=(1, 1), expect=Zone.DANGER, project=as_zone,
+              decides=('danger-up-to-100',)),
     CheckCase(
         N_("很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）"),
         args=(10**17 + 1, 10**17),
         expect=Zone.OVER,
         project=as_zone,
+        decides=('over-above-100', 'integers-only'),
     ),
     CheckCase(
         N_("窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0"),
         args=(100, 0),
         raises=ValueError,
         message_has=("limit", "0"),
+        decides=('bad-arguments-raise',),
     ),
     CheckCase(
         N_("窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100"),
         args=(10, -100),
         raises=ValueError,
         message_has=("limit", "-100"),
+        decides=('bad-arguments-raise',),
     ),
     CheckCase(
         N_("用量是负数 -1：报 ValueError，消息里写出 used 和 -1"),
         args=(-1, 100),
         raises=ValueError,
         message_has=("used", "-1"),
+        decides=('bad-arguments-raise',),
     ),
 )
 
@@ -80,6 +90,7 @@ MEASURE_CASES: tuple[CheckCase, ...] = (
         expect=({"system": 1, "task_state": 1, "tool_results": 0, "history": 0}, 2, Zone.SAFE, 100),
         project=entry_counts,
         returns=LedgerEntry,
+        decides=('missing-bucket-is-zero', 'each-bucket-counted'),
     ),
     CheckCase(
         N_("换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）"),
@@ -87,6 +98,7 @@ MEASURE_CASES: tuple[CheckCase, ...] = (
         expect=({"system": 6, "task_state": 6, "tool_results": 0, "history": 0}, 12, Zone.CAUTION, 20),
         project=entry_counts,
         returns=LedgerEntry,
+        decides=('the-given-tokenizer',),
     ),
     CheckCase(
         N_("超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000"),
@@ -94,12 +106,14 @@ MEASURE_CASES: tuple[CheckCase, ...] = (
         expect=({"system": 0, "task_state": 0, "tool_results": 10_001, "history": 0}, 10_001, Zone.OVER, 10_000),
         project=entry_counts,
         returns=LedgerEntry,
+        decides=('zone-of-the-total',),
     ),
     CheckCase(
         N_("不认识的桶名 memory：报 ValueError，消息里写出 memory"),
         args=({"memory": "上周的笔记", "system": "你是研究助理"}, FakeTokenizer(), 8_000),  # data
         raises=ValueError,
         message_has=("memory",),
+        decides=('unknown-bucket-raises',),
     ),
     CheckCase(
         N_("桶给的顺序是 history 在前、task_state 在后：tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动"),
@@ -107,6 +121,7 @@ MEASURE_CASES: tuple[CheckCase, ...] = (
         expect=({"system": 0, "task_state": 1, "tool_results": 0, "history": 10}, 11, Zone.SAFE, 8_000),
         project=entry_counts,
         returns=LedgerEntry,
+        decides=('missing-bucket-is-zero', 'four-buckets-in-order', 'buckets-unchanged'),
     ),
 )
 
@@ -119,11 +134,6 @@ ZONE_RULES: tuple[Rule, ...] = (
     Rule(
         'safe-below-60',
         N_('低于 60 %'),
-        visible=(
-            '原课的峰值：552 / 8,000（6.9 %）',  # data
-            '还没用任何 token：0 / 8,000（0 %）',  # data
-            '窗口 10,000，用了 5,999（59.99 %）',  # data
-        ),
         hidden=(
             '0 / 1',
             '59.999 %',
@@ -135,10 +145,6 @@ ZONE_RULES: tuple[Rule, ...] = (
     Rule(
         'caution-60-to-85',
         N_('60 % 到 85 %，两端都算'),
-        visible=(
-            '窗口 10,000，用了 6,000（正好 60 %）',  # data
-            '窗口 10,000，用了 8,500（正好 85 %）',  # data
-        ),
         hidden=(
             '3 / 5（60 %）',  # data
             '17 / 20（85 %）',  # data
@@ -149,11 +155,6 @@ ZONE_RULES: tuple[Rule, ...] = (
     Rule(
         'danger-up-to-100',
         N_('到 100 % 为止（含 100 %）'),
-        visible=(
-            '窗口 10,000，用了 8,501（85.01 %）',  # data
-            '窗口 10,000，用了 10,000（正好 100 %）',  # data
-            '窗口只有 1 个 token，用了 1（正好 100 %）',  # data
-        ),
         hidden=(
             '1 / 1（100 %）',  # data
             '85.001 %',
@@ -165,10 +166,6 @@ ZONE_RULES: tuple[Rule, ...] = (
     Rule(
         'over-above-100',
         N_('over：高于 100 %'),
-        visible=(
-            '窗口 10,000，用了 10,001（100.01 %）',  # data
-            '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',  # data
-        ),
         hidden=(
             '2 / 1（200 %）',  # data
             '10**17 的窗口、比 100 % 多 1',  # data
@@ -179,10 +176,6 @@ ZONE_RULES: tuple[Rule, ...] = (
     Rule(
         'integers-only',
         N_('**只用整数运算**'),
-        visible=(
-            '窗口 10,000，用了 5,999（59.99 %）',  # data
-            '很大的整数：窗口 10**17，用了 10**17 + 1（浮点除法会算成正好 1.0）',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -191,11 +184,6 @@ ZONE_RULES: tuple[Rule, ...] = (
     Rule(
         'bad-arguments-raise',
         N_('`limit` 不是正数、或 `used` 是负数时，报 `ValueError`，消息里写出参数名和它的值'),
-        visible=(
-            '窗口是 0 个 token（limit 必须是正数）：报 ValueError，消息里写出 limit 和 0',  # data
-            '窗口是负数 -100：报 ValueError，消息里写出 limit 和 -100',  # data
-            '用量是负数 -1：报 ValueError，消息里写出 used 和 -1',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -204,9 +192,6 @@ ZONE_RULES: tuple[Rule, ...] = (
     Rule(
         'a-zone-member',
         N_('要返回它的成员，不要返回字符串'),
-        visible=(
-            '原课的峰值：552 / 8,000（6.9 %）',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -219,11 +204,6 @@ MEASURE_RULES: tuple[Rule, ...] = (
     Rule(
         'missing-bucket-is-zero',
         N_('**没出现的桶算 0 个 token**'),
-        visible=(
-            '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',  # data
-            '桶给的顺序是 history 在前、task_state 在后：'  # data
-            'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data
-        ),
         hidden=(
             '没有桶',  # data
             '生成的隐藏例子',  # data
@@ -233,9 +213,6 @@ MEASURE_RULES: tuple[Rule, ...] = (
     Rule(
         'each-bucket-counted',
         N_('**每个桶分别数**'),
-        visible=(
-            '每个桶分别数再相加：5、7、3 个字符 → 1 + 1 + 0 = 2（拼起来数会得到 15 // 4 = 3）',  # data
-        ),
         hidden=(
             '每个桶分别数',  # data
             '四个空桶',  # data
@@ -246,9 +223,6 @@ MEASURE_RULES: tuple[Rule, ...] = (
     Rule(
         'the-given-tokenizer',
         N_('用传进来的 `tokenizer.count(text)`'),
-        visible=(
-            '换一把尺子：每个字算 1 个 token；system 6 字 + task_state 6 字 = 12，窗口 20（60 %）',  # data
-        ),
         hidden=(
             '换一把尺子：每个字符 2 个 token',  # data
             '生成的隐藏例子',  # data
@@ -258,10 +232,6 @@ MEASURE_RULES: tuple[Rule, ...] = (
     Rule(
         'four-buckets-in-order',
         N_('**四个桶都在**的字典（按 `BUCKETS` 的顺序）'),
-        visible=(
-            '桶给的顺序是 history 在前、task_state 在后：'  # data
-            'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data
-        ),
         hidden=(
             '两个桶、倒着给出',  # data
             '两个桶、倒着给出：桶的顺序',  # data
@@ -272,9 +242,6 @@ MEASURE_RULES: tuple[Rule, ...] = (
     Rule(
         'zone-of-the-total',
         N_('`zone` 是 `total` 的水位区'),
-        visible=(
-            '超出窗口：检索结果 40,004 个字符 → 10,001 token，窗口 10,000',  # data
-        ),
         hidden=(
             '正好 85 %',  # data
             '比 85 % 多 1',  # data
@@ -285,9 +252,6 @@ MEASURE_RULES: tuple[Rule, ...] = (
     Rule(
         'unknown-bucket-raises',
         N_('出现不认识的桶名'),
-        visible=(
-            '不认识的桶名 memory：报 ValueError，消息里写出 memory',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -296,10 +260,6 @@ MEASURE_RULES: tuple[Rule, ...] = (
     Rule(
         'buckets-unchanged',
         N_('传进来的 `buckets`'),
-        visible=(
-            '桶给的顺序是 history 在前、task_state 在后：'  # data
-            'tokens 仍按 BUCKETS 的顺序，传进来的字典不补空桶、不改动',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),

@@ -53,42 +53,49 @@ WRITE_PROGRESS_CASES: tuple[CheckCase, ...] = (
         project=record_rows,
         returns=list,
         fresh=True,
+        decides=('an-exact-fit-goes-in', 'header-not-counted', 'input-order-in-a-new-list', 'records-unchanged'),
     ),
     CheckCase(
         N_("预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3"),
         args=([_DONE, _FAILED, _NEXT], 25),
         expect=[F, N],
         project=record_rows,
+        decides=('kind-priority', 'input-order-in-a-new-list'),
     ),
     CheckCase(
         N_("预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下"),
         args=([_DONE, _FAILED, _NEXT], 19),
         expect=[D, N],
         project=record_rows,
+        decides=('skip-what-does-not-fit', 'an-exact-fit-goes-in', 'input-order-in-a-new-list'),
     ),
     CheckCase(
         N_("四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下"),
         args=([_DONE, _DECISION, _FAILED, _NEXT], 30),
         expect=[D, F, N],
         project=record_rows,
+        decides=('kind-priority', 'input-order-in-a-new-list'),
     ),
     CheckCase(
         N_("done（8）和 decision（9），预算 9：decision 优先"),
         args=([_DONE, _DECISION], 9),
         expect=[C],
         project=record_rows,
+        decides=('kind-priority',),
     ),
     CheckCase(
         N_("两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条"),
         args=([Record("next", 20, "写接口"), Record("next", 40, "写测试")], 1_000),  # data
         expect=[("next", 40, "写测试")],  # data
         project=record_rows,
+        decides=('newest-next-only',),
     ),
     CheckCase(
         N_("两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面"),
         args=([Record("next", 40, "写测试"), Record("next", 20, "写接口")], 1_000),  # data
         expect=[("next", 40, "写测试")],  # data
         project=record_rows,
+        decides=('newest-next-only',),
     ),
     CheckCase(
         # "[next] t7: " is 11 ASCII characters (3 tokens) + 3 characters = 6 tokens each
@@ -96,18 +103,21 @@ WRITE_PROGRESS_CASES: tuple[CheckCase, ...] = (
         args=([Record("next", 7, "写测试"), Record("next", 7, "写文档")], 100),  # data
         expect=[("next", 7, "写测试")],  # data
         project=record_rows,
+        decides=('first-next-on-a-tie',),
     ),
     CheckCase(
         N_("三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条"),
         args=([Record("done", t, "建好用户表") for t in (1, 2, 3)], 16),  # data
         expect=[("done", 2, "建好用户表"), ("done", 3, "建好用户表")],  # data
         project=record_rows,
+        decides=('newest-first-within-a-kind',),
     ),
     CheckCase(
         N_("两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先"),
         args=([Record("failed", 5, "加全局锁：死锁"), Record("failed", 5, "缓存加锁：死锁")], 11),  # data
         expect=[("failed", 5, "加全局锁：死锁")],  # data
         project=record_rows,
+        decides=('first-on-a-tie-within-a-kind',),
     ),
     CheckCase(N_("预算 0：什么都不留"), args=([_DONE, _FAILED, _NEXT], 0), expect=[], project=record_rows),
     CheckCase(N_("没有记录：返回空列表"), args=([], 100), expect=[], project=record_rows, returns=list),
@@ -121,14 +131,16 @@ RESTORE_CASES: tuple[CheckCase, ...] = (
         expect=[N, D],
         project=record_rows,
         returns=list,
+        decides=('blank-and-comment-lines-skipped', 'a-list-in-file-order'),
     ),
     CheckCase(N_("只有标题行：没有记录，返回空列表"), args=("# progress",), expect=[], project=record_rows,
-              returns=list),
+              returns=list, decides=('blank-and-comment-lines-skipped',)),
     CheckCase(
         N_("一行 failed 记录：种类、轮次（整数 12）、文字都要读对"),
         args=("# progress\n[failed] t12: 改成异步：测试不稳定",),  # data
         expect=[("failed", 12, "改成异步：测试不稳定")],  # data
         project=record_rows,
+        decides=('record-format',),
     ),
     CheckCase(
         N_("行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留"),
@@ -138,24 +150,28 @@ RESTORE_CASES: tuple[CheckCase, ...] = (
         ),
         expect=[("done", 9, "补上了边界用例"), ("decision", 40, "错误码格式: E 加四位数字")],  # data
         project=record_rows,
+        decides=('blank-and-comment-lines-skipped', 'stripped-first', 'record-format'),
     ),
     CheckCase(
         N_("第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行"),
         args=("# progress\nTODO: 写测试",),  # data
         raises=ValueError,
         message_has=("2", "TODO: 写测试"),  # data
+        decides=('bad-line-raises',),
     ),
     CheckCase(
         N_("种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError"),
         args=("# progress\n[Done] t1: 写测试",),  # data
         raises=ValueError,
         message_has=("2", "[Done] t1: 写测试"),  # data
+        decides=('kinds-case-sensitive', 'bad-line-raises'),
     ),
     CheckCase(
         N_("不认识的种类（[todo] t1: 写测试）：报 ValueError"),
         args=("# progress\n[done] t1: 建好用户表\n[todo] t1: 写测试",),  # data
         raises=ValueError,
         message_has=("3", "[todo] t1: 写测试"),  # data
+        decides=('kinds-case-sensitive', 'bad-line-raises'),
     ),
 )
 
@@ -168,10 +184,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'newest-next-only',
         N_('**`next` 只留最新的一条**（轮次最大的'),
-        visible=(
-            '两条 next（第 20 轮在前、第 40 轮在后），预算充足：只留最新的一条',  # data
-            '两条 next（第 40 轮在前、第 20 轮在后）：看轮次，不看谁排在后面',  # data
-        ),
         hidden=(
             '三条记录里两条 next',  # data
             '生成的隐藏例子',  # data
@@ -181,9 +193,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'first-next-on-a-tie',
         N_('轮次相同时，留先出现的那条'),
-        visible=(
-            '两条 next 都是第 7 轮（写测试在前、写文档在后），预算充足：轮次相同，留先出现的那条',  # data
-        ),
         hidden=(
             '两条 next 同一轮',  # data
             '生成的隐藏例子',  # data
@@ -193,11 +202,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'kind-priority',
         N_('`next` → `failed` → `decision` → `done`'),
-        visible=(
-            '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',  # data
-            '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',  # data
-            'done（8）和 decision（9），预算 9：decision 优先',  # data
-        ),
         hidden=(
             '四种各一条、预算 22',  # data
             'decision 和 done 都放得下',  # data
@@ -208,9 +212,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'newest-first-within-a-kind',
         N_('同一种类里，**轮次新的优先**'),
-        visible=(
-            '三条 done（第 1、2、3 轮）各 8 token，预算 16：留最新的两条',  # data
-        ),
         hidden=(
             '三条 failed 各 14、预算 28',  # data
             '生成的隐藏例子',  # data
@@ -220,9 +221,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'first-on-a-tie-within-a-kind',
         N_('（轮次相同时，先出现的优先）'),
-        visible=(
-            '两条 failed 都是第 5 轮、各 11 token，预算 11：轮次相同，先出现的优先',  # data
-        ),
         hidden=(
             '两条 done 同一轮、预算 7',  # data
             '生成的隐藏例子',  # data
@@ -232,9 +230,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'skip-what-does-not-fit',
         N_('放不下就**跳过**'),
-        visible=(
-            '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',  # data
-        ),
         hidden=(
             '预算 10',  # data
             '生成的隐藏例子',  # data
@@ -244,10 +239,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'an-exact-fit-goes-in',
         N_('不超过剩下的预算就放进去'),
-        visible=(
-            '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
-            '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',  # data
-        ),
         hidden=(
             '预算正好等于 next 的 11 token',  # data
             '生成的隐藏例子',  # data
@@ -257,9 +248,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'header-not-counted',
         N_('标题行不算'),
-        visible=(
-            '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -268,12 +256,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'input-order-in-a-new-list',
         N_('**按它们在 `records` 里原来的顺序**，放在一个新的 `list` 里'),
-        visible=(
-            '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
-            '预算 25：先放 next（11），再放 failed（11），done（8）放不进剩下的 3',  # data
-            '预算 19：放了 next 剩 8，failed（11）放不下就跳过，done（8）正好放得下',  # data
-            '四种各一条，预算 30：next、failed 之后剩 8，decision（9）放不下，done（8）放得下',  # data
-        ),
         hidden=(
             '预算 0、没有记录',  # data
             '生成的隐藏例子',  # data
@@ -283,9 +265,6 @@ WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'records-unchanged',
         N_('不要改动传进来的列表'),
-        visible=(
-            '预算 30：三条（8 + 11 + 11 = 30，标题行不算）正好都放得下，按原来的顺序返回一个新列表',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -298,11 +277,6 @@ RESTORE_RULES: tuple[Rule, ...] = (
     Rule(
         'blank-and-comment-lines-skipped',
         N_('空行和以 `#` 开头的行（标题、注释）跳过'),
-        visible=(
-            '标题行和空行跳过，按文件里的顺序读回',  # data
-            '只有标题行：没有记录，返回空列表',  # data
-            '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',  # data
-        ),
         hidden=(
             '空文本',  # data
             '只有空白行和注释',  # data
@@ -314,9 +288,6 @@ RESTORE_RULES: tuple[Rule, ...] = (
     Rule(
         'stripped-first',
         N_('每一行先去掉首尾空白'),
-        visible=(
-            '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',  # data
-        ),
         hidden=(
             '制表符包着的一行',  # data
             '生成的隐藏例子',  # data
@@ -326,10 +297,6 @@ RESTORE_RULES: tuple[Rule, ...] = (
     Rule(
         'record-format',
         N_('`[种类] t轮次: 文字`'),
-        visible=(
-            '一行 failed 记录：种类、轮次（整数 12）、文字都要读对',  # data
-            '行首行尾有空格的记录去掉空格再读，中间的 # 注释行跳过，文字里的英文冒号照原样保留',  # data
-        ),
         hidden=(
             '文字里有冒号和方括号',  # data
             '生成的隐藏例子',  # data
@@ -339,10 +306,6 @@ RESTORE_RULES: tuple[Rule, ...] = (
     Rule(
         'kinds-case-sensitive',
         N_('区分大小写：`[Done]` 不算'),
-        visible=(
-            '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',  # data
-            '不认识的种类（[todo] t1: 写测试）：报 ValueError',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -351,11 +314,6 @@ RESTORE_RULES: tuple[Rule, ...] = (
     Rule(
         'bad-line-raises',
         N_('消息里写出是第几行、内容是什么'),
-        visible=(
-            '第 2 行格式不对（TODO: 写测试）：报 ValueError，消息里写出行号 2 和这一行',  # data
-            '种类区分大小写（[Done] t1: 写测试）：不是四种之一，报 ValueError',  # data
-            '不认识的种类（[todo] t1: 写测试）：报 ValueError',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),
@@ -364,9 +322,6 @@ RESTORE_RULES: tuple[Rule, ...] = (
     Rule(
         'a-list-in-file-order',
         N_('**按文件里的顺序**'),
-        visible=(
-            '标题行和空行跳过，按文件里的顺序读回',  # data
-        ),
         hidden=(
             '生成的隐藏例子',  # data
         ),

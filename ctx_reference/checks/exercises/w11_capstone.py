@@ -99,17 +99,19 @@ def _case(template: str, name: str, **kwargs) -> CheckCase:
 #: The visible cases of ``context_policy``.
 CONTEXT_POLICY_CASES: tuple[CheckCase, ...] = tuple(
     _case(N_("任务 {name}：{turns} 轮、窗口 {window:,}，不溢出、不丢被问到的事实"), name, expect=_SAFE,
-          project=_overflow_and_lost)
+          project=_overflow_and_lost, decides=("never-overflows", "no-asked-fact-lost", "actions-it-can-take"))
     for name in _WORKLOADS)
 
 #: The visible cases of ``beat_clear_notes``.
 BEAT_CLEAR_NOTES_CASES: tuple[CheckCase, ...] = tuple(
-    _case(N_("任务 {name}：安全，而且比 clear_notes 便宜"), name, expect=CHEAPER, message=True)
+    _case(N_("任务 {name}：安全，而且比 clear_notes 便宜"), name, expect=CHEAPER, message=True,
+          decides=("safe-and-cheaper-than-clear-notes",))
     for name in _WORKLOADS)
 
 #: The visible cases of ``beat_compact``.
 BEAT_COMPACT_CASES: tuple[CheckCase, ...] = tuple(
-    _case(N_("任务 {name}：安全，而且比 compact 便宜"), name, expect=CHEAPER, message=True)
+    _case(N_("任务 {name}：安全，而且比 compact 便宜"), name, expect=CHEAPER, message=True,
+          decides=("safe-and-cheaper-than-compact",))
     for name in _WORKLOADS)
 
 def _broken_rule(value: dict | None) -> str:
@@ -125,14 +127,6 @@ _REFERENCES = (keep_everything, ClearOldest, CompactOld)
 #: The notebook these exercises belong to.
 NOTEBOOK = '11-capstone'
 
-# Every task case decides both rules at once (a task passes only if it never overflows and loses no asked fact).
-_TASK_CASES = (
-    '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
-    '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
-    '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',  # data
-    '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
-    '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
-)
 _HIDDEN_TASK_CASES = (
     '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',  # data
     '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',  # data
@@ -152,27 +146,18 @@ CONTEXT_POLICY_RULES: tuple[Rule, ...] = (
     Rule(
         'never-overflows',
         N_('永远不溢出'),
-        visible=_TASK_CASES,
         hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
         generated=('seed-sweep',),
     ),
     Rule(
         'no-asked-fact-lost',
         N_('不丢任何被问到的事实'),
-        visible=_TASK_CASES,
         hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
         generated=('seed-sweep',),
     ),
     Rule(
         'actions-it-can-take',
         N_('只返回 `None`、一个动作或动作列表，而且动作做得到'),
-        visible=(
-            '任务 lesson：60 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
-            '任务 repo-survey：80 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
-            '任务 log-bursts：70 轮、窗口 128,000，不溢出、不丢被问到的事实',  # data
-            '任务 quick-questions：90 轮、窗口 100,000，不溢出、不丢被问到的事实',  # data
-            '任务 long-memory：100 轮、窗口 200,000，不溢出、不丢被问到的事实',  # data
-        ),
         generated=('seed-sweep',),
     ),
 )
@@ -182,13 +167,6 @@ BEAT_CLEAR_NOTES_RULES: tuple[Rule, ...] = (
     Rule(
         'safe-and-cheaper-than-clear-notes',
         N_('你的策略都安全，而且比 `clear_notes` 便宜'),
-        visible=(
-            '任务 lesson：安全，而且比 clear_notes 便宜',  # data
-            '任务 repo-survey：安全，而且比 clear_notes 便宜',  # data
-            '任务 log-bursts：安全，而且比 clear_notes 便宜',  # data
-            '任务 quick-questions：安全，而且比 clear_notes 便宜',  # data
-            '任务 long-memory：安全，而且比 clear_notes 便宜',  # data
-        ),
         hidden=(
             '隐藏任务：都安全，而且每个都比 clear_notes 便宜',  # data
         ),
@@ -201,13 +179,6 @@ BEAT_COMPACT_RULES: tuple[Rule, ...] = (
     Rule(
         'safe-and-cheaper-than-compact',
         N_('比 `compact` 便宜'),
-        visible=(
-            '任务 lesson：安全，而且比 compact 便宜',  # data
-            '任务 repo-survey：安全，而且比 compact 便宜',  # data
-            '任务 log-bursts：安全，而且比 compact 便宜',  # data
-            '任务 quick-questions：安全，而且比 compact 便宜',  # data
-            '任务 long-memory：安全，而且比 compact 便宜',  # data
-        ),
         hidden=(
             '隐藏任务：都安全，而且每个都比 compact 便宜',  # data
         ),
