@@ -187,32 +187,18 @@ BEAT_COMPACT_RULES: tuple[Rule, ...] = (
 )
 
 
+def _policy_exercise(name: str, cases: tuple[CheckCase, ...], rules: tuple[Rule, ...],
+                     adapter: Callable[[Callable], Callable], compare: Generated | None = None) -> Exercise:
+    """Return an exercise of the capstone: each grades the notebook's ``my_policy``, run by ``adapter``."""
+    return Exercise(name, NOTEBOOK, references=_REFERENCES, cases=cases, rules=rules,
+                    compare=compare if compare is not None else Generated(), learner_name="my_policy", adapter=adapter)
+
+
 #: The exercises of this notebook, one record each.
 EXERCISES = (
-    Exercise(
-        'context_policy', NOTEBOOK,
-        references=_REFERENCES,
-        learner_name="my_policy",
-        cases=CONTEXT_POLICY_CASES,
-        rules=CONTEXT_POLICY_RULES,
-        compare=Generated(project=_overflow_and_lost, label=N_("任务形状 {shape}，种子 {seed}"),
-                          label_fields=("shape", "seed"), rule_for=_broken_rule),
-        adapter=_safety,
-    ),
-    Exercise(
-        'beat_clear_notes', NOTEBOOK,
-        references=_REFERENCES,
-        learner_name="my_policy",
-        cases=BEAT_CLEAR_NOTES_CASES,
-        rules=BEAT_CLEAR_NOTES_RULES,
-        adapter=_against("clear_notes"),
-    ),
-    Exercise(
-        'beat_compact', NOTEBOOK,
-        references=_REFERENCES,
-        learner_name="my_policy",
-        cases=BEAT_COMPACT_CASES,
-        rules=BEAT_COMPACT_RULES,
-        adapter=_against("compact"),
-    ),
+    _policy_exercise("context_policy", CONTEXT_POLICY_CASES, CONTEXT_POLICY_RULES, _safety,
+                     compare=Generated(project=_overflow_and_lost, label=N_("任务形状 {shape}，种子 {seed}"),
+                                       label_fields=("shape", "seed"), rule_for=_broken_rule)),
+    _policy_exercise("beat_clear_notes", BEAT_CLEAR_NOTES_CASES, BEAT_CLEAR_NOTES_RULES, _against("clear_notes")),
+    _policy_exercise("beat_compact", BEAT_COMPACT_CASES, BEAT_COMPACT_RULES, _against("compact")),
 )
