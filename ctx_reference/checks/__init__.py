@@ -3,7 +3,7 @@
 ``check_exercise("remaining", remaining)`` runs the visible cases of one exercise against the
 learner's function, prints one line per case in the reader's language and raises ``CheckFailed`` (an
 ``AssertionError`` that IPython shows as one line) if any case failed, so that nbgrader scores the
-cell. Every expectation is a literal from docs/models.md, written in the case module of its notebook; none
+cell. Every expectation is a literal from docs/models.md, written in its exercise's record; none
 is computed with the reference implementation. A function that is, wraps or calls the reference
 implementation of its own exercise fails.
 

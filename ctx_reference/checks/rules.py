@@ -25,7 +25,7 @@ class Rule:
     generated case shows it in the reader's language); ``visible`` names the labels of the cases that
     decide it, derived by the exercise's record from the cases' ``decides`` (left empty where a rule is
     written); ``hidden`` names hidden-test labels of the notebook's check cell. ``generated``
-    names the strategies (``strategies/``) whose cases, stored in the bank, exercise the rule;
+    names the strategies (``drawing/strategies/``) whose cases, stored in the bank, exercise the rule;
     a rule no strategy can draw says why in ``not_generated`` instead.
     """
 

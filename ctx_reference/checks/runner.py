@@ -10,8 +10,8 @@ reference implementation of the same exercise.
 
 Leaves out: the value model (``values.py``), how a failure ends the cell (``failure.py``), the
 hidden tests (they live in the notebooks; ``expect_digest`` compares digests) and any use of the
-reference implementation to compute expectations — every expectation is a literal written in a
-case module, so a learner who patches ``ctx_reference`` cannot make a wrong function pass.
+reference implementation to compute expectations — every expectation is a literal written in an
+exercise's record, so a learner who patches ``ctx_reference`` cannot make a wrong function pass.
 
 Vocabulary: a *case* is one call with its expected result; an *exercise* is the name the notebook
 passes to ``check_exercise`` ("remaining", "trim_lines", …); *plain data* is as ``values.py`` defines it.

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 01, Window math (literals from docs/models.md §2, edge cases worked by hand)."""
+"""The exercises of notebook 01, Window math (literals from docs/models.md §2, edge cases worked by hand)."""
 from ...i18n import N_
 from ...tokens import estimate_tokens as reference_estimate_tokens
 from ...window import Outcome, Window

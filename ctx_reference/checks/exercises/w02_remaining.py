@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 02, Remaining (literals from docs/models.md §3)."""
+"""The exercises of notebook 02, Remaining (literals from docs/models.md §3)."""
 from ...i18n import N_
 from ...window import remaining as reference_remaining
 from ..exercise import Exercise

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 03, the recall toy model (literals from docs/models.md §4).
+"""The exercises of notebook 03, the recall toy model (literals from docs/models.md §4).
 
 Three-decimal literals are compared with ``tol=5e-4``: the value rounds to the literal. The cases
 with ``middle=0`` at ``n == half_at`` are exact: ``1 / (1 + 1.0 ** 1.5) == 0.5`` in floating point.

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 03's fitting exercise: the toy position curve fitted by least squares.
+"""The exercises of notebook 03's fitting exercise: the toy position curve fitted by least squares.
 
 ``fit_position(positions, accuracy, n_docs)`` returns ``(base, middle, end_drop)`` of the curve
 ``base * (1 - middle * 4x(1 - x) - end_drop * x)``, x = (p - 0.5) / n_docs, that fits the measured

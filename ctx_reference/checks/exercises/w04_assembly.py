@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 04, context assembly (literals from docs/models.md §5).
+"""The exercises of notebook 04, context assembly (literals from docs/models.md §5).
 
 The learner's ``assemble(items, budget)`` returns an ``Assembly``; each case projects it into
 plain data — (kept names in output order, tokens used, sorted (name, reason) drop log) — so the

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 05, TrimLines (literals from docs/models.md §5).
+"""The exercises of notebook 05, TrimLines (literals from docs/models.md §5).
 
 The lesson's example (100 lines, head 3, tail 2) is checked whole and then through three
 narrower views — how many lines come back, the marker line (every line that is not an input line,

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 06, the four-strategy simulation (literals from docs/models.md §6).
+"""The exercises of notebook 06, the four-strategy simulation (literals from docs/models.md §6).
 
 Two exercises, the two hooks of ``ctx_reference.sim.simulate``:
 

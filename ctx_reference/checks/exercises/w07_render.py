@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 07, Render (literals from docs/models.md §7 and worked by hand).
+"""The exercises of notebook 07, Render (literals from docs/models.md §7 and worked by hand).
 
 What is compared: the full rendered text of a small spec (line by line), the last lines of the
 lesson's seed spec, and the NUMBER of warnings of specs built to contain exactly zero, one or two

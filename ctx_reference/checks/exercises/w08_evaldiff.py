@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 08, Eval Diff (literals from docs/models.md §8 and worked by hand).
+"""The exercises of notebook 08, Eval Diff (literals from docs/models.md §8 and worked by hand).
 
 The pass/fail tables below are written out by hand from the fake model's answers under prompt
 v1, v2 and v3 (never obtained by running it): v1 fails `unknown` and `everest`; v2 answers the

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 09, the context ledger (literals from docs/models.md §9, worked by hand).
+"""The exercises of notebook 09, the context ledger (literals from docs/models.md §9, worked by hand).
 
 Two exercises:
 

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 09's reconciling exercise: the estimate's two rates fitted from receipts.
+"""The exercises of notebook 09's reconciling exercise: the estimate's two rates fitted from receipts.
 
 ``fit_rates(receipts)`` returns ``(per_ascii, per_non_ascii)``, two Python floats: the rates of
 ``tokens ~ per_ascii * ASCII characters + per_non_ascii * non-ASCII characters`` that fit the

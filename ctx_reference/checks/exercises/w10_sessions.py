@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 10, sessions (hand-written literals, costs worked out by hand).
+"""The exercises of notebook 10, sessions (hand-written literals, costs worked out by hand).
 
 Both exercises return lists of ``Record``; every case projects them with `record_rows` to plain
 ``(kind, turn, text)`` tuples, so a ✓ or × line shows what was kept. Costs are ``estimate_tokens``

@@ -1,4 +1,4 @@
-"""Visible check cases of notebook 11, the context-policy capstone.
+"""The exercises of notebook 11, the context-policy capstone.
 
 The learner writes a policy (``policy(view) -> None | action | [actions]``). Three exercises,
 each run on the capstone's visible workloads (``ctx_reference.workloads.visible_workloads``):
