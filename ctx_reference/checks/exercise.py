@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from types import CodeType, MappingProxyType
+from typing import Any
 
 from .generated import Generated
 from .rules import Rule
@@ -34,7 +35,10 @@ class Exercise:
     them, scores 0); ``cases`` are its visible cases, literals; ``rules`` the rules its text states
     (``rules.py``); ``compare`` says how its generated cases compare the returned value;
     ``learner_name`` is the learner's function where the notebook calls it by another name than the
-    exercise's; ``adapter`` turns the learner's object into the function the cases call.
+    exercise's; ``adapter`` turns the learner's object into the function the cases call; ``learner_call``,
+    where the reference is a method or a class, takes the namespace of the reference's module (the real
+    one, or a mutant's copy) and returns the reference called as the learner's function is (the bank's
+    oracles and the mutation campaign's mutants are called so).
 
     Each case names the rules it decides (``CheckCase.decides``); the record fills in each rule's
     ``visible``, the labels of those cases in their order, and refuses a rule no case decides or a case
@@ -49,6 +53,7 @@ class Exercise:
     compare: Generated = Generated()
     learner_name: str | None = None
     adapter: Callable[[Callable], Callable] | None = None
+    learner_call: Callable[[Mapping[str, Any]], Callable] | None = None
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or not self.name.isidentifier():

@@ -1,4 +1,7 @@
 """The exercises of notebook 01, Window math (literals from docs/models.md §2, edge cases worked by hand)."""
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from ...i18n import N_
 from ...tokens import estimate_tokens as reference_estimate_tokens
 from ...window import Outcome, Window
@@ -189,11 +192,18 @@ ESTIMATE_TOKENS_RULES: tuple[Rule, ...] = (
 )
 
 
+def _check_as_learners(namespace: Mapping[str, Any]) -> Callable:
+    """Return ``check(size, input_tokens, max_tokens)`` through ``Window(size).check`` of ``namespace``'s ``Window``."""
+    window = namespace["Window"]
+    return lambda size, input_tokens, max_tokens: window(size).check(input_tokens, max_tokens)
+
+
 #: The exercises of this notebook, one record each.
 EXERCISES = (
     Exercise(
         'check', NOTEBOOK,
         references=(Window.check,),
+        learner_call=_check_as_learners,
         cases=CHECK_CASES,
         rules=CHECK_RULES,
     ),

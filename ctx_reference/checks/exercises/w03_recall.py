@@ -3,6 +3,9 @@
 Three-decimal literals are compared with ``tol=5e-4``: the value rounds to the literal. The cases
 with ``middle=0`` at ``n == half_at`` are exact: ``1 / (1 + 1.0 ** 1.5) == 0.5`` in floating point.
 """
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from ...i18n import N_
 from ...recall import RecallModel, retrieved_recall, stuffed_recall
 from ..exercise import Exercise
@@ -146,11 +149,19 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+def _recall_as_learners(namespace: Mapping[str, Any]) -> Callable:
+    """Return ``recall(pos, n, **params)`` through ``namespace``'s ``RecallModel``."""
+    model = namespace["RecallModel"]
+    # the model's own defaults stand for the parameters a case leaves out
+    return lambda pos, n, **params: model(**params).recall(pos, n)
+
+
 #: The exercises of this notebook, one record each.
 EXERCISES = (
     Exercise(
         'recall', NOTEBOOK,
         references=(RecallModel, stuffed_recall, retrieved_recall),
+        learner_call=_recall_as_learners,
         cases=CASES,
         rules=RULES,
         compare=Generated(tol=1e-9, places=6, returns=float),

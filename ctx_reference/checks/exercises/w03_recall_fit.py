@@ -13,6 +13,9 @@ is checked to three decimals; tests/test_recall.py confirms that value is the mi
 perturbing it. Every case requires a ``tuple`` of exact ``float`` values (``float(...)`` of a
 numpy number), in the order base, middle, end_drop.
 """
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from ...i18n import N_
 from ...recall import fit_position_curve
 from ..exercise import Exercise
@@ -133,11 +136,23 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+def _fit_position_as_learners(namespace: Mapping[str, Any]) -> Callable:
+    """Return ``fit_position(positions, accuracy, n_docs)`` through ``namespace``'s ``fit_position_curve``."""
+    curve_type, fit_curve = namespace["MeasuredCurve"], namespace["fit_position_curve"]
+
+    def fit_position(positions, accuracy, n_docs):
+        curve = curve_type("fit", n_docs, tuple(positions), tuple(100 * a for a in accuracy), 0.0, "")
+        fit = fit_curve(curve)
+        return fit.base, fit.middle, fit.end_drop
+    return fit_position
+
+
 #: The exercises of this notebook, one record each.
 EXERCISES = (
     Exercise(
         'fit_position', NOTEBOOK,
         references=(fit_position_curve,),
+        learner_call=_fit_position_as_learners,
         cases=CASES,
         rules=RULES,
         compare=Generated(tol=1e-6, places=4, returns=tuple),
