@@ -4,7 +4,9 @@
 writes the last run's data and docs/mutation.md; ``report`` rewrites docs/mutation.md from the
 data; ``prune`` drops the reviewed entries whose mutant that run no longer saw survive; ``judge
 EXERCISE FILE`` judges one file as the exercise's answer (what the ``serve`` fork server does for
-each mutant cosmic-ray makes).
+each mutant cosmic-ray makes); ``compare [EXERCISE ...]`` calls each survivor of the last run and
+its reference on many calls drawn from the exercise's strategies and prints the first that tells
+them apart (the evidence for a reviewed reason, ``compare.py``).
 """
 from __future__ import annotations
 
@@ -26,6 +28,28 @@ def _show(run: ExerciseRun) -> None:
           f"{len(run.survivors):3} survived  {run.seconds:7.1f} s", flush=True)
 
 
+def _compare(exercises: list[str], operator: str, count: int) -> int:
+    """Print, for each survivor of the last run, the first drawn call on which it and its reference differ."""
+    from .compare import first_difference
+    from .targets import CAPSTONE
+
+    for name, run in load_run()["exercises"].items():
+        if (exercises and name not in exercises) or name in CAPSTONE:
+            continue
+        for mutant in run.survivors:
+            if not mutant.operator.startswith(operator):
+                continue
+            found = first_difference(mutant, count)
+            head = f"{name} {mutant.function} {mutant.operator}: {mutant.line!r} -> {mutant.mutated!r}"
+            if found is None:
+                print(f"{head}\n    same outcome on every call drawn", flush=True)
+            else:
+                strategy, call_args, call_kwargs, expected, got = found
+                print(f"{head}\n    differs on {strategy}: args={call_args!r} kwargs={call_kwargs!r}: "
+                      f"reference {expected}, mutant {got}", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ctx_course.mutation", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -38,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     one = sub.add_parser("judge", help="judge one (mutated) file as the exercise's answer, without the server")
     one.add_argument("exercise")
     one.add_argument("path")
+    compare = sub.add_parser("compare", help="call the last run's survivors and their reference on drawn calls")
+    compare.add_argument("exercises", nargs="*", help="exercises whose survivors to compare (default: all)")
+    compare.add_argument("--operator", default="", help="only survivors of operators whose name starts so")
+    compare.add_argument("--count", type=int, default=300, help="calls drawn per strategy and seed")
     serve_it = sub.add_parser("serve", help="the fork server that judges each mutant (started by run)")
     serve_it.add_argument("socket")
     serve_it.add_argument("--limit", type=float, default=TIMEOUT, help="seconds a mutant's check may run")
@@ -51,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         status, why = judge(args.exercise, args.path)
         print(why)
         return status
+    if args.command == "compare":
+        return _compare(args.exercises, args.operator, args.count)
     equivalents = load_equivalents()
     if args.command == "report":
         REPORT.write_text(mutation_markdown(load_run(), equivalents), encoding="utf-8")

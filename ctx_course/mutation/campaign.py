@@ -2,8 +2,10 @@
 
 Covers: for one exercise (``run_exercise``), a scratch copy of its target's source, a cosmic-ray
 session over it (``cosmic-ray init``), the line filter that keeps the mutations inside the
-exercise's functions (``cr-filter-lines``, the tool's own filter), a baseline (the unmutated copy
-must pass its check, or the campaign stops: the harness would be judging itself), and the run
+exercise's functions and text constants (``cr-filter-lines``, the tool's own filter), with the
+core operators and the learner operators (``learner_operators.py``, which ``run_campaign`` first
+checks cosmic-ray finds), a baseline (the unmutated copy must pass its check, or the campaign
+stops: the harness would be judging itself), and the run
 (``cosmic-ray exec``), whose test command for each mutant has the exercise's visible check judge
 the mutant as a learner's function, as the notebook calls the check (``judge.py``; the command is
 the stdlib-only ``client.py``, which hands the file to the fork server of ``server.py``, started
@@ -11,6 +13,8 @@ once per campaign). A mutant whose check runs longer than ``timeout`` seconds is
 as killed by the timeout. ``run_campaign`` runs several exercises at once, one cosmic-ray session
 per exercise and process, ``jobs`` at a time (cosmic-ray's local distributor runs one session's
 mutants in sequence; its sessions are independent files, so they run side by side).
+
+Counts are kept per exercise and per operator (``ExerciseRun.operators``).
 
 Leaves out: which survivors are reviewed (``survivors.py``) and the report (``report.py``).
 
@@ -67,6 +71,8 @@ class ExerciseRun:
     timeouts: int = 0
     survivors: list[Mutant] = field(default_factory=list)
     seconds: float = 0.0
+    #: operator name -> [mutants, killed] (the survivors name their operator)
+    operators: dict[str, list[int]] = field(default_factory=dict)
 
     def as_data(self) -> dict:
         data = asdict(self)
@@ -82,6 +88,19 @@ class ExerciseRun:
 
 class CampaignError(RuntimeError):
     """The campaign could not judge an exercise (its baseline fails, or cosmic-ray failed)."""
+
+
+def require_learner_operators() -> None:
+    """Raise CampaignError unless cosmic-ray finds the learner operators (an install older than the entry point)."""
+    from cosmic_ray.plugins import operator_names
+
+    from .learner_operators import OPERATORS, PROVIDER
+
+    missing = [name for name in OPERATORS if f"{PROVIDER}/{name}" not in operator_names()]
+    if missing:
+        raise CampaignError(f"cosmic-ray does not find the operators {PROVIDER}/{missing[0]} ...: reinstall the "
+                            "package (make .venv/.installed, or pip install -e '.[test]') so that its entry points "
+                            "are registered")
 
 
 def _tool(name: str) -> str:
@@ -173,8 +192,11 @@ def run_exercise(exercise: str, server: str, timeout: float = TIMEOUT) -> Exerci
                     raise CampaignError(f"{exercise}: cosmic-ray could not run a mutant: {result.output}")
                 (mutation,) = item.mutations
                 run.mutants += 1
+                tally = run.operators.setdefault(mutation.operator_name, [0, 0])
+                tally[0] += 1
                 if result.test_outcome == TestOutcome.KILLED:
                     run.killed += 1
+                    tally[1] += 1
                     run.timeouts += int("timeout" in (result.output or "").split("\n", 1)[0])
                     continue
                 if result.test_outcome != TestOutcome.SURVIVED:
@@ -184,6 +206,7 @@ def run_exercise(exercise: str, server: str, timeout: float = TIMEOUT) -> Exerci
                 run.survivors.append(Mutant(exercise, target.function_at(lineno) or "?", mutation.operator_name,
                                             line, mutated, lineno))
     run.survivors.sort(key=lambda m: (m.lineno, m.operator, m.mutated))
+    run.operators = dict(sorted(run.operators.items()))
     run.seconds = round(time.perf_counter() - started, 1)
     return run
 
@@ -210,6 +233,7 @@ def run_campaign(exercises: Iterable[str], jobs: int = 0, timeout: float = TIMEO
     """Run the campaigns of ``exercises``, ``jobs`` at a time (0: one per core); return them in the given order."""
     names = list(exercises)
     jobs = jobs or os.cpu_count() or 1
+    require_learner_operators()
     results: dict[str, ExerciseRun] = {}
     with judge_server(timeout) as server:
 

@@ -18,6 +18,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from .campaign import ExerciseRun, Mutant
+from .learner_operators import OPERATORS, PROVIDER
 from .survivors import Equivalent, review
 from .targets import ROOT, targets
 
@@ -50,6 +51,43 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ⏎ ")
 
 
+def operator_family(operator: str) -> str:
+    """Return the row an operator is counted in: a learner operator itself, a core operator by its family.
+
+    ``core/ReplaceBinaryOperator_Add_Mul`` → ``core/ReplaceBinaryOperator``; ``learner/Rounding`` stays.
+    """
+    return operator if operator.startswith("learner/") else operator.split("_")[0]
+
+
+def _operator_table(runs: Mapping[str, ExerciseRun], kinds: Mapping[tuple, str]) -> list[str]:
+    """Return the lines of the table per operator: counts, and per exercise mutants / survivors."""
+    rows: dict[str, dict[str, list[int]]] = {}  # family -> exercise -> [mutants, killed, listed, gaps]
+    for name, run in runs.items():
+        for operator, (mutants, killed) in run.operators.items():
+            cell = rows.setdefault(operator_family(operator), {}).setdefault(name, [0, 0, 0, 0])
+            cell[0] += mutants
+            cell[1] += killed
+        for mutant in run.survivors:
+            kind = kinds.get(mutant.identity)
+            if kind is not None:
+                rows.setdefault(operator_family(mutant.operator), {}).setdefault(name, [0, 0, 0, 0])[
+                    3 if kind == "gap" else 2] += 1
+    lines = ["", "## Per operator", "",
+             "The learner operators one by one, then cosmic-ray's core operators by family. *per exercise*:",
+             "mutants made there / survivors (the exercises where the operator applied).", "",
+             "| operator | mutants | killed | survived | listed | gaps | per exercise |",
+             "|---|---|---|---|---|---|---|"]
+    for operator in OPERATORS:  # a learner operator that applied nowhere is a row too
+        rows.setdefault(f"{PROVIDER}/{operator}", {})
+    order = sorted(rows, key=lambda family: (not family.startswith("learner/"), family))
+    for family in order:
+        cells = rows[family]
+        mutants, killed, listed, gaps = (sum(cell[i] for cell in cells.values()) for i in range(4))
+        detail = ", ".join(f"`{name}` {cell[0]}/{cell[0] - cell[1]}" for name, cell in cells.items()) or "none"
+        lines.append(f"| {family} | {mutants} | {killed} | {mutants - killed} | {listed} | {gaps} | {detail} |")
+    return lines
+
+
 def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
     """Return docs/mutation.md for the last run's ``data`` and the reviewed list."""
     from ctx_reference.checks import NOTEBOOKS
@@ -66,8 +104,9 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         "report` rewrites it from the data.",
         "",
         f"{data['tool']} mutates the reference of every exercise (the functions listed below: the",
-        "reference objects of `ctx_reference.checks.REFERENCES` and the private helpers they alone use; for",
-        "the capstone, the notebook's model answer `my_policy`), and each mutant is handed, as a learner's",
+        "reference objects of `ctx_reference.checks.REFERENCES`, the private helpers they alone use and the",
+        "text constants they read, such as a compiled pattern; for the capstone, the notebook's model answer",
+        "`my_policy`), and each mutant is handed, as a learner's",
         "function, to the exercise's visible check as the notebook calls it",
         "(`check_exercise(name, func, quiet=True)`), not to the hidden tests. A mutant is *killed* when the",
         "check fails on it (a timeout of a hanging mutant included), *survives* when every visible case",
@@ -78,18 +117,31 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         "the text covers (the list names it) and the visible check does not catch them yet; a survivor not",
         "reviewed at all fails tests/test_mutation_campaign.py.",
         "",
-        "The mutants are those of cosmic-ray's core operators: arithmetic, comparison (`==`, `<`, `is` …),",
-        "unary and boolean operators, numbers, `break`/`continue`, exception types, decorators and loops made",
-        "to run zero times. It has no operator for string constants, for `in`/`not in`, or for calls, so",
-        "mistakes such as stripping text, a regular expression without anchors or a wrong separator are not",
-        "made here: tests/test_mutations.py's hand-written mutants cover those.",
+        "The mutants are of two kinds. cosmic-ray's core operators (core/…) swap arithmetic, comparison",
+        "(`==`, `<`, `is` …), unary and boolean operators, change numbers by one, swap `break`/`continue` and",
+        "exception types, drop decorators and make loops run zero times: mistakes of syntax. The learner",
+        "operators (learner/…, `ctx_course/mutation/learner_operators.py`, registered with cosmic-ray as a",
+        "plugin) make the mistakes a learner makes: identity for equality (`==` → `is`, `x in items` → a search",
+        "by identity), a narrower character class or strip set (`.strip()` → `.strip(\" \")`, `\\s` → a space,",
+        "`\\d` → `[0-9]`, `.isspace()` → `== \" \"`), another sort key (`key=` or `reverse=` dropped, a field of",
+        "a tuple key dropped or two swapped), a slice or `range` bound off by one, an alias where a copy was",
+        "needed (`list(x)`, `x.copy()`, `x[:]` → `x`), a dropped de-duplication (`set(x)` → `list(x)`, the",
+        "`if k in seen: continue` guard never taken) and rounding (`round(x, n)` → `round(x)`, `round` ↔ `int`,",
+        "`ceil` ↔ `floor`, a ceiling division made a floor). They apply where the reference is written that",
+        "way, so an exercise whose reference has no such construct gets none of them (the table per operator",
+        "below says where each applied). Neither kind changes other string constants (a separator, a",
+        "regular expression's anchors): tests/test_mutations.py's hand-written mutants cover those.",
+        "",
+        "The column *learner* counts the mutants of the learner operators among them, and how many of those",
+        "survived.",
         "",
         "| notebook | exercise | mutated | mutants | killed | of them by timeout | survived | listed | gaps "
-        "| not reviewed |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| not reviewed | learner (survived) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     kinds = {e.identity: e.kind for e in equivalents}
     totals = [0, 0, 0, 0, 0, 0, 0]
+    learner_totals = [0, 0]
     gaps: list[Mutant] = []
     listed: list[Mutant] = []
     unreviewed: list[Mutant] = []
@@ -100,16 +152,22 @@ def mutation_markdown(data: Mapping, equivalents: Sequence[Equivalent]) -> str:
         row = [run.mutants, run.killed, run.timeouts, len(run.survivors), len(found_listed), len(found_gaps),
                len(finding.unlisted)]
         totals = [a + b for a, b in zip(totals, row)]
+        learner = [sum(tally[0] for op, tally in run.operators.items() if op.startswith(f"{PROVIDER}/")),
+                   sum(1 for m in run.survivors if m.operator.startswith(f"{PROVIDER}/"))]
+        learner_totals = [a + b for a, b in zip(learner_totals, learner)]
         mutated = ", ".join(f"`{n}`" for n in all_targets[name].mutated) if name in all_targets else "?"
-        lines.append(f"| {NOTEBOOKS.get(name, '?')} | `{name}` | {mutated} | " + " | ".join(map(str, row)) + " |")
+        lines.append(f"| {NOTEBOOKS.get(name, '?')} | `{name}` | {mutated} | " + " | ".join(map(str, row))
+                     + f" | {learner[0]} ({learner[1]}) |")
         gaps += found_gaps
         listed += found_listed
         unreviewed += finding.unlisted
-    lines.append("| **total** | | | " + " | ".join(f"**{n}**" for n in totals) + " |")
+    lines.append("| **total** | | | " + " | ".join(f"**{n}**" for n in totals)
+                 + f" | **{learner_totals[0]}** (**{learner_totals[1]}**) |")
     lines += ["", f"Last full run: {totals[0]} mutants in {data['wall_seconds']} s of wall time, "
               f"{data['jobs'] or 'one per core'} exercises at a time on {data['cores']} cores, the machine's 1-minute "
               f"load average {data['load_average'][0]} before and {data['load_average'][1]} after (a shared machine: "
               "the seconds per exercise above are wall time, not CPU time)."]
+    lines += _operator_table(runs, kinds)
     lines += ["", "## Survivors not reviewed", ""]
     if unreviewed:
         lines += ["| exercise | function | line | mutation | operator |", "|---|---|---|---|---|"]

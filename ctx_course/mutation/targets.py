@@ -4,8 +4,10 @@ Covers: the *target* of each exercise, the source file whose functions are mutat
 functions of it that are the exercise (``targets``): the reference objects of
 ``ctx_reference.checks.REFERENCES`` with the private helpers of their module that they alone use,
 or, for the capstone, whose references are the built-in policies the learner must beat, the
-notebook's model answer ``my_policy``; the line spans of those functions (what the mutation
-tool may change); and ``learner_function``, which turns a (mutated) copy of the source into the
+notebook's model answer ``my_policy``; the module's text constants those functions read (a string,
+or a regular expression compiled from one: ``sessions._LINE``), which a learner writing the
+function writes too; the line spans of those functions and constants (what the mutation tool may
+change); and ``learner_function``, which turns a (mutated) copy of the source into the
 function the exercise's check is called with.
 
 A mutant is judged as a learner's answer, by its behaviour: its functions are compiled from the
@@ -58,8 +60,9 @@ class Target:
     (the references and their private helpers); ``spans`` (name, first line, last line) the parts
     of them that are mutated: the functions and methods that the exercise's check reaches (a method
     of a reference class the exercise never calls, or a reference such as ``stuffed_recall`` that
-    exists only so that a learner cannot call it, is not the exercise), and a reference class's
-    field defaults.
+    exists only so that a learner cannot call it, is not the exercise), a reference class's field
+    defaults, and the text ``constants`` (module-level names) those functions read, compiled from the
+    copy too.
     """
 
     exercise: str
@@ -68,6 +71,7 @@ class Target:
     source: str
     names: tuple[str, ...]
     spans: tuple[tuple[str, int, int], ...]
+    constants: tuple[str, ...] = ()
 
     @property
     def mutated(self) -> tuple[str, ...]:
@@ -147,6 +151,29 @@ def _find(tree: ast.Module, qualname: str) -> ast.stmt:
     return node
 
 
+def _is_text_constant(node: ast.stmt) -> str | None:
+    """Return the name a top-level statement binds to a string or to ``re.compile(<string>)``, or None.
+
+    Such a line holds nothing cosmic-ray's core operators change (no number, no operator), only
+    the text a learner would get wrong (a pattern's character class).
+    """
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        return None
+    value = node.value
+    if isinstance(value, ast.Call) and ast.unparse(value.func) == "re.compile" and len(value.args) == 1 \
+            and not value.keywords:
+        value = value.args[0]
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return node.targets[0].id
+    return None
+
+
+def text_constants(tree: ast.Module, module: types.ModuleType, functions: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the module's text constants (``_is_text_constant``) that the definitions ``functions`` read."""
+    used = set().union(*(_names_used(getattr(module, name.split(".")[0])) for name in functions))
+    return tuple(name for node in tree.body if (name := _is_text_constant(node)) and name in used)
+
+
 def capstone_answer_source(notebook: Path = CAPSTONE_NOTEBOOK) -> str:
     """Return the capstone's model answer as a module: the notebook's imports, then its ``my_policy`` cell.
 
@@ -221,8 +248,15 @@ def targets() -> dict[str, Target]:
             qualnames += private_helpers(module, tops)
             filename = path.name
         reached = _reached(exercise, source, qualnames, module_name or "")
-        spans = _mutated_spans(ast.parse(source), qualnames, reached)
-        found[exercise] = Target(exercise, filename, module_name, source, qualnames, spans)
+        tree = ast.parse(source)
+        spans = _mutated_spans(tree, qualnames, reached)
+        constants: tuple[str, ...] = ()
+        if module_name:
+            tops = tuple(dict.fromkeys(name.split(".")[0] for name, _, _ in spans))
+            constants = text_constants(tree, importlib.import_module(module_name), tops)
+            spans += tuple((node.targets[0].id, *_span(node)) for node in tree.body  # type: ignore[attr-defined]
+                           if _is_text_constant(node) in constants)
+        found[exercise] = Target(exercise, filename, module_name, source, qualnames, spans, constants)
     return found
 
 
@@ -230,15 +264,17 @@ def targets() -> dict[str, Target]:
 ADAPT = LEARNER_CALLS
 
 
-def _compiled(names: tuple[str, ...], capstone: bool, source: str, filename: str) -> types.CodeType:
-    """Compile the definitions ``names`` of ``source``, one line lower than in the file."""
+def _compiled(names: tuple[str, ...], capstone: bool, source: str, filename: str,
+              constants: tuple[str, ...] = ()) -> types.CodeType:
+    """Compile the definitions ``names`` and the text ``constants`` of ``source``, one line lower than in the file."""
     tree = ast.parse(source, filename)
     tops = list(dict.fromkeys(name.split(".")[0] for name in names))
     if capstone:  # the capstone's file is the answer cell: all of it runs
         body = tree.body
     else:
         body = [node for node in tree.body
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in tops]
+                if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in tops)
+                or _is_text_constant(node) in constants]
     module = ast.Module(body=body, type_ignores=[])
     ast.increment_lineno(module, 1)
     future = ast.ImportFrom(module="__future__", names=[ast.alias("annotations")], level=0)  # as the module has
@@ -246,7 +282,8 @@ def _compiled(names: tuple[str, ...], capstone: bool, source: str, filename: str
     return compile(module, filename, "exec", dont_inherit=True)
 
 
-def _learner_function(exercise: str, source: str, filename: str, names: tuple[str, ...], module_name: str) -> Callable:
+def _learner_function(exercise: str, source: str, filename: str, names: tuple[str, ...], module_name: str,
+                      constants: tuple[str, ...] = ()) -> Callable:
     module = types.ModuleType(f"mutant_of_{module_name or CAPSTONE_MODULE}")
     if module_name:
         real = sys.modules.get(module_name) or importlib.import_module(module_name)
@@ -254,7 +291,7 @@ def _learner_function(exercise: str, source: str, filename: str, names: tuple[st
     module.__file__ = filename
     sys.modules[module.__name__] = module  # dataclasses look their module up there
     namespace = module.__dict__
-    exec(_compiled(names, not module_name, source, filename), namespace)  # noqa: S102 - the code under test
+    exec(_compiled(names, not module_name, source, filename, constants), namespace)  # noqa: S102 - the code under test
     if exercise in ADAPT:
         return ADAPT[exercise](namespace)
     return namespace[names[0]]
@@ -270,4 +307,4 @@ def learner_function(exercise: str, source: str, filename: str = "<mutant>") -> 
     if exercise not in all_targets:
         raise ValueError(f"exercise must be one of: {', '.join(all_targets)} (got {exercise!r})")
     target = all_targets[exercise]
-    return _learner_function(exercise, source, filename, target.names, target.module or "")
+    return _learner_function(exercise, source, filename, target.names, target.module or "", target.constants)
