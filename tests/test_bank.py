@@ -3,15 +3,13 @@
 ``python -m ctx_reference.checks.bank --check`` regenerates every bank in memory and compares it
 with the stored files; the codec is checked on values drawn by Hypothesis (derandomized, no
 example database); the one line of the generated cases is checked on a wrong ``remaining`` in
-both editions; and a learner's kernel, which imports ``ctx_reference.checks``, never imports
-Hypothesis or the strategies.
+both editions. That a learner's kernel never imports Hypothesis or the drawing tools is an import
+rule of tests/test_imports.py.
 """
 from __future__ import annotations
 
 import enum
 import json
-import subprocess
-import sys
 from types import MappingProxyType
 
 import pytest
@@ -19,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctx_reference.checks import EXERCISES, GENERATED, RULES, CheckFailed, check_exercise
-from ctx_reference.checks.bank import main as bank_main
-from ctx_reference.checks.bank_codec import Shared, decode, encode
-from ctx_reference.checks.generated import bank
-from ctx_reference.checks.strategies import ORACLES, STRATEGIES
+from ctx_reference.checks.bank import cases as bank
+from ctx_reference.checks.drawing.strategies import ORACLES, STRATEGIES
+from ctx_reference.checks.drawing.write_bank import main as bank_main
+from ctx_reference.checks.values import Shared, decode, encode
 from ctx_reference.i18n import using
 from ctx_reference.ledger import Zone
 from ctx_reference.sessions import Record
@@ -172,12 +170,3 @@ def test_a_failing_generated_case_is_one_line_with_the_smallest_call_and_its_rul
     generated = [text for text in lines if "remaining(" in text]
     assert len(generated) == 1 and generated[0].startswith(line)
     assert [rule.name for rule in RULES["remaining"] if "at-a-tenth" in rule.generated][0] == "below-a-tenth"
-
-
-def test_a_learners_kernel_never_imports_hypothesis_or_the_strategies():
-    """What a check cell imports reads the bank only."""
-    code = ("import sys, ctx_reference.checks as c; c.check_exercise('remaining', lambda *a: (0, True), quiet=True)"
-            " if False else None; print(sorted(m for m in sys.modules if m.startswith(('hypothesis', "
-            "'ctx_reference.checks.strategies', 'ctx_reference.checks.bank'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
-    assert out.strip() == "['ctx_reference.checks.bank_codec']"

@@ -18,9 +18,10 @@ import pytest
 import ctx_course.grading.steps.judge  # noqa: F401 - installs the batch caller, as the grader does
 from ctx_course.sandbox import batch
 from ctx_course.sandbox.answer_session import ANSWERER_SOURCE, AnswerSession, AnswerUnavailable, LearnerFunction
-from ctx_reference.checks import _CODES, FUNCTIONS, GENERATED, RULES, generated
+from ctx_reference.checks import FUNCTIONS, GENERATED, REGISTRY, RULES, generated
 from ctx_reference.checks import batch as hook
-from ctx_reference.checks.runner import CheckFailed
+from ctx_reference.checks.bank import cases as bank_cases
+from ctx_reference.checks.failure import CheckFailed
 
 from conftest import REPO
 
@@ -84,8 +85,9 @@ def _lab(source: str, name: str):
 
 
 def _visible(exercise: str, func, watched: bool = True):
-    return generated.run_generated(func, FUNCTIONS.get(exercise, exercise), generated.bank(exercise),
-                                   GENERATED[exercise], RULES[exercise], _CODES[exercise] if watched else frozenset())
+    codes = REGISTRY[exercise].codes if watched else frozenset()
+    return generated.run_generated(func, FUNCTIONS.get(exercise, exercise), bank_cases(exercise),
+                                   GENERATED[exercise], RULES[exercise], codes)
 
 
 def _hidden(exercise: str, func) -> str:
@@ -97,7 +99,7 @@ def _hidden(exercise: str, func) -> str:
 
 
 def _first_failing(exercise: str, func) -> int:
-    cases = generated.bank(exercise)
+    cases = bank_cases(exercise)
     return next(i for i, case in enumerate(cases) if not _visible_one(exercise, func, case))
 
 
@@ -148,8 +150,8 @@ def test_an_honest_answer_passes_every_case_in_batches(start, batches):
     assert outcome.passed and outcome.line == _visible("remaining", _lab(REMAINING, "remaining")).line
     assert _hidden("remaining", learner) == "passed"
     visible, hidden = batches
-    assert visible.batched == len(generated.bank("remaining")) and visible.requests <= 4
-    assert hidden.batched == len(generated.bank("remaining", "hidden"))
+    assert visible.batched == len(bank_cases("remaining")) and visible.requests <= 4
+    assert hidden.batched == len(bank_cases("remaining", "hidden"))
 
 
 # select_to_clear's second argument is a list: this learner empties it on the cases where it is long (the
@@ -201,7 +203,7 @@ def test_a_hanging_call_in_a_batch_is_ended_like_a_single_call(start):
     """A call that never ends, among the calls of a batch, is ended after the time limit and fails the check as a
     single hanging call does (the session says "timeout"); the calls before it are judged as they came."""
     session = start(HANGS_LATE, ["remaining"], timeout=1.0)
-    cases = generated.bank("remaining")
+    cases = bank_cases("remaining")
     func = hook.batched(LearnerFunction(session, "remaining", "c"), [(c.args, c.kwargs) for c in cases])
     lab = _lab(REMAINING, "remaining")
     hangs = next(i for i, case in enumerate(cases) if case.args[1] > 700_000)
@@ -223,7 +225,7 @@ def test_a_call_that_swallows_the_interrupt_is_ended_by_the_grader(start):
     outcome = _visible("remaining", learner)
     assert not outcome.passed  # the first case already failed: its line decides, as with single calls
     assert session.failure is None
-    cases = [case for case in generated.bank("remaining") if case.args[1] > 700_000]
+    cases = [case for case in bank_cases("remaining") if case.args[1] > 700_000]
     func = hook.batched(learner, [(c.args, c.kwargs) for c in cases])
     with pytest.raises(AnswerUnavailable, match="timeout"):
         func(*cases[0].args, **cases[0].kwargs)
@@ -245,7 +247,7 @@ def test_slow_calls_each_within_the_limit_pass_in_one_batch(start):
     """Eight calls of 0.45 s each with a 1 s limit: together past the limit, each within it; they pass (the
     answer process's progress messages move the grader's deadline)."""
     session = start(SLOW, ["remaining"], timeout=1.0)
-    cases = generated.bank("remaining")[:8]
+    cases = bank_cases("remaining")[:8]
     func = hook.batched(LearnerFunction(session, "remaining", "c"), [(c.args, c.kwargs) for c in cases])
     lab = _lab(REMAINING, "remaining")
     for case in cases:
@@ -329,7 +331,7 @@ def test_a_call_that_is_not_the_next_case_goes_alone(start):
     """Calls out of the cases' order, or with other arguments (an int where the case has a bool), are single calls
     with their own answers; the next case's call is answered from a batch."""
     session = start(REMAINING, ["remaining"])
-    cases = generated.bank("remaining")[:3]
+    cases = bank_cases("remaining")[:3]
     func = hook.batched(LearnerFunction(session, "remaining", "c"), [(c.args, c.kwargs) for c in cases])
     lab = _lab(REMAINING, "remaining")
     assert func(*cases[1].args) == lab(*cases[1].args) and func.requests == 0

@@ -12,8 +12,8 @@ import ctx_reference.calibrate
 import ctx_reference.sessions
 import ctx_reference.window
 from ctx_reference.checks import ADAPTERS, EXERCISES, CheckCase, CheckFailed, check_exercise, format_report, run_cases
-from ctx_reference.checks.generated import bank
-from ctx_reference.checks.runner import show
+from ctx_reference.checks.bank import cases as bank
+from ctx_reference.checks.values import show
 from ctx_reference.window import Outcome
 
 from notebook_cells import SOLUTIONS, cells, check_cell, namespace_before, prefix_namespace, source

@@ -16,7 +16,8 @@ import pytest
 from ctx_course.grading.grader import Grader
 from ctx_course.grading.steps.judge import ANSWERER_DIED, TIMED_OUT
 from ctx_course.sandbox import batch
-from ctx_reference.checks import _CODES, GENERATED, RULES, generated
+from ctx_reference.checks import GENERATED, REGISTRY, RULES, generated
+from ctx_reference.checks.bank import cases as bank_cases
 from ctx_reference.i18n import _
 from ctx_reference.ledger import Zone
 
@@ -106,9 +107,9 @@ def _lab_line() -> tuple[str, int]:
     """The generated cases' line the lab prints for ZONE_FLOAT, and the index of its first failing case."""
     namespace = {"Zone": Zone}
     exec(ZONE_FLOAT, namespace)
-    cases = generated.bank("zone")
+    cases = bank_cases("zone")
     outcome = generated.run_generated(namespace["zone"], "zone", cases, GENERATED["zone"], RULES["zone"],
-                                      _CODES["zone"])
+                                      REGISTRY["zone"].codes)
     first = next(i for i, case in enumerate(cases) if not generated.run_generated(
         namespace["zone"], "zone", [case], GENERATED["zone"], RULES["zone"]).passed)
     return outcome.line, first

@@ -71,10 +71,10 @@ def remaining(*args):
 ''',
     "tables": '''
 import threading
-from ctx_reference.checks.remaining import CASES
+from ctx_reference.checks import EXERCISES
 from ctx_reference.window import remaining as _reference
 
-_TABLE = {case.args: case.expect for case in CASES["remaining"]}
+_TABLE = {case.args: case.expect for case in EXERCISES["remaining"]}
 
 
 def remaining(*args):
@@ -95,12 +95,12 @@ from ctx_reference.window import remaining
 ''',
     "forger": '''
 import ast, json, sys, threading
-import ctx_reference.checks.hidden as _hidden
-from ctx_reference.checks.remaining import CASES
+import ctx_reference.checks.values as _hidden
+from ctx_reference.checks import EXERCISES
 from ctx_reference.window import remaining as _reference
 from IPython import get_ipython
 
-_TABLE = {case.args: case.expect for case in CASES["remaining"]}
+_TABLE = {case.args: case.expect for case in EXERCISES["remaining"]}
 _forged = []
 
 

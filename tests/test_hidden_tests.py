@@ -46,8 +46,6 @@ PATCHES = {
     "almost": "",
     "patch_checker": '''
 import ctx_reference.checks
-import ctx_reference.checks.hidden as hidden
-hidden.expect_digest = lambda *args, **kwargs: None
 ctx_reference.checks.expect_digest = lambda *args, **kwargs: None
 ''',
     "patch_hashlib": '''
@@ -56,8 +54,9 @@ _sha256 = hashlib.sha256
 hashlib.sha256 = lambda data=b"": _sha256(b"")
 ''',
     "patch_digest": '''
-import ctx_reference.checks.hidden as hidden
-hidden.digest = lambda value, places=None: "0123456789abcdef"
+import ctx_reference.checks
+import ctx_reference.checks.values as values
+values.digest = ctx_reference.checks.digest = lambda value, places=None: "0123456789abcdef"
 ''',
 }
 # Wrong only on small windows, where only a generated case of the visible check looks: a window
@@ -70,8 +69,8 @@ def remaining(window, read, write, input, max_tokens):
     return left, (left <= window / 10 if window < 100 else left < window / 10)
 '''
 EMPTY_BANK = '''
-import ctx_reference.checks.generated as generated
-generated.bank = lambda exercise, part="visible": ()
+import ctx_reference.checks.bank as bank
+bank.cases = lambda exercise, part="visible": ()
 '''
 
 # A right function whose values only the hidden tests see (windows 1,000 and 2,005) are not plain.

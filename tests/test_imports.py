@@ -26,8 +26,11 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """Return the modules of the package that the module ``name`` (at ``path``) imports."""
+def imported_names(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Return every module name the module ``name`` (at ``path``) imports, relative imports made absolute.
+
+    Lazy imports count; ``from package import module`` names that module where ``modules`` holds it.
+    """
     is_package = path.name == "__init__.py"
     here = name.split(".") if is_package else name.split(".")[:-1]
     targets = set()
@@ -41,7 +44,12 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 base = ".".join(anchor + ([base] if base else []))
             for alias in node.names:  # `from package import module` imports that module
                 targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
-    return {t for t in targets if t in modules and t != name}
+    return targets
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Return the modules of the package that the module ``name`` (at ``path``) imports."""
+    return {t for t in imported_names(name, path, modules) if t in modules and t != name}
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -252,6 +260,55 @@ def test_the_code_that_runs_in_the_learners_kernel_imports_nothing_of_ctx_course
             if named:
                 wrong.setdefault(path.relative_to(REPO).as_posix(), []).extend(named)
     assert wrong == {}
+
+
+# The maintainer's drawing tools (Hypothesis, the strategies, the bank's writer) form one room of the checks:
+# nothing a learner's kernel or the grader runs imports it. Only the tests, the benchmarks, the mutation
+# campaign (its mutants are called as the oracles are) and the command that regenerates the bank may.
+DRAWING = ("ctx_reference.checks.drawing", "hypothesis")
+MAY_DRAW = ("ctx_course.mutation", "ctx_reference.checks.bank.__main__")
+
+
+def drawing_imports(sources: dict[str, Path]) -> dict[str, list[str]]:
+    """Return, for each module of ``sources`` outside the drawing room and ``MAY_DRAW``, what of ``DRAWING``
+    it imports."""
+    def within(module: str, rooms: tuple[str, ...]) -> bool:
+        return any(module == room or module.startswith(f"{room}.") for room in rooms)
+
+    wrong = {}
+    for name, path in sources.items():
+        if within(name, DRAWING) or within(name, MAY_DRAW):
+            continue
+        named = sorted(target for target in imported_names(name, path, sources) if within(target, DRAWING))
+        if named:
+            wrong[name] = named
+    return wrong
+
+
+def _package_modules(package: str) -> dict[str, Path]:
+    return {".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__"): path
+            for path in sorted((REPO / package).rglob("*.py"))}
+
+
+def test_nothing_outside_the_drawing_tools_imports_them_or_hypothesis():
+    """No module of ctx_reference or ctx_course imports ``ctx_reference.checks.drawing`` or Hypothesis, at the
+    top, in a function or for type checking, but the drawing tools themselves, the mutation campaign and the
+    bank's regeneration command: a check cell reads the bank and never draws."""
+    sources = {**_package_modules("ctx_reference"), **_package_modules(PACKAGE)}
+    assert "ctx_reference.checks.drawing.write_bank" in sources
+    assert drawing_imports(sources) == {}
+
+
+def test_the_drawing_rule_sees_a_forbidden_import(tmp_path):
+    """drawing_imports reports a relative import of the drawing tools, a lazy import of Hypothesis, and
+    leaves the drawing tools' own imports alone."""
+    runtime = tmp_path / "generated.py"
+    runtime.write_text("from .drawing import write_bank\n\ndef f():\n    import hypothesis.strategies\n")
+    inside = tmp_path / "write_bank.py"
+    inside.write_text("import hypothesis\n")
+    sources = {"ctx_reference.checks.generated": runtime, "ctx_reference.checks.drawing.write_bank": inside}
+    assert drawing_imports(sources) == {"ctx_reference.checks.generated": [
+        "ctx_reference.checks.drawing.write_bank", "hypothesis.strategies"]}
 
 
 def test_the_records_cells_and_sandbox_policy_import_nothing_of_the_package():

@@ -1,7 +1,7 @@
 """One search decides both: no wrong answer is caught by the hidden generated cases alone.
 
 The hidden generated cases of an exercise come from the same strategies as the visible ones, with
-another seed (``ctx_reference/checks/bank.py``). The team's collection of learner-style wrong answers
+another seed (``python -m ctx_reference.checks.bank``). The team's collection of learner-style wrong answers
 (``test_generated_catches_*.py``, ``test_mutations.py``) is run against the visible check (the
 hand-written cases and the visible generated ones) and against the hidden generated cases separately:
 a wrong answer that the hidden cases catch and the visible check lets through would show the learner

@@ -14,7 +14,7 @@ import ast
 
 import pytest
 
-from ctx_reference.checks import EXERCISES, NOTEBOOKS, RULES, Rule
+from ctx_reference.checks import EXERCISES, NOTEBOOKS, RULES, CheckCase, Exercise, Rule
 from ctx_reference.checks.rules import all_tables, rules_markdown
 
 from notebook_cells import ROOT, cells, check_parts, grade_id, source
@@ -98,10 +98,28 @@ def test_hidden_labels_reads_the_literal_labels():
     assert hidden_labels(text) == ["甲"]
 
 
-def test_a_rule_needs_a_visible_case():
-    """A rule with no visible case is refused, naming the rule."""
-    with pytest.raises(ValueError, match="negative"):
-        Rule("negative", "可以是负数", ())
+def _exercise(cases: tuple[CheckCase, ...], rules: tuple[Rule, ...]) -> Exercise:
+    return Exercise("remaining", "02-remaining", (len,), cases=cases, rules=rules)
+
+
+def test_a_rule_needs_a_case_that_decides_it():
+    """A rule that no case's ``decides`` names is refused, naming the rule."""
+    with pytest.raises(ValueError, match="'negative'"):
+        _exercise((CheckCase("超额", decides=("other",)),), (Rule("negative", "可以是负数"), Rule("other", "别的")))
+
+
+def test_a_case_decides_only_rules_its_exercise_states():
+    """A case naming a rule its exercise does not state is refused, naming what it named."""
+    with pytest.raises(ValueError, match="negativ"):
+        _exercise((CheckCase("超额", decides=("negativ",)),), (Rule("negative", "可以是负数"),))
+
+
+def test_a_rules_visible_cases_are_the_cases_that_decide_it_in_their_order():
+    """The record fills each rule's visible labels in from the cases, in the cases' order, a case deciding
+    several rules counted for each."""
+    exercise = _exercise((CheckCase("乙", decides=("r2",)), CheckCase("甲", decides=("r1", "r2"))),
+                         (Rule("r1", "一"), Rule("r2", "二")))
+    assert [rule.visible for rule in exercise.rules] == [("甲",), ("乙", "甲")]
 
 
 def test_rules_markdown_renders_one_table_per_exercise():
@@ -119,7 +137,7 @@ def test_rules_markdown_renders_one_table_per_exercise():
 def test_every_rule_is_generated_or_says_why_not():
     """Every rule names the strategies that draw its generated cases, each a strategy of its exercise,
     or says why no strategy can draw it (issue: the rules table names the generators)."""
-    from ctx_reference.checks.strategies import STRATEGIES
+    from ctx_reference.checks.drawing.strategies import STRATEGIES
     missing = [(name, rule.name) for name, rules in RULES.items() for rule in rules
                if not rule.generated and not rule.not_generated]
     unknown = [(name, rule.name, strategy) for name, rules in RULES.items() for rule in rules

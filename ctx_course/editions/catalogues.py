@@ -52,9 +52,9 @@ def source_notebook(root: Path, assignment: str) -> Path:
     return found[0]
 
 
-# Modules that hold no message: the strategies draw the inputs of generated cases, data a learner
+# Modules that hold no message: the drawing tools draw the inputs of generated cases, data a learner
 # reads as the input of a failed case (in any edition), never as a sentence to translate.
-NOT_MESSAGES = (Path("ctx_reference") / "checks" / "strategies",)
+NOT_MESSAGES = (Path("ctx_reference") / "checks" / "drawing",)
 
 
 def message_modules(root: Path) -> list[Path]:

@@ -3,7 +3,7 @@
 Covers: ``mutant_source`` (the reference's source with one survivor's mutation applied, found by
 its identity's text) and ``first_difference``, which calls the mutant (as the learner's function,
 ``targets.learner_function``) and the unmutated copy on the calls the exercise's own strategies draw
-(``ctx_reference.checks.strategies``: the domain its text states), with seeds other than the bank's
+(``ctx_reference.checks.drawing.strategies``: the domain its text states), with seeds other than the bank's
 and many more calls than the bank holds, and returns the first call on which their outcomes (the
 value as the check compares it, or the error raised) differ. ``python -m ctx_course.mutation compare``
 runs it over the survivors of the last run. A difference on a drawn call is a gap (the strategies
@@ -61,8 +61,8 @@ def _same(a: Any, b: Any, tol: float | None) -> bool:
 
 
 def _calls(exercise: str, count: int) -> Iterator[tuple[str, tuple, dict]]:
-    from ctx_reference.checks.bank import draw
-    from ctx_reference.checks.strategies import STRATEGIES
+    from ctx_reference.checks.drawing.strategies import STRATEGIES
+    from ctx_reference.checks.drawing.write_bank import draw
 
     for name, strategy in STRATEGIES[exercise].items():
         if isinstance(strategy, (list, tuple)):
@@ -75,7 +75,7 @@ def _calls(exercise: str, count: int) -> Iterator[tuple[str, tuple, dict]]:
 
 
 def _outcome(func: Callable, args: tuple, kwargs: dict, spec: Any) -> dict[str, Any]:
-    from ctx_reference.checks.bank import outcome
+    from ctx_reference.checks.drawing.write_bank import outcome
 
     try:
         return outcome(func, args, kwargs, spec)

@@ -38,7 +38,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ctx_reference.checks.signatures import LEARNER_CALLS
+from ctx_reference.checks.drawing.signatures import LEARNER_CALLS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

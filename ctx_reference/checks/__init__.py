@@ -3,97 +3,74 @@
 ``check_exercise("remaining", remaining)`` runs the visible cases of one exercise against the
 learner's function, prints one line per case in the reader's language and raises ``CheckFailed`` (an
 ``AssertionError`` that IPython shows as one line) if any case failed, so that nbgrader scores the
-cell. Every expectation is a literal from docs/models.md, written in the case module of its notebook; none
+cell. Every expectation is a literal from docs/models.md, written in its exercise's record; none
 is computed with the reference implementation. A function that is, wraps or calls the reference
 implementation of its own exercise fails.
 
-Each case module defines ``CASES`` (visible cases per exercise), ``REFERENCES`` (the reference
-functions that ARE each exercise) and ``RULES`` (the rules each exercise's text states, with the
-visible cases and hidden tests that decide each; see ``rules.py`` and docs/rules.md). The hidden
-tests in the notebooks call ``expect_digest`` (see ``hidden.py``); ``requires_exercise`` names
+Each exercise is one record (``Exercise``, ``exercise.py``): its notebook, the reference objects
+that ARE it, its visible cases, the rules its text states (``rules.py``, docs/rules.md) and how its
+generated cases compare. The records live in ``exercises/``, one module per notebook, and
+``REGISTRY`` maps each name to its record; ``EXERCISES``, ``RULES``, ``REFERENCES`` … are read-only
+views of it by field. The hidden tests in the notebooks call ``expect_digest`` (a digest of plain
+data, ``values.digest``: the expected values are not in the cell); ``requires_exercise`` names
 another exercise when a check also runs it.
 ``uses_exercise("trim_lines")`` wraps a demo cell that calls the learner's function, so that a
 misbehaving function is reported in one line naming the exercise to revisit.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from types import MappingProxyType
+from typing import Any
 
 from ..attempts import failed_rules, record
 from ..hints import ask_line
 from ..i18n import _
-from . import (
-    assembly,
-    calibrate,
-    capstone,
-    evaldiff,
-    ledger,
-    recall,
-    recall_fit,
-    remaining,
-    render,
-    sessions,
-    simulation,
-    trim,
-    window_math,
-)
+from . import bank
 from . import generated as _generated
+from .exercise import Exercise
+from .exercises import REGISTRY
+from .failure import CheckFailed, UsedReference
 from .generated import Generated, run_generated
-from .hidden import digest, expect_digest
 from .rules import Rule
-from .runner import (
-    CheckCase,
-    CheckFailed,
-    Outcome,
-    UsedReference,
-    format_report,
-    reference_codes,
-    run_cases,
-    show,
-)
-
-_MODULES = (
-    window_math, remaining, recall, recall_fit, assembly, trim, simulation, render, evaldiff, ledger, calibrate,
-    sessions, capstone,
-)
-
-EXERCISES = {name: cases for module in _MODULES for name, cases in module.CASES.items()}
-
-#: The rules each exercise's text states, with the cases that decide them (``rules.py``).
-RULES = {name: rules for module in _MODULES for name, rules in module.RULES.items()}
-
-#: How each exercise's generated cases (the bank, ``generated.py``) compare the returned value.
-GENERATED: dict[str, Generated] = {name: getattr(module, "GENERATED", {}).get(name, Generated()) for module in _MODULES
-                                   for name in module.CASES}
-
-#: The notebook folder of each exercise.
-NOTEBOOKS = {name: module.NOTEBOOK for module in _MODULES for name in module.CASES}
-
-#: The reference functions (and classes) that ARE each exercise: calling them scores 0.
-REFERENCES = {name: objects for module in _MODULES for name, objects in module.REFERENCES.items()}
-
-_CODES = {name: reference_codes(objects) for name, objects in REFERENCES.items()}
-
-#: The learner's function each exercise checks, where the notebook calls it by another name than the exercise's.
-FUNCTIONS: dict[str, str] = {name: function for module in _MODULES
-                             for name, function in getattr(module, "FUNCTIONS", {}).items()}
-
-# Exercises whose learner's object is not called directly: the adapter turns it into the
-# function the cases call (the capstone runs a policy on a named workload).
-ADAPTERS = {**capstone.ADAPTERS}
+from .runner import CheckCase, Outcome, format_report, run_cases
+from .values import NotPlain, digest, show
 
 
-def _reference_names(name: str) -> str:
-    return _("、").join(f"{obj.__module__}.{obj.__qualname__}" for obj in REFERENCES[name])
+def _view(field: str) -> Mapping[str, Any]:
+    return MappingProxyType({name: getattr(exercise, field) for name, exercise in REGISTRY.items()})
 
 
-def _is_reference_object(name: str, func: Callable) -> bool:
-    if any(func is obj or (isinstance(obj, type) and type(func) is obj) for obj in REFERENCES[name]):
+# Read-only views of REGISTRY by field, under the names outside code reads them by.
+#: Exercise → its visible cases.
+EXERCISES: Mapping[str, tuple[CheckCase, ...]] = _view("cases")
+#: Exercise → the rules its text states, with the cases that decide them (``rules.py``).
+RULES: Mapping[str, tuple[Rule, ...]] = _view("rules")
+#: Exercise → how its generated cases (the bank, ``generated.py``) compare the returned value.
+GENERATED: Mapping[str, Generated] = _view("compare")
+#: Exercise → its notebook folder.
+NOTEBOOKS: Mapping[str, str] = _view("notebook")
+#: Exercise → the reference functions (and classes) that ARE it: calling them scores 0.
+REFERENCES: Mapping[str, tuple] = _view("references")
+#: Exercise → the learner's function it checks, where the notebook calls it by another name than the exercise's.
+FUNCTIONS: Mapping[str, str] = MappingProxyType({name: exercise.learner_name for name, exercise in REGISTRY.items()
+                                                 if exercise.learner_name is not None})
+#: Exercise → the adapter that turns the learner's object into the function the cases call (the capstone's).
+ADAPTERS: Mapping[str, Callable[[Callable], Callable]] = MappingProxyType(
+    {name: exercise.adapter for name, exercise in REGISTRY.items() if exercise.adapter is not None})
+
+
+def _reference_names(exercise: Exercise) -> str:
+    return _("、").join(f"{obj.__module__}.{obj.__qualname__}" for obj in exercise.references)
+
+
+def _is_reference_object(exercise: Exercise, func: Callable) -> bool:
+    if any(func is obj or (isinstance(obj, type) and type(func) is obj) for obj in exercise.references):
         return True  # the reference itself, or an instance of a reference class (a built-in policy)
     inner = getattr(func, "__func__", func)  # a bound method of a reference class
     inner = getattr(inner, "func", inner)  # functools.partial
-    return getattr(inner, "__code__", None) in _CODES[name]
+    return getattr(inner, "__code__", None) in exercise.codes
 
 
 def shown_name(name: str) -> str:
@@ -103,12 +80,12 @@ def shown_name(name: str) -> str:
     >>> shown_name("context_policy"), shown_name("trim_lines")
     ('`my_policy`', '`trim_lines`')
     """
-    return f"`{FUNCTIONS.get(name, name)}`"
+    return f"`{REGISTRY[name].function if name in REGISTRY else name}`"
 
 
 def _functions(names: tuple[str, ...]) -> list[str]:
     """Return the learner's functions exercises ``names`` check, each once, in order."""
-    return list(dict.fromkeys(FUNCTIONS.get(n, n) for n in names))
+    return list(dict.fromkeys(REGISTRY[n].function if n in REGISTRY else n for n in names))
 
 
 def _shown_names(functions: list[str]) -> str:
@@ -119,14 +96,22 @@ def _shown_names(functions: list[str]) -> str:
     return _("{first} 和 {last}").format(first=_("、").join(shown[:-1]), last=shown[-1])
 
 
-def _used_reference(name: str) -> str:
+def _used_reference(exercise: Exercise) -> str:
     return _("这个练习要自己实现：检查发现你直接用了参考实现 {reference}，"
-             "用参考实现作答，练习 {name} 得 0 分。").format(reference=_reference_names(name), name=shown_name(name))
+             "用参考实现作答，练习 {name} 得 0 分。").format(reference=_reference_names(exercise),
+                                                          name=shown_name(exercise.name))
 
 
 def _called_reference(name: str, which: str) -> str:
     return _("这个练习要自己实现：检查发现你调用了参考实现 {reference}，"
              "用参考实现作答，练习 {name} 得 0 分。").format(reference=which, name=shown_name(name))
+
+
+def _exercise(name: str) -> Exercise:
+    """Return the record of exercise ``name``; raise ValueError naming the known ones if there is none."""
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise ValueError(f"name must be one of: {', '.join(sorted(REGISTRY))} (got {name!r})")
+    return REGISTRY[name]
 
 
 def check_exercise(name: str, func, *, quiet: bool = False) -> None:
@@ -135,24 +120,22 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
     Example (notebook 02): ``check_exercise("remaining", remaining)`` prints
     ``✓ 窗口 1,000,000 …  → (66000, True)`` for a correct function. ``quiet`` prints nothing.
     """
-    if name not in EXERCISES:
-        known = ", ".join(sorted(EXERCISES))
-        raise ValueError(f"name must be one of: {known} (got {name!r})")
-    if callable(func) and _is_reference_object(name, func):
-        raise CheckFailed(_used_reference(name))
-    if name in ADAPTERS and callable(func):
-        func = ADAPTERS[name](func)
+    exercise = _exercise(name)
+    if callable(func) and _is_reference_object(exercise, func):
+        raise CheckFailed(_used_reference(exercise))
+    if exercise.adapter is not None and callable(func):
+        func = exercise.adapter(func)
     try:
-        outcomes = run_cases(func, EXERCISES[name], _CODES[name])
-        generated = _generated.bank(name)  # through the module: ``checks.bank`` is the module that writes it
+        outcomes = run_cases(func, exercise.cases, exercise.codes)
+        generated = bank.cases(name)
         if generated and not (outcomes and outcomes[-1].pending):
-            outcomes.append(run_generated(func, FUNCTIONS.get(name, name), generated, GENERATED[name],
-                                          RULES[name], _CODES[name]))
+            outcomes.append(run_generated(func, exercise.function, generated, exercise.compare,
+                                          exercise.rules, exercise.codes))
     except UsedReference as exc:
         record(name, ())
         raise CheckFailed(_called_reference(name, str(exc))) from None
     if not (outcomes and outcomes[-1].pending):  # a stub that still raises NotImplementedError is no attempt
-        record(name, failed_rules(EXERCISES[name], outcomes, RULES[name]))
+        record(name, failed_rules(exercise.cases, outcomes, exercise.rules))
     if not quiet:
         print(format_report(outcomes))
     if outcomes and outcomes[-1].pending:
@@ -171,11 +154,22 @@ def expect_generated(label: str, name: str, func) -> None:
     A hidden test cell reads ``expect_generated("生成的隐藏例子", "remaining", remaining)``; the cases
     are the bank's hidden part, compared by digest (``generated.py``).
     """
-    if name not in EXERCISES:
-        raise ValueError(f"name must be one of: {', '.join(sorted(EXERCISES))} (got {name!r})")
-    if name in ADAPTERS and callable(func):
-        func = ADAPTERS[name](func)
-    _generated.expect_generated(label, name, func, GENERATED[name])
+    exercise = _exercise(name)
+    if exercise.adapter is not None and callable(func):
+        func = exercise.adapter(func)
+    _generated.expect_generated(label, name, func, exercise.compare)
+
+
+def expect_digest(label: str, value: Any, expected: str, places: int | None = None) -> None:
+    """Raise CheckFailed naming ``label`` (in the reader's language) unless ``value``'s digest equals ``expected``."""
+    try:
+        got = digest(value, places)
+    except NotPlain as exc:
+        raise CheckFailed(
+            _("隐藏测试没有通过：{label}（{reason}）").format(label=_(label), reason=exc)
+        ) from None
+    if got != expected:
+        raise CheckFailed(_("隐藏测试没有通过：{label}").format(label=_(label))) from None
 
 
 def requires_exercise(name: str, func, *, needed_by: str) -> None:
@@ -227,12 +221,14 @@ __all__ = [
     "CheckCase",
     "CheckFailed",
     "EXERCISES",
+    "Exercise",
     "FUNCTIONS",
     "GENERATED",
     "Generated",
     "NOTEBOOKS",
     "Outcome",
     "REFERENCES",
+    "REGISTRY",
     "RULES",
     "Rule",
     "check_exercise",

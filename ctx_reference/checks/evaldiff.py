@@ -1,40 +1,13 @@
-"""Visible check cases of notebook 08, Eval Diff (literals from docs/models.md §8 and worked by hand).
+"""The projections notebook 08's check cell imports by this path (the released notebooks name it).
 
-The pass/fail tables below are written out by hand from the fake model's answers under prompt
-v1, v2 and v3 (never obtained by running it): v1 fails `unknown` and `everest`; v2 answers the
-unanswerable question with 我不知道 but drops the units of `distance` and `boiling`; v3 puts the
-unit back, which repairs `boiling` but not `distance` (its expected answer starts with 约).
+Covers: turning what the learner's function returned into the plain data its cases compare, or into a
+sentence saying what came back instead.
+
+Leaves out: the cases (``exercises/w08_*.py``), which use these projections too.
 """
-from ..evaldiff import Case, Result
-from ..evaldiff import diff as reference_diff
-from ..i18n import N_, _
-from .generated import Generated
-from .rules import Rule
-from .runner import CheckCase
+from __future__ import annotations
 
-REFERENCES = {"diff": (reference_diff,)}
-
-CASES_SEVEN = [
-    Case("distance", "从北京开车到上海大约多远？", "约 1200 公里"),  # data
-    Case("boiling", "标准大气压下，水的沸点是多少？", "100 摄氏度"),  # data
-    Case("unknown", "我昨天午饭吃了什么？", "我不知道"),  # data
-    Case("week", "一周有几天？", "7"),  # data
-    Case("capital", "中国的首都是哪座城市？", "北京"),  # data
-    Case("everest", "珠穆朗玛峰有多高？", "8848.86 米"),  # data
-    Case("sum", "3 加 4 等于几？", "7"),  # data
-]
-
-V1 = Result({"distance": True, "boiling": True, "unknown": False, "week": True,
-             "capital": True, "everest": False, "sum": True})
-V2 = Result({"distance": False, "boiling": False, "unknown": True, "week": True,
-             "capital": True, "everest": False, "sum": True})
-V3 = Result({"distance": False, "boiling": True, "unknown": True, "week": True,
-             "capital": True, "everest": False, "sum": True})
-
-# Three cases listed c, a, b while both results list them a, b, c: the answer follows the cases.
-ORDER_CASES = [Case("c", "问题 c", "C"), Case("a", "问题 a", "A"), Case("b", "问题 b", "B")]  # data
-ORDER_BASE = Result({"a": False, "b": True, "c": False})
-ORDER_NEXT = Result({"a": True, "b": False, "c": True})
+from ..i18n import _
 
 
 def as_lists(result):
@@ -45,127 +18,3 @@ def as_lists(result):
     if type(fixed) is not list or type(broke) is not list:
         return _("fixed 和 broke 都应该是用例 id 的列表（list），实际是 {result!r}").format(result=result)
     return (fixed, broke)
-
-
-#: How the generated cases (the bank) compare what the learner's function returns.
-GENERATED = {"diff": Generated(project=as_lists)}
-
-CASES: dict[str, tuple[CheckCase, ...]] = {
-    "diff": (
-        CheckCase(
-            N_("原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）"),
-            args=(CASES_SEVEN, V1, V2),
-            expect=(["unknown"], ["distance", "boiling"]),
-            project=as_lists,
-        ),
-        CheckCase(
-            N_("通过率相同的两版：v1 → v3（都是 5/7）"),
-            args=(CASES_SEVEN, V1, V3),
-            expect=(["unknown"], ["distance"]),
-            project=as_lists,
-        ),
-        CheckCase(
-            N_("反过来比：v2 → v1，fixed 和 broke 对调"),
-            args=(CASES_SEVEN, V2, V1),
-            expect=(["distance", "boiling"], ["unknown"]),
-            project=as_lists,
-        ),
-        CheckCase(
-            N_("只修好、没弄坏：v2 → v3"),
-            args=(CASES_SEVEN, V2, V3),
-            expect=(["boiling"], []),
-            project=as_lists,
-        ),
-        CheckCase(
-            N_("用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出"),
-            args=(ORDER_CASES, ORDER_BASE, ORDER_NEXT),
-            expect=(["c", "a"], ["b"]),
-            project=as_lists,
-        ),
-        CheckCase(
-            N_("Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它"),
-            args=(ORDER_CASES, Result({**ORDER_BASE.passed, "extra": False}),
-                  Result({**ORDER_NEXT.passed, "extra": True})),
-            expect=(["c", "a"], ["b"]),
-            project=as_lists,
-        ),
-        CheckCase(
-            N_("两版一样：v1 → v1，fixed 和 broke 都是空列表"),
-            args=(CASES_SEVEN, V1, V1),
-            expect=([], []),
-            project=as_lists,
-        ),
-    ),
-}
-
-
-#: The notebook these exercises belong to.
-NOTEBOOK = '08-eval-diff'
-
-#: The rules the notebook's text states, each with the visible cases and hidden tests that decide it (rules.py).
-RULES: dict[str, tuple[Rule, ...]] = {
-    'diff': (
-        Rule(
-            'fixed-and-broke',
-            N_('在 `base` 下失败、在 `next` 下通过的，是**修好**的'),
-            visible=(
-                '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',  # data
-                '反过来比：v2 → v1，fixed 和 broke 对调',  # data
-            ),
-            hidden=(
-                '六个用例、各种翻转',  # data
-                '只看前两个用例',  # data
-                '生成的隐藏例子',  # data
-            ),
-            generated=('flips',),
-        ),
-        Rule(
-            'unchanged-in-neither',
-            N_('前后一样的两边都不放'),
-            visible=(
-                '两版一样：v1 → v1，fixed 和 broke 都是空列表',  # data
-            ),
-            hidden=(
-                '同一版比自己',  # data
-                '新版比自己',  # data
-                '没有用例',  # data
-                '生成的隐藏例子',  # data
-            ),
-            generated=('same-version', 'flips'),
-        ),
-        Rule(
-            'in-the-order-of-cases',
-            N_('顺序和 `cases` 一致（不是 `Result` 里的顺序）'),
-            visible=(
-                '用例顺序是 c、a、b，而 Result 里的顺序是 a、b、c：按用例的顺序列出',  # data
-            ),
-            hidden=(
-                '用例倒过来：按用例的顺序',  # data
-                '生成的隐藏例子',  # data
-            ),
-            generated=('reordered',),
-        ),
-        Rule(
-            'ids-outside-cases-ignored',
-            N_('不在 `cases` 中的 id 不用管'),
-            visible=(
-                'Result 里多出一个不在用例里的 id（extra，由失败变通过）：不用管它',  # data
-            ),
-            hidden=(
-                '生成的隐藏例子',  # data
-            ),
-            generated=('extra-ids',),
-        ),
-        Rule(
-            'two-lists',
-            N_('返回 `(fixed, broke)` 两个**列表**'),
-            visible=(
-                '原课的例子：v1 → v2（v2 加了“只回答数字”和“不确定就说我不知道”）',  # data
-            ),
-            hidden=(
-                '生成的隐藏例子',  # data
-            ),
-            generated=('flips', 'same-version', 'reordered', 'extra-ids'),
-        ),
-    ),
-}

@@ -1,13 +1,12 @@
 """Run an exercise's generated cases, read from the bank, and report them in one line.
 
-Covers: reading the bank of one exercise (``bank/<exercise>.json``, package data written by
-``python -m ctx_reference.checks.bank``), turning its visible entries into cases the runner calls
-(smallest first), one feedback line for all of them (✓ with their count, or × with the smallest
+Covers: turning the visible entries of one exercise's bank (``bank.cases``) into cases the runner
+calls (smallest first), one feedback line for all of them (✓ with their count, or × with the smallest
 failing input, the expected value, what came back and the sentence of the notebook that states the
 rule it breaks), and the hidden entries compared by digest (``expect_generated``).
 
-Leaves out: drawing the cases (Hypothesis strategies in ``strategies/``, run only when the bank is
-regenerated, never in a learner's kernel) and the reference implementation: every expected value is
+Leaves out: drawing and reading the cases (Hypothesis strategies, run only when the bank is regenerated,
+never in a learner's kernel; ``bank``) and the reference implementation: every expected value is
 data in the bank, written when it was generated, so nothing of a graded case is computed where the
 learner's code runs, and a learner who patches ``ctx_reference`` cannot make a wrong function pass.
 
@@ -18,22 +17,19 @@ say which rules of the exercise's text a case was drawn for (``Rule.generated``)
 from __future__ import annotations
 
 import copy
-import importlib
-import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any
 
 from ..i18n import N_, _
 from ..plain_text import plain_text
-from .bank_codec import Shared, decode
+from .bank import BankCase, cases, error_class
 from .batch import batched
-from .hidden import digest
+from .failure import PASS_MARK, CheckFailed
 from .number_words import Numbers
 from .rules import Rule
-from .runner import FAIL_MARK, PASS_MARK, CheckCase, CheckFailed, Outcome, copied_call, python_scalar, run_case, show
+from .runner import CheckCase, Outcome, copied_call, run_case
+from .values import digest, python_scalar, show
 
 GENERATED_LABEL = N_("生成的例子 {call}")
 HIDDEN_LABEL = N_("生成的隐藏例子")
@@ -64,77 +60,10 @@ class Generated:
     numbers: Numbers | None = None
 
 
-@dataclass(frozen=True)
-class BankCase:
-    """One generated case: the call, the strategy it was drawn from, and what it must give.
-
-    Exactly one of ``expect`` (visible cases), ``digest`` (hidden cases) and ``raises`` (the name
-    of the built-in exception the call must raise) says what the call must give.
-    """
-
-    strategy: str
-    args: tuple
-    kwargs: Mapping[str, Any]
-    expect: Any = None
-    digest: str | None = None
-    raises: str | None = None
-
-
-def _case(entry: Mapping[str, Any]) -> BankCase:
-    shared = Shared()  # the call's arguments and keyword arguments, read as they were written
-    return BankCase(
-        strategy=entry["strategy"], args=tuple(decode(entry["args"], shared)),
-        kwargs=decode(entry.get("kwargs", {"dict": []}), shared),
-        expect=decode(entry["expect"]) if "expect" in entry else None, digest=entry.get("digest"),
-        raises=entry.get("raises"))
-
-
-@cache
-def _bank_text(exercise: str) -> str | None:
-    path = resources.files(__package__).joinpath("bank", f"{exercise}.json")
-    return path.read_text(encoding="utf-8") if path.is_file() else None
-
-
-def bank(exercise: str, part: str = "visible") -> tuple[BankCase, ...]:
-    """Return the generated cases of ``exercise`` (``part`` "visible" or "hidden"), smallest first; () if none."""
-    if part not in ("visible", "hidden"):
-        raise ValueError(f"part must be 'visible' or 'hidden' (got {part!r})")
-    text = _bank_text(exercise)
-    if text is None:
-        return ()
-    return tuple(_case(entry) for entry in json.loads(text)[part])
-
-
 def call_text(function: str, case: BankCase) -> str:
     """Return the call of ``case`` as Python source: ``remaining(10, 0, 0, 1, 0)``."""
     parts = [show(value) for value in case.args] + [f"{key}={show(value)}" for key, value in case.kwargs.items()]
     return f"{function}({', '.join(parts)})"
-
-
-_ERRORS: dict[str, type[BaseException]] = {
-    kind.__name__: kind for kind in (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError)}
-
-
-def error_class(name: str) -> type[BaseException]:
-    """Return the exception class a bank names: a built-in one by its name, one of the package by its path."""
-    if name in _ERRORS:
-        return _ERRORS[name]
-    module, _, qualname = name.rpartition(".")
-    if not module.startswith("ctx_reference."):
-        raise ValueError(f"name must be a built-in error ({sorted(_ERRORS)}) or a class of ctx_reference "
-                         f"(got {name!r})")
-    kind = getattr(importlib.import_module(module), qualname)
-    if not (isinstance(kind, type) and issubclass(kind, Exception)):
-        raise ValueError(f"name must name an exception class (got {name!r})")
-    return kind
-
-
-def _error_name(exc: BaseException) -> str:
-    """Return how a bank names the error ``exc``: a built-in one by its name, one of the package by its path."""
-    kind = type(exc)
-    if kind.__module__.startswith("ctx_reference."):
-        return f"{kind.__module__}.{kind.__qualname__}"
-    return kind.__name__
 
 
 def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
@@ -192,9 +121,9 @@ def expect_generated(label: str, exercise: str, func: Callable, spec: Generated)
     A hidden case passes when the digest of what ``func`` returns (projected as ``spec`` says)
     equals the bank's, or when it raises the error the bank names.
     """
-    cases = bank(exercise, "hidden")
-    func = batched(func, [(case.args, case.kwargs) for case in cases])
-    for case in cases:
+    hidden = cases(exercise, "hidden")
+    func = batched(func, [(case.args, case.kwargs) for case in hidden])
+    for case in hidden:
         if not _gives(func, case, spec):
             raise CheckFailed(_("隐藏测试没有通过：{label}").format(label=_(label))) from None
 
@@ -222,5 +151,4 @@ def _gives(func: Callable, case: BankCase, spec: Generated) -> bool:
         return False
 
 
-__all__ = ["BankCase", "FAIL_MARK", "Generated", "bank", "call_text", "expect_generated", "rule_sentence",
-           "run_generated"]
+__all__ = ["Generated", "call_text", "expect_generated", "rule_sentence", "run_generated"]

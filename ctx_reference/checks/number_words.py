@@ -6,12 +6,12 @@ what a learner's function returned into the value a case compares, or into the s
 what the text asked for. "A number" (``NUMBER``) is any real number, compared by its value:
 ``int``, ``float``, ``Fraction``, ``Decimal``, numpy's integers and floats (``_validate.real_value``),
 bool excluded. "An integer" (``INTEGER``) is an ``int`` (numpy's integers are one, as
-``runner.python_scalar`` says); any other number, bool included, gets one line in the learner's
+``values.python_scalar`` says); any other number, bool included, gets one line in the learner's
 words saying that the text asks for an integer. ``stating`` gives every case of an exercise its
 ``Numbers``.
 
-Leaves out: the comparison itself (``runner.same``, with the case's tolerance) and the hidden
-digests: there, ``places`` already compares numbers by their rounded value (``hidden.py``).
+Leaves out: the comparison itself (``values.same``, with the case's tolerance) and the hidden
+digests: there, ``places`` already compares numbers by their rounded value (``values.digest``).
 
 Vocabulary: the *words* are the phrase of the text that says what the number is ("一个数",
 "整数余量"); a *reading* is the pair (value to compare, None) or (what came back, the sentence
@@ -25,7 +25,8 @@ from typing import Any
 
 from .._validate import real_value
 from ..i18n import _
-from .runner import CheckCase, python_scalar, show
+from .runner import CheckCase
+from .values import python_scalar, show
 
 NUMBER = "number"  # "a number": any real number, by its value
 INTEGER = "integer"  # "an integer": an int

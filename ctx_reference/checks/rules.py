@@ -1,9 +1,9 @@
 """Which rule of an exercise's text each visible case and each hidden test decides.
 
-Every case module holds, beside its ``CASES``, a ``RULES`` table: exercise name → the rules its
-text states, each a ``Rule`` naming the phrase of the notebook that states it, the visible cases
-(labels in ``CASES``) that tell a plausible wrong variant apart, and the hidden tests (labels
-passed to ``expect_digest`` in the check cell's hidden part) that decide it. The tests hold the
+Every exercise's record (``exercise.py``) holds, beside its cases, the rules its text states, each a
+``Rule`` naming the phrase of the notebook that states it, the visible cases that tell a plausible
+wrong variant apart (the cases whose ``decides`` names the rule: the record fills ``visible`` in) and
+the hidden tests (labels passed to ``expect_digest`` in the check cell's hidden part) that decide it. The tests hold the
 table to the notebooks and to the mutants in tests/test_mutations.py: a rule without a visible
 case, or a hidden test that decides no stated rule, fails the suite.
 
@@ -22,22 +22,21 @@ class Rule:
 
     ``name`` is a short English tag (the mutants of the rule carry it); ``states`` is a phrase
     that appears word for word in the exercise's markdown (and a message: the failure line of a
-    generated case shows it in the reader's language); ``visible`` names case labels of
-    ``CASES``; ``hidden`` names hidden-test labels of the notebook's check cell. ``generated``
-    names the strategies (``strategies/``) whose cases, stored in the bank, exercise the rule;
+    generated case shows it in the reader's language); ``visible`` names the labels of the cases that
+    decide it, derived by the exercise's record from the cases' ``decides`` (left empty where a rule is
+    written); ``hidden`` names hidden-test labels of the notebook's check cell. ``generated``
+    names the strategies (``drawing/strategies/``) whose cases, stored in the bank, exercise the rule;
     a rule no strategy can draw says why in ``not_generated`` instead.
     """
 
     name: str
     states: str
-    visible: tuple[str, ...]
+    visible: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
     generated: tuple[str, ...] = ()
     not_generated: str = ""
 
     def __post_init__(self):
-        if not self.visible:
-            raise ValueError(f"visible must name at least one case (got {self.visible!r} for rule {self.name!r})")
         if self.generated and self.not_generated:
             raise ValueError(f"generated and not_generated exclude each other (got {self.generated!r} and "
                              f"{self.not_generated!r} for rule {self.name!r})")

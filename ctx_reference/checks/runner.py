@@ -1,170 +1,38 @@
 """Run an exercise's visible cases against a learner's function and report each one in the reader's language.
 
 Covers: calling the learner's function on each case, turning the returned value into plain data
-of exact types (``int``, ``str``, ``list``, an ``Enum`` member of the package …) and comparing it
-with a literal expectation, checking the rules an exercise states besides the value (returns a
+of exact types (``int``, ``str``, ``list``, an ``Enum`` member of the package …: ``values.plain``)
+and comparing it with a literal expectation, checking the rules an exercise states besides the value (returns a
 new object, leaves its arguments unchanged, raises a given error naming the argument), one
 feedback line per case (✓ or × with input, expected value and what came back), a gentle line for
 stubs that still raise ``NotImplementedError``, and watching each call for calls into the
 reference implementation of the same exercise.
 
-Leaves out: the hidden tests (they live in the notebooks; ``hidden.py`` gives them a digest
-comparison) and any use of the reference implementation to compute expectations — every
-expectation is a literal written in a case module, so a learner who patches ``ctx_reference``
-cannot make a wrong function pass.
+Leaves out: the value model (``values.py``), how a failure ends the cell (``failure.py``), the
+hidden tests (they live in the notebooks; ``expect_digest`` compares digests) and any use of the
+reference implementation to compute expectations — every expectation is a literal written in an
+exercise's record, so a learner who patches ``ctx_reference`` cannot make a wrong function pass.
 
 Vocabulary: a *case* is one call with its expected result; an *exercise* is the name the notebook
-passes to ``check_exercise`` ("remaining", "trim_lines", …); *plain data* is a value built only
-from ``None``, ``bool``, ``int``, ``float``, ``str``, ``list``, ``tuple``, ``dict`` and members of
-the package's enums, each of exactly that type (no subclasses).
+passes to ``check_exercise`` ("remaining", "trim_lines", …); *plain data* is as ``values.py`` defines it.
 """
 from __future__ import annotations
 
 import copy
-import math
-import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
-from ctx_reference._validate import real_value, require_callable
+from ctx_reference._validate import require_callable
 
 from ..i18n import _
+from .failure import FAIL_MARK, PASS_MARK, UsedReference
+from .values import NotPlain, plain, python_scalar, same, show
 
 if TYPE_CHECKING:  # number_words shows values with this module's ``show``
     from .number_words import Numbers
-
-PASS_MARK = "✓"
-FAIL_MARK = "×"  # U+00D7: in DejaVu Sans and Noto Sans CJK SC alike (✗ is missing from the CJK fonts)
-
-# Longest rendering of a value inside a feedback line, in characters.
-MAX_SHOWN = 300
-
-_SCALARS = (bool, int, float, str, type(None))
-
-
-class CheckFailed(AssertionError):
-    """A failed or unfinished check, shown by IPython as its one-line message, without traceback.
-
-    IPython calls ``_render_traceback_`` instead of formatting a traceback; the cell still ends
-    with an error output, so nbgrader scores it as failed. When autograding, a second line gives
-    the cell line (``Cell In[], line 3``), so that the feedback can tell a failed visible check,
-    whose message it shows, from a failed hidden test, whose message it hides. Being an ``AssertionError``, it reads
-    like the asserts of the hidden tests to anyone catching it.
-    """
-
-    def _render_traceback_(self) -> list[str]:
-        lines = [f"{FAIL_MARK} {self}"]
-        if os.environ.get("NBGRADER_EXECUTION") == "autograde":
-            # The grader's feedback tells a visible failure from a hidden one by the cell line.
-            line = _cell_line(self.__traceback__)
-            if line is not None:
-                lines.append(f"Cell In[], line {line}")
-        return lines
-
-
-def _cell_line(tb) -> int | None:
-    """Return the line, in the notebook cell, of the outermost frame outside IPython and this package."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    skipped = [package]
-    ipython_file = getattr(sys.modules.get("IPython"), "__file__", None)
-    if ipython_file:
-        skipped.append(os.path.dirname(os.path.abspath(ipython_file)))
-    while tb is not None:
-        filename = os.path.abspath(tb.tb_frame.f_code.co_filename)
-        if not any(filename.startswith(prefix + os.sep) for prefix in skipped):
-            return tb.tb_lineno
-        tb = tb.tb_next
-    return None
-
-
-class NotPlain(Exception):
-    """A returned value that is not plain data of exact types; the message says why in the reader's language."""
-
-
-def python_scalar(value: Any) -> Any:
-    """Return a numpy scalar as the Python value of its kind; any other value as it is.
-
-    Where an exercise asks for "an integer", "a number" or "True/False", numpy's ``int64``,
-    ``float64`` and ``bool_`` are that too: ``python_scalar(numpy.int64(3))`` is the ``int`` 3.
-    """
-    kind = type(value)
-    if kind.__module__ != "numpy" or getattr(value, "shape", None) != () or not hasattr(value, "item"):
-        return value
-    item = value.item()
-    return item if type(item) in (bool, int, float) else value
-
-
-def plain(value: Any, by_value: bool = False) -> Any:
-    """Return a copy of ``value`` built from exact plain types, or raise NotPlain saying why.
-
-    ``plain([1, (2, "a")]) == [1, (2, "a")]``; a numpy scalar becomes the Python number or bool
-    of its kind (``python_scalar``); an ``int`` subclass, an object whose ``__eq__`` is always
-    true, or a ``list`` subclass raises NotPlain naming its type. With ``by_value``, any real
-    number (a ``Fraction``, a ``Decimal`` …) becomes the ``int`` or ``float`` of its value
-    (``_validate.real_value``), wherever it stands.
-    """
-    value = python_scalar(value)
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if kind is list:
-        return [plain(item, by_value) for item in value]
-    if kind is tuple:
-        return tuple(plain(item, by_value) for item in value)
-    if kind is dict:
-        return {plain(key, by_value): plain(item, by_value) for key, item in value.items()}
-    if by_value and (number := real_value(value)) is not None:
-        return number
-    if isinstance(value, Enum) and kind.__module__.startswith("ctx_reference."):
-        return value
-    raise NotPlain(_("返回值里有一个 {kind} 类型的值，"
-                     "这里只接受普通的 int、float、str、bool、list、tuple、dict").format(kind=kind.__name__))
-
-
-def show(value: Any) -> str:
-    """Return a short rendering of a value for a feedback line (enum members as ``Zone.SAFE``)."""
-    text = _render(value)
-    if len(text) > MAX_SHOWN:
-        text = text[: MAX_SHOWN - 1] + "…"
-    return text
-
-
-def _render(value: Any) -> str:
-    kind = type(value)
-    if isinstance(value, Enum):
-        return f"{kind.__name__}.{value.name}"
-    if kind is list:
-        return "[" + ", ".join(_render(item) for item in value) + "]"
-    if kind is tuple:
-        inner = ", ".join(_render(item) for item in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if kind is dict:
-        return "{" + ", ".join(f"{_render(k)}: {_render(v)}" for k, v in value.items()) + "}"
-    try:
-        return repr(value)
-    except Exception:  # a learner's object whose __repr__ fails
-        return f"<{kind.__name__}>"
-
-
-def same(got: Any, expect: Any, tol: float | None = None) -> bool:
-    """Return True if plain ``got`` equals plain ``expect`` with the same exact types throughout.
-
-    With ``tol``, a float expectation accepts any finite int or float within ``tol``.
-    ``same(1, 1.0)`` and ``same([1], (1,))`` are False; ``same(3, 3.0000001, tol=1e-6)`` is True.
-    """
-    if tol is not None and type(expect) is float:
-        return type(got) in (int, float) and math.isfinite(got) and abs(got - expect) <= tol
-    if type(got) is not type(expect):
-        return False
-    if type(expect) in (list, tuple):
-        return len(got) == len(expect) and all(same(g, e, tol) for g, e in zip(got, expect))
-    if type(expect) is dict:
-        return list(got) == list(expect) and all(same(got[k], expect[k], tol) for k in expect)
-    return got == expect
 
 
 @dataclass(frozen=True)
@@ -181,7 +49,7 @@ class CheckCase:
     requires a returned object that is none of the arguments. Every case also requires that the
     call leaves its list and dict arguments unchanged.
 
-    ``label`` is also the case's identity (the ``RULES`` tables and the tests name a case by it),
+    ``label`` is also the case's identity (the rules' tables and the tests name a case by it),
     so it stays in Chinese; the feedback line shows its translation (``shown_label``). A label
     built from values has ``label_template``, the message it was formatted from with
     ``label_values``, so that the translated template is formatted with the same values.
@@ -190,6 +58,8 @@ class CheckCase:
     shown translated, so both editions grade alike. ``hint``, a message, is added to the × line
     when the case fails: what to do about the likeliest cause. ``numbers`` says what the text calls
     the returned number ("a number": any real number, by its value; "an integer"; ``number_words.py``).
+    ``decides`` names the rules of its exercise (``Rule.name``) that this case tells apart from a plausible
+    wrong variant: a rule's visible cases are the cases that name it (``exercise.py``).
     """
 
     label: str
@@ -208,6 +78,7 @@ class CheckCase:
     message: bool = False
     hint: str | None = None
     numbers: Numbers | None = None
+    decides: tuple[str, ...] = ()
 
 
 def expected(case: CheckCase) -> Any:
@@ -309,10 +180,6 @@ def copied_call(args: tuple, kwargs: Mapping[str, Any]) -> tuple[tuple, dict[str
         return copy.deepcopy((tuple(args), dict(kwargs)))
     except TypeError:
         return tuple(_copied(value) for value in args), {key: _copied(value) for key, value in kwargs.items()}
-
-
-class UsedReference(Exception):
-    """The learner's function called the reference implementation of its own exercise."""
 
 
 def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = frozenset()) -> Outcome:

@@ -1,0 +1,150 @@
+"""Strategies of notebook 09's exercises ``zone(used, limit)`` and ``measure(buckets, tokenizer, limit)``.
+
+``zone``: the text's domain is two integers, ``used`` ≥ 0 and ``limit`` > 0 (anything else raises
+ValueError). The strategies put ``used`` exactly on each boundary the text names (60 %, 85 %,
+100 % of the window) and one token either side of it, with windows that are and are not
+multiples of 20 (so that a boundary falls between two integers), windows of 1 and 2 tokens,
+windows too large for a float to tell 100 % from one token over, and the bad arguments.
+
+``measure``: the text's domain is a dict whose keys are some of the four bucket names (in any
+order) and whose values are texts, any object with ``count(text) -> int`` as the tokenizer, and a
+positive window. The strategies draw subsets of the buckets in shuffled order, texts of a small
+alphabet (ASCII, CJK, emoji, accented letters, spaces and newlines, empty and blank ones) whose
+lengths leave remainders mod 4 (so that counting the joined text differs from counting each
+bucket), several tokenizers (``len // 4``, one per character, one that counts the empty text as
+1, the character-class estimate), totals exactly on the zone boundaries, unknown bucket names, and
+calls by keyword.
+"""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from ....calibrate import LinearEstimate
+from ....ledger import BUCKETS, measure, zone
+from ....tokens import FakeTokenizer
+from ...ledger import CharTokenizer, PlusOneTokenizer
+from . import Call, call
+
+# Windows whose boundaries fall on integers (multiples of 20) and between them, and the smallest ones.
+_LIMITS = st.sampled_from([1, 2, 3, 5, 7, 10, 13, 20, 33, 99, 100, 101, 8_000, 10_000]) | st.integers(1, 60)
+_PERCENTS = (60, 85, 100)
+
+
+@st.composite
+def _at_a_boundary(draw, percent: int) -> Call:
+    """A call whose ``used`` is ``percent`` % of the window (floor or ceiling of it), or one token off."""
+    limit = draw(_LIMITS)
+    exact = percent * limit // 100 + draw(st.sampled_from([0, 1]))  # floor or ceiling of the share
+    used = max(0, exact + draw(st.sampled_from([-1, 0, 1])))
+    return call(used, limit)
+
+
+@st.composite
+def _huge(draw) -> Call:
+    """A window of 10**15 to 10**18 tokens, ``used`` on a boundary or one token off (floats cannot tell them apart)."""
+    limit = draw(st.integers(10**15, 10**18) | st.builds(lambda e, m: m * 10**e, st.integers(15, 17),
+                                                         st.sampled_from([1, 3, 7])))
+    percent = draw(st.sampled_from(_PERCENTS))
+    return call(percent * limit // 100 + draw(st.sampled_from([-1, 0, 1])), limit)
+
+
+@st.composite
+def _anywhere(draw) -> Call:
+    """Any use from 0 to three windows."""
+    limit = draw(_LIMITS)
+    return call(draw(st.integers(0, 3 * limit)), limit)
+
+
+_BAD = st.one_of(
+    st.builds(call, st.integers(0, 20), st.integers(-20, 0)),
+    st.builds(call, st.integers(-20, -1), st.integers(1, 20)),
+)
+
+# Texts of a small alphabet: ASCII letters, CJK, emoji, an accented letter, a space, a newline, a tab.
+_CHARS = st.sampled_from(["a", "b", "x", " ", "\n", "\t", "#", "字", "账", "🙂", "é", "\x7f", "\x80"])
+_TEXTS = st.sampled_from(["", " ", "\n", "  \n ", "abcd", "abc", "abcde"]) | st.lists(_CHARS, max_size=11).map("".join)
+_TOKENIZERS = st.sampled_from([FakeTokenizer(), CharTokenizer(), PlusOneTokenizer(), LinearEstimate(0.25, 1.0)])
+
+
+@st.composite
+def _buckets(draw, texts=_TEXTS) -> dict:
+    """Some of the four buckets (none, all, any subset), in a shuffled order."""
+    names = draw(st.permutations(BUCKETS))
+    chosen = names[: draw(st.integers(0, len(BUCKETS)))]
+    return {name: draw(texts) for name in chosen}
+
+
+@st.composite
+def _measure_call(draw) -> Call:
+    """Any of the buckets, any of the tokenizers, a window of 1 to 30 tokens."""
+    return call(draw(_buckets()), draw(_TOKENIZERS), draw(st.integers(1, 30)))
+
+
+@st.composite
+def _missing_buckets(draw) -> Call:
+    """Fewer than four buckets, with a tokenizer that counts the empty text as 1 (a missing bucket still counts 0)."""
+    buckets = draw(_buckets())
+    if len(buckets) == len(BUCKETS):
+        buckets.pop(next(iter(buckets)))
+    return call(buckets, draw(st.sampled_from([PlusOneTokenizer(), FakeTokenizer()])), draw(st.integers(1, 30)))
+
+
+@st.composite
+def _separately(draw) -> Call:
+    """Two to four buckets of 1 to 7 ASCII characters each, counted by len // 4: the remainders add up when joined."""
+    names = draw(st.permutations(BUCKETS))[: draw(st.integers(2, 4))]
+    buckets = {name: draw(st.sampled_from(["a", "ab", "abc", "abcde", "abcdefg", "a\nb", " x "])) for name in names}
+    return call(buckets, FakeTokenizer(), draw(st.integers(1, 30)))
+
+
+@st.composite
+def _zone_boundary(draw) -> Call:
+    """The four buckets in order, one holding a total (one token per character) on a boundary share, or one off."""
+    limit = draw(st.sampled_from([1, 5, 20, 40, 100]))
+    percent = draw(st.sampled_from(_PERCENTS))
+    total = max(0, percent * limit // 100 + draw(st.sampled_from([-1, 0, 1])))
+    full = draw(st.sampled_from(BUCKETS))
+    return call({name: "字" * total if name == full else "" for name in BUCKETS}, CharTokenizer(), limit)
+
+
+@st.composite
+def _unknown_bucket(draw) -> Call:
+    """A known bucket or two and a name that is not one of the four (a near miss, another case, a memory)."""
+    buckets = draw(_buckets())
+    wrong = draw(st.sampled_from(["memory", "System", "tool_result", "histories", "", " system", "task-state"]))
+    buckets[wrong] = draw(_TEXTS)
+    return call(buckets, draw(_TOKENIZERS), draw(st.integers(1, 30)))
+
+
+@st.composite
+def _by_keyword(draw) -> Call:
+    """The same calls made with keyword arguments, as the stated signature allows."""
+    (buckets, tokenizer, limit), _ = draw(_measure_call())
+    return (), {"buckets": buckets, "tokenizer": tokenizer, "limit": limit}
+
+
+ORACLES = {
+    "zone": zone,
+    "measure": lambda buckets, tokenizer, limit: measure(buckets, tokenizer, limit),
+}
+
+STRATEGIES = {
+    "zone": {
+        "at-60": _at_a_boundary(60),
+        "at-85": _at_a_boundary(85),
+        "at-100": _at_a_boundary(100),
+        "anywhere": _anywhere(),
+        "huge-windows": _huge(),
+        "bad-arguments": _BAD,
+    },
+    "measure": {
+        "any-buckets": _measure_call(),
+        "missing-buckets": _missing_buckets(),
+        "counted-separately": _separately(),
+        "zone-boundary": _zone_boundary(),
+        "unknown-bucket": _unknown_bucket(),
+        "by-keyword": _by_keyword(),
+    },
+}
+
+EXAMPLES = {"zone": 20, "measure": 16}
