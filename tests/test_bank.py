@@ -9,6 +9,7 @@ Hypothesis or the strategies.
 from __future__ import annotations
 
 import enum
+import gzip
 import json
 import subprocess
 import sys
@@ -39,7 +40,7 @@ def test_the_stored_banks_are_what_the_strategies_draw(capsys):
 
 
 def test_every_exercise_with_strategies_has_a_bank_and_an_oracle():
-    stored = {path.stem for path in BANKS.glob("*.json")}
+    stored = {path.name.removesuffix(".json.gz") for path in BANKS.glob("*.json.gz")}
     assert stored == set(STRATEGIES) and set(ORACLES) == set(STRATEGIES) <= set(EXERCISES)
 
 
@@ -47,7 +48,7 @@ def test_every_exercise_with_strategies_has_a_bank_and_an_oracle():
 def test_a_bank_is_smallest_first_with_no_call_twice(name):
     """Visible cases are ordered by the size of their call, so the first that fails is the smallest;
     no call is there twice, and no hidden call is also visible."""
-    data = json.loads((BANKS / f"{name}.json").read_text(encoding="utf-8"))
+    data = json.loads(gzip.decompress((BANKS / f"{name}.json.gz").read_bytes()).decode("utf-8"))
     keys = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in data["visible"]]
     hidden = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in data["hidden"]]
     assert len(set(keys)) == len(keys) and not set(keys) & set(hidden)

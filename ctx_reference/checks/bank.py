@@ -4,8 +4,11 @@ Covers: drawing the calls of every strategy of an exercise with Hypothesis, with
 (one for the visible cases, another for the hidden ones), its example database off and its
 health checks and deadline off, so that the same version of Hypothesis draws the same calls in
 the same order on every machine; calling the exercise's reference (the oracle) on each; and
-writing ``bank/<exercise>.json``: the visible cases with their expected values, smallest first,
-and the hidden cases with the digest of theirs. Calls that repeat, and hidden calls that are
+writing ``bank/<exercise>.json.gz``: the visible cases with their expected values, smallest first,
+and the hidden cases with the digest of theirs, as JSON text of one case per line, compressed by
+gzip (``zcat`` shows it). A bank holds thousands of cases (as many as its check cell runs in about
+a second); gzip keeps the seventeen banks a few megabytes of package data instead of tens, and the
+stdlib reads them back (``generated._bank_text``) with no parser but ``json``. Calls that repeat, and hidden calls that are
 also visible, are dropped. One search decides both: the hidden cases come from the same
 strategies as the visible ones, with another seed, and each strategy gives as many hidden calls
 as visible ones (fewer only where its domain has no more calls), so that a wrong answer the
@@ -19,6 +22,7 @@ Leaves out: the strategies (``strategies/``) and running the cases (``generated.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from collections.abc import Callable
@@ -135,6 +139,11 @@ def bank_text(bank: dict[str, Any]) -> str:
     return f"{{\n{header},\n  \"visible\": [\n{visible}\n  ],\n  \"hidden\": [\n{hidden}\n  ]\n}}\n"
 
 
+def packed(text: str) -> bytes:
+    """Return a bank's text as the bytes stored: gzip with no timestamp, so that the same text gives the same file."""
+    return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+
+
 def all_banks(only: tuple[str, ...] = ()) -> dict[str, str]:
     """Return exercise → the text of its bank, for every exercise with strategies (or those of ``only``)."""
     from . import GENERATED
@@ -153,12 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(str(resources.files(__package__).joinpath("bank")))
     stale = []
     for exercise, text in all_banks(tuple(options.exercises)).items():
-        path = folder / f"{exercise}.json"
-        if path.is_file() and path.read_text(encoding="utf-8") == text:
+        path = folder / f"{exercise}.json.gz"
+        if path.is_file() and gzip.decompress(path.read_bytes()).decode("utf-8") == text:
             continue
         stale.append(exercise)
         if not options.check:
-            path.write_text(text, encoding="utf-8")
+            path.write_bytes(packed(text))
     if options.check and stale:
         print(f"banks out of date: {', '.join(stale)} (regenerate with {REGENERATE})", file=sys.stderr)
         return 1

@@ -1,6 +1,6 @@
 """Run an exercise's generated cases, read from the bank, and report them in one line.
 
-Covers: reading the bank of one exercise (``bank/<exercise>.json``, package data written by
+Covers: reading the bank of one exercise (``bank/<exercise>.json.gz``, package data written by
 ``python -m ctx_reference.checks.bank``), turning its visible entries into cases the runner calls
 (smallest first), one feedback line for all of them (✓ with their count, or × with the smallest
 failing input, the expected value, what came back and the sentence of the notebook that states the
@@ -18,6 +18,7 @@ say which rules of the exercise's text a case was drawn for (``Rule.generated``)
 from __future__ import annotations
 
 import copy
+import gzip
 import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
@@ -90,8 +91,8 @@ def _case(entry: Mapping[str, Any]) -> BankCase:
 
 @cache
 def _bank_text(exercise: str) -> str | None:
-    path = resources.files(__package__).joinpath("bank", f"{exercise}.json")
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+    path = resources.files(__package__).joinpath("bank", f"{exercise}.json.gz")
+    return gzip.decompress(path.read_bytes()).decode("utf-8") if path.is_file() else None
 
 
 def bank(exercise: str, part: str = "visible") -> tuple[BankCase, ...]:

@@ -89,3 +89,8 @@ STRATEGIES = {
         "lesson-positions": without_ties(_lesson_positions(), _recall, PLACES),
     },
 }
+
+#: Calls drawn per strategy: about 3,000 visible cases per exercise (and as many hidden), ten to fifty
+#: times the first banks; a case costs 0.03 to 0.2 ms in a check cell, so each cell stays well under 1 s
+#: (``benchmarks/bench_checks.py``).
+EXAMPLES = {"recall": 1000}

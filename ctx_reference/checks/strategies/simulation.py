@@ -163,3 +163,8 @@ STRATEGIES = {
         "other-prices": _costs(st.one_of(_writes_all(lesson=False), _cache_hit(lesson=False))),
     },
 }
+
+#: Calls drawn per strategy: about 3,000 visible cases per exercise (and as many hidden), ten to fifty
+#: times the first banks; a case costs 0.03 to 0.2 ms in a check cell, so each cell stays well under 1 s
+#: (``benchmarks/bench_checks.py``).
+EXAMPLES = {"select_to_clear": 600, "request_cost": 1000}

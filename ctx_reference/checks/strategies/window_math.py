@@ -115,3 +115,8 @@ STRATEGIES = {
         "interleaved": _text(_ASCII + _OTHER, min_size=2, max_size=14),
     },
 }
+
+#: Calls drawn per strategy: about 3,000 visible cases per exercise (and as many hidden), ten to fifty
+#: times the first banks; a case costs 0.03 to 0.2 ms in a check cell, so each cell stays well under 1 s
+#: (``benchmarks/bench_checks.py``).
+EXAMPLES = {"check": 1000, "estimate_tokens": 500}
