@@ -1,7 +1,7 @@
 """Strategies of notebook 03's exercise ``fit_position(positions, accuracy, n_docs)``.
 
 The text's domain ("``positions`` (which document, counted from 1) and ``accuracy`` may be lists or
-tuples; do not change the ones passed in; ``accuracy`` is a fraction (0.758, not 75.8)"; "``N`` is
+tuples; do not change the ones passed in"; "``accuracy`` is a fraction (0.758, not 75.8)"; "``N`` is
 the number of documents", 20 in the paper's measurement and up to 200 in the lesson): the 1-based
 positions of the answer document among ``n_docs`` documents, the accuracy measured at each, and
 the least-squares fit of ``base * (1 - middle * 4x(1 - x) - end_drop * x)``, x = (p - 0.5) / N.

@@ -14,7 +14,7 @@ braces, two names, an unclosed pair), blank output formats (any characters ``str
 accepts: "输出格式为空或只有空白" is blank, whichever whitespace it is), and rules that start with
 不要 (or a near miss), after any whitespace or none, or hold it later, with and without 而是 or 改为.
 
-Not drawn: a dotted name such as ``{{user.name}}``, which the reference counts as a variable and
+Narrower than the text: no dotted name such as ``{{user.name}}``, which the reference counts as a variable and
 the text's hint (``\\w+``) does not: the text ("两对花括号包住一个名字") does not say which.
 """
 from __future__ import annotations

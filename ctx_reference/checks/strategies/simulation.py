@@ -1,10 +1,10 @@
 """Strategies of notebook 06's exercises ``select_to_clear`` and ``request_cost``.
 
 ``select_to_clear(context_tokens, uncleared_turns, turn, params)``'s domain, against its text
-("``context_tokens``: the size of the context after this turn's content was added …;
-``uncleared_turns``: the turns whose tool results are still whole, never cleared, sorted oldest
-first (it may be a ``range`` or a ``list``); ``turn``: the current turn (counting from 1);
-``params``: a ``SimParams``; you need ``threshold``, ``keep``, ``tool_result``, ``placeholder`` and
+("``context_tokens``: the size of the context after this turn's content was added";
+"``uncleared_turns``: the turns whose tool results are still whole, never cleared, sorted oldest
+first (it may be a ``range`` or a ``list``)"; "``turn``: the current turn (counting from 1)";
+"``params``: a ``SimParams``; you need ``threshold``, ``keep``, ``tool_result``, ``placeholder`` and
 ``clear_at_least``"; its task runs 60 turns in a window of 100,000 with a threshold of 60,000):
 the context (0 tokens or more), the newest turns up to this one, as a ``range`` or a ``list``,
 maybe none, the current turn (1 or more) and a ``SimParams``. The strategies draw turns of every
@@ -19,8 +19,8 @@ text's rule 4, "an unbroken run at the start", relies on it); ``params`` fields 
 five stay the lesson's (the text says only these five matter).
 
 ``request_cost(input_tokens, previous_input, rewrote, params)``'s domain, against its text
-("``input_tokens``: the size of the context sent on this turn; ``previous_input``: … ``None`` for
-the first request; ``rewrote``: whether this turn cleared or compacted; ``params``: you need
+("``input_tokens``: the size of the context sent on this turn"; "``previous_input``: … ``None`` for
+the first request"; "``rewrote``: whether this turn cleared or compacted"; "``params``: you need
 ``cache_write`` (default 1.25) and ``cache_read`` (default 0.1)"; "Return the cost of this request
 (in input equivalents, one number)"): this request's input (0 tokens or more), the previous one
 (``None`` for the first request; otherwise, when nothing was rewritten, at most this one: the
