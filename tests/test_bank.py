@@ -40,7 +40,8 @@ def test_the_stored_banks_are_what_the_strategies_draw(capsys):
 
 
 def test_every_exercise_with_strategies_has_a_bank_and_an_oracle():
-    stored = {path.name.removesuffix(".json.gz") for path in BANKS.glob("*.json.gz")}
+    stored = {path.name.removesuffix(".json.gz") for path in BANKS.glob("*.json.gz") if ".hidden." not in path.name}
+    assert {path.name for path in BANKS.glob("*.hidden.json.gz")} == {f"{name}.hidden.json.gz" for name in stored}
     assert stored == set(STRATEGIES) and set(ORACLES) == set(STRATEGIES) <= set(EXERCISES)
 
 
@@ -49,8 +50,9 @@ def test_a_bank_is_smallest_first_with_no_call_twice(name):
     """Visible cases are ordered by the size of their call, so the first that fails is the smallest;
     no call is there twice, and no hidden call is also visible."""
     data = json.loads(gzip.decompress((BANKS / f"{name}.json.gz").read_bytes()).decode("utf-8"))
+    hidden_part = json.loads(gzip.decompress((BANKS / f"{name}.hidden.json.gz").read_bytes()).decode("utf-8"))
     keys = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in data["visible"]]
-    hidden = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in data["hidden"]]
+    hidden = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in hidden_part["hidden"]]
     assert len(set(keys)) == len(keys) and not set(keys) & set(hidden)
     sizes = [len(json.dumps(encode((decode(e["args"]), decode(e["kwargs"]))), sort_keys=True, ensure_ascii=False))
              for e in data["visible"]]

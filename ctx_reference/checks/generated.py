@@ -1,7 +1,8 @@
 """Run an exercise's generated cases, read from the bank, and report them in one line.
 
-Covers: reading the bank of one exercise (``bank/<exercise>.json.gz``, package data written by
-``python -m ctx_reference.checks.bank``), turning its visible entries into cases the runner calls
+Covers: reading the bank of one exercise (``bank/<exercise>.json.gz``, its visible part, and
+``bank/<exercise>.hidden.json.gz``, package data written by ``python -m ctx_reference.checks.bank``),
+turning its visible entries into cases the runner calls
 (smallest first), one feedback line for all of them (✓ with their count, or × with the smallest
 failing input, the expected value, what came back and the sentence of the notebook that states the
 rule it breaks), and the hidden entries compared by digest (``expect_generated``).
@@ -90,8 +91,8 @@ def _case(entry: Mapping[str, Any]) -> BankCase:
 
 
 @cache
-def _bank_text(exercise: str) -> str | None:
-    path = resources.files(__package__).joinpath("bank", f"{exercise}.json.gz")
+def _bank_text(exercise: str, part: str = "visible") -> str | None:
+    path = resources.files(__package__).joinpath("bank", f"{exercise}{'.hidden' if part == 'hidden' else ''}.json.gz")
     return gzip.decompress(path.read_bytes()).decode("utf-8") if path.is_file() else None
 
 
@@ -99,7 +100,7 @@ def bank(exercise: str, part: str = "visible") -> tuple[BankCase, ...]:
     """Return the generated cases of ``exercise`` (``part`` "visible" or "hidden"), smallest first; () if none."""
     if part not in ("visible", "hidden"):
         raise ValueError(f"part must be 'visible' or 'hidden' (got {part!r})")
-    text = _bank_text(exercise)
+    text = _bank_text(exercise, part)
     if text is None:
         return ()
     return tuple(_case(entry) for entry in json.loads(text)[part])
