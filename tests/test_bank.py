@@ -161,14 +161,15 @@ def _almost(window, read, write, input, max_tokens):
 
 
 @pytest.mark.parametrize(("language", "line"), [
-    ("zh_CN", "× 生成的例子 remaining(10, 1, 1, 5, 2)：期望 (1, False)，你的函数返回 (1, True)"
+    ("zh_CN", "× 生成的例子 remaining(20, 3, 6, 6, 3)：期望 (2, False)，你的函数返回 (2, True)"
               "（这条规则：“小于窗口的十分之一”）"),
-    ("en", "× generated case remaining(10, 1, 1, 5, 2): expected (1, False); your function returned (1, True) "
+    ("en", "× generated case remaining(20, 3, 6, 6, 3): expected (2, False); your function returned (2, True) "
            "(the rule: “"),
 ])
 def test_a_failing_generated_case_is_one_line_with_the_smallest_call_and_its_rule(capsys, language, line):
     """A function wrong only on small windows: one × line for the generated cases, naming the smallest
-    failing call of the bank, the expected value, what came back and the rule's phrase."""
+    failing call of the bank, the expected value, what came back and the rule's phrase: 20 - (3 + 6 + 6) - 3 = 2
+    tokens left, exactly a tenth of the window, which is not below it."""
     with using(language), pytest.raises(CheckFailed):
         check_exercise("remaining", _almost)
     lines = capsys.readouterr().out.splitlines()

@@ -29,8 +29,9 @@ draw token counts of every magnitude up to 2,000,000 (the lesson's 11,600, 15,20
 weighted), first requests and rewrites with any previous input, cache hits whose new part is 0,
 small, the previous input exactly, more than twice it or any amount (``previous_input`` 0
 included), and prices other than the lesson's 1.25 and 0.1: any from 0 to 10 (0, 0.1, 0.5, 1,
-1.25, 2 and 3 weighted). Narrower than the text: calls whose cost lies on a rounding tie at the
-hidden digests' 6 places are left out (``_floats.py``).
+1.25, 2 and 3 weighted). Narrower than the text: prices have at most 4 decimal places, as a price
+list states them (a float such as 5e-324 is a number but no price); calls whose cost lies on a
+rounding tie at the hidden digests' 6 places are left out (``_floats.py``).
 """
 from __future__ import annotations
 
@@ -119,8 +120,8 @@ def _lists_and_ranges(draw) -> Call:
 
 
 _TOKENS = weighted((0, 1, 10, 11_600, 15_200, 58_400), magnitudes(0, 2_000_000))
-_PRICES = weighted((0.0, 0.1, 0.5, 1.0, 1.25, 2.0, 3.0),
-                   st.floats(0, 10) | st.integers(0, 1_000).map(lambda k: k / 100))
+# Prices as a price list states them: decimals of up to 4 places (a float such as 5e-324 is no price).
+_PRICES = weighted((0.0, 0.1, 0.5, 1.0, 1.25, 2.0, 3.0), st.integers(0, 100_000).map(lambda k: k / 10_000))
 
 
 def _prices(draw, lesson: bool) -> SimParams:
