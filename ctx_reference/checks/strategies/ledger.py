@@ -163,7 +163,6 @@ STRATEGIES = {
     },
 }
 
-#: Calls drawn per strategy: about 3,000 visible cases per exercise (and as many hidden), ten to fifty
-#: times the first banks; a case costs 0.03 to 0.2 ms in a check cell, so each cell stays well under 1 s
-#: (``benchmarks/bench_checks.py``).
-EXAMPLES = {"zone": 500, "measure": 500}
+#: Calls drawn per strategy: about 9,000 visible cases for zone, whose case costs about 0.02 ms in a
+#: check cell, and about 3,000 for measure, whose case costs ten times that (``benchmarks/bench_checks.py``).
+EXAMPLES = {"zone": 1500, "measure": 500}
