@@ -6,7 +6,8 @@ each check cell (the cells with an nbgrader ``grade_id`` that call ``check_exerc
 the kernel's own timestamps (from the cell's ``execute_input`` to its ``execute_reply``). The goal:
 every check cell finishes in at most 2 s. Run: ``python benchmarks/bench_checks.py``; ``--lang en``
 runs the English edition's messages (``CTX_LANG``). The figures move with the machine's load, which
-is printed with them.
+is printed with them. Beside each cell's seconds stands the number of generated cases it ran, read from
+its "✓ … generated cases" line (0 where the cell has none, or where a case failed).
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n.*?### END HIDDEN TESTS\n?", re.S)
 GOAL = 2.0
+#: The ✓ line of a cell's generated cases, in either edition: "另外 60 个生成的例子" or "60 more generated cases".
+CASES = re.compile(r"另外 (\d+) 个生成的例子|(\d+) more generated cases")
 
 
 def lab_notebook(path: Path) -> nbformat.NotebookNode:
@@ -42,12 +45,19 @@ def _seconds(cell: nbformat.NotebookNode) -> float:
     return (end - start).total_seconds()
 
 
-def check_times(path: Path) -> list[tuple[str, float]]:
-    """Return (grade id, seconds) for every check cell of the notebook at ``path``, executed as in the lab."""
+def _cases(cell: nbformat.NotebookNode) -> int:
+    streams = [output for output in cell.get("outputs", ()) if output.get("output_type") == "stream"]
+    text = "".join(output.get("text", "") for output in streams)
+    return sum(int(a or b) for a, b in CASES.findall(text))
+
+
+def check_times(path: Path) -> list[tuple[str, int, float]]:
+    """Return (grade id, generated cases, seconds) for every check cell of the notebook at ``path``, run as in the
+    lab."""
     notebook = lab_notebook(path)
     NotebookClient(notebook, timeout=600, kernel_name="python3", record_timing=True,
                    resources={"metadata": {"path": str(path.parent)}}).execute()
-    return [(cell.metadata["nbgrader"]["grade_id"], _seconds(cell)) for cell in notebook.cells
+    return [(cell.metadata["nbgrader"]["grade_id"], _cases(cell), _seconds(cell)) for cell in notebook.cells
             if cell.cell_type == "code" and "check_exercise(" in cell.source
             and cell.metadata.get("nbgrader", {}).get("grade_id")]
 
@@ -62,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     started = time.perf_counter()
     for path in sorted(ROOT.glob("solutions/*/*.ipynb")):
-        for grade_id, seconds in check_times(path):
+        for grade_id, cases, seconds in check_times(path):
             rows.append((path.parent.name, grade_id, seconds))
-            print(f"{path.parent.name:22} {grade_id:26} {seconds:6.2f} s", flush=True)
+            print(f"{path.parent.name:22} {grade_id:26} {cases:6d} cases {seconds:6.2f} s", flush=True)
     slowest = max(rows, key=lambda row: row[2])
     print(f"slowest: {slowest[0]} {slowest[1]} {slowest[2]:.2f} s (goal {GOAL:.0f} s); "
           f"{len(rows)} check cells in {time.perf_counter() - started:.0f} s; "

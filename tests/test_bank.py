@@ -9,6 +9,7 @@ rule of tests/test_imports.py.
 from __future__ import annotations
 
 import enum
+import gzip
 import json
 from types import MappingProxyType
 
@@ -37,7 +38,8 @@ def test_the_stored_banks_are_what_the_strategies_draw(capsys):
 
 
 def test_every_exercise_with_strategies_has_a_bank_and_an_oracle():
-    stored = {path.stem for path in BANKS.glob("*.json")}
+    stored = {path.name.removesuffix(".json.gz") for path in BANKS.glob("*.json.gz") if ".hidden." not in path.name}
+    assert {path.name for path in BANKS.glob("*.hidden.json.gz")} == {f"{name}.hidden.json.gz" for name in stored}
     assert stored == set(STRATEGIES) and set(ORACLES) == set(STRATEGIES) <= set(EXERCISES)
 
 
@@ -45,9 +47,10 @@ def test_every_exercise_with_strategies_has_a_bank_and_an_oracle():
 def test_a_bank_is_smallest_first_with_no_call_twice(name):
     """Visible cases are ordered by the size of their call, so the first that fails is the smallest;
     no call is there twice, and no hidden call is also visible."""
-    data = json.loads((BANKS / f"{name}.json").read_text(encoding="utf-8"))
+    data = json.loads(gzip.decompress((BANKS / f"{name}.json.gz").read_bytes()).decode("utf-8"))
+    hidden_part = json.loads(gzip.decompress((BANKS / f"{name}.hidden.json.gz").read_bytes()).decode("utf-8"))
     keys = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in data["visible"]]
-    hidden = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in data["hidden"]]
+    hidden = [json.dumps([e["args"], e["kwargs"]], sort_keys=True, ensure_ascii=False) for e in hidden_part["hidden"]]
     assert len(set(keys)) == len(keys) and not set(keys) & set(hidden)
     sizes = [len(json.dumps(encode((decode(e["args"]), decode(e["kwargs"]))), sort_keys=True, ensure_ascii=False))
              for e in data["visible"]]
@@ -156,14 +159,15 @@ def _almost(window, read, write, input, max_tokens):
 
 
 @pytest.mark.parametrize(("language", "line"), [
-    ("zh_CN", "× 生成的例子 remaining(10, 1, 1, 5, 2)：期望 (1, False)，你的函数返回 (1, True)"
+    ("zh_CN", "× 生成的例子 remaining(20, 3, 6, 6, 3)：期望 (2, False)，你的函数返回 (2, True)"
               "（这条规则：“小于窗口的十分之一”）"),
-    ("en", "× generated case remaining(10, 1, 1, 5, 2): expected (1, False); your function returned (1, True) "
+    ("en", "× generated case remaining(20, 3, 6, 6, 3): expected (2, False); your function returned (2, True) "
            "(the rule: “"),
 ])
 def test_a_failing_generated_case_is_one_line_with_the_smallest_call_and_its_rule(capsys, language, line):
     """A function wrong only on small windows: one × line for the generated cases, naming the smallest
-    failing call of the bank, the expected value, what came back and the rule's phrase."""
+    failing call of the bank, the expected value, what came back and the rule's phrase: 20 - (3 + 6 + 6) - 3 = 2
+    tokens left, exactly a tenth of the window, which is not below it."""
     with using(language), pytest.raises(CheckFailed):
         check_exercise("remaining", _almost)
     lines = capsys.readouterr().out.splitlines()

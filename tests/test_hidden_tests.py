@@ -1,8 +1,8 @@
 """Hidden tests are judged on the grader's side: real grading runs of notebook 02 (check_remaining: 3 points).
 
-A small class whose ``almost`` function is right except when nothing of a window of 100,000 was
-used (only the hidden test "什么都没用" tries that; the visible generated cases use smaller
-windows), handed in plain and with patches of the checker, of hashlib and of the digests; a right
+A small class whose ``almost`` function is right except in a window of 2,005 with 200 tokens left
+(only the hidden test "窗口 2,005：余量 200" tries that; no visible case, hand-written or generated,
+has that window), handed in plain and with patches of the checker, of hashlib and of the digests; a right
 function whose hidden values are not plain data; a right function that reads the notebook file
 next to its kernel; a function wrong only where a generated case looks, plain and with the bank
 emptied in its kernel; the model answer.
@@ -28,10 +28,10 @@ ASSIGNMENT = "02-remaining"
 
 ALMOST = '''
 def remaining(window, read, write, input, max_tokens):
-    """返回 (余量, 是否建议压缩)；窗口 100,000 什么输入都没有时总是建议压缩（错的）。"""
+    """返回 (余量, 是否建议压缩)；窗口 2,005 时把十分之一算成 200（错的）。"""
     left = window - (read + write + input) - max_tokens
-    if read + write + input == 0 and window == 100_000:
-        return left, True
+    if window == 2_005:
+        return left, left < 200
     return left, left < window / 10
 '''
 
@@ -211,12 +211,12 @@ def test_the_notebook_file_next_to_the_kernel_holds_no_expected_digest(class_02)
 
 
 def test_feedback_shows_a_hidden_failure_without_its_label(class_02):
-    """almost's feedback says a hidden test failed, and does not name it ("什么都没用")."""
+    """almost's feedback says a hidden test failed, and does not name it ("窗口 2,005：余量 200")."""
     _, grader = class_02
     (page,) = grader.work.glob(f"feedback/almost/{ASSIGNMENT}/*.html")
     text = page.read_text(encoding="utf-8")
     assert "隐藏测试没有通过。" in text
-    assert "什么都没用" not in text
+    assert "窗口 2,005：余量 200" not in text
 
 
 def _check_source(aid, grade_id):

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
-from importlib import resources
 
 import pytest
 
 from ctx_reference.checks import EXERCISES, CheckFailed, check_exercise, expect_generated
+from ctx_reference.checks.bank import cases
 
 import test_generated_catches_01_06 as catches_01_06
 import test_generated_catches_07_10 as catches_07_10
@@ -57,16 +56,14 @@ def test_no_wrong_answer_is_caught_by_the_hidden_generated_cases_alone(name, wro
 def test_the_hidden_generated_cases_are_as_many_as_the_visible_ones(name):
     """Each strategy gives as many hidden calls as visible ones; a strategy that is one listed call
     (or a list of calls: the capstone's sweep of seeds) gives none, and its domain has no other."""
-    path = resources.files("ctx_reference.checks").joinpath("bank", f"{name}.json")
-    if not path.is_file():
+    if not cases(name):
         pytest.skip(f"{name} has no bank")
-    bank = json.loads(path.read_text(encoding="utf-8"))
     visible: dict[str, int] = {}
     hidden: dict[str, int] = {}
-    for entry in bank["visible"]:
-        visible[entry["strategy"]] = visible.get(entry["strategy"], 0) + 1
-    for entry in bank["hidden"]:
-        hidden[entry["strategy"]] = hidden.get(entry["strategy"], 0) + 1
+    for case in cases(name):
+        visible[case.strategy] = visible.get(case.strategy, 0) + 1
+    for case in cases(name, "hidden"):
+        hidden[case.strategy] = hidden.get(case.strategy, 0) + 1
     short = {strategy: (count, hidden.get(strategy, 0)) for strategy, count in visible.items()
              if hidden.get(strategy, 0) < count and count > 1}
     assert short == {} or name == "context_policy", f"strategies with fewer hidden calls than visible: {short}"

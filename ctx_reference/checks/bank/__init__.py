@@ -1,8 +1,10 @@
 """The bank: the stored generated cases of every exercise, and their reader.
 
 Covers: ``cases(exercise, part)``, the visible cases (with their expected values, smallest first)
-or the hidden ones (with the digest of theirs) of one exercise, read from ``<exercise>.json`` in
-this package (package data) with their exact types (``values.decode``), and the errors a case
+or the hidden ones (with the digest of theirs) of one exercise, read from ``<exercise>.json.gz`` or
+``<exercise>.hidden.json.gz`` in this package (package data: JSON of one case a line, compressed by
+gzip, so that banks of thousands of cases stay small; a check cell reads the visible part only) with
+their exact types (``values.decode``), and the errors a case
 may name (``error_class``). ``python -m ctx_reference.checks.bank`` regenerates the files
 (``--check`` only compares), with the maintainer's drawing tools.
 
@@ -14,6 +16,7 @@ names the rules of the exercise's text it was drawn for (``Rule.generated``).
 """
 from __future__ import annotations
 
+import gzip
 import importlib
 import json
 from collections.abc import Mapping
@@ -50,17 +53,21 @@ def _case(entry: Mapping[str, Any]) -> BankCase:
         raises=entry.get("raises"))
 
 
+#: The file of each part of an exercise's bank, in this package.
+FILES = {"visible": "{exercise}.json.gz", "hidden": "{exercise}.hidden.json.gz"}
+
+
 @cache
-def _bank_text(exercise: str) -> str | None:
-    path = resources.files(__package__).joinpath(f"{exercise}.json")
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+def _bank_text(exercise: str, part: str) -> str | None:
+    path = resources.files(__package__).joinpath(FILES[part].format(exercise=exercise))
+    return gzip.decompress(path.read_bytes()).decode("utf-8") if path.is_file() else None
 
 
 def cases(exercise: str, part: str = "visible") -> tuple[BankCase, ...]:
     """Return the generated cases of ``exercise`` (``part`` "visible" or "hidden"), smallest first; () if none."""
     if part not in ("visible", "hidden"):
         raise ValueError(f"part must be 'visible' or 'hidden' (got {part!r})")
-    text = _bank_text(exercise)
+    text = _bank_text(exercise, part)
     if text is None:
         return ()
     return tuple(_case(entry) for entry in json.loads(text)[part])

@@ -4,8 +4,12 @@ Covers: drawing the calls of every strategy of an exercise with Hypothesis, with
 (one for the visible cases, another for the hidden ones), its example database off and its
 health checks and deadline off, so that the same version of Hypothesis draws the same calls in
 the same order on every machine; calling the exercise's reference (the oracle) on each; and
-writing ``bank/<exercise>.json``: the visible cases with their expected values, smallest first,
-and the hidden cases with the digest of theirs. Calls that repeat, and hidden calls that are
+writing ``bank/<exercise>.json.gz`` (the visible cases with their expected values, smallest first)
+and ``bank/<exercise>.hidden.json.gz`` (the hidden cases with the digest of theirs), each JSON text
+of one case per line compressed by gzip (``zcat`` shows it). A bank holds thousands of cases (as
+many as its check cell runs in about a second): gzip keeps the banks under 2 MB of package data
+instead of 32, the stdlib reads them back (``bank.cases``) with no parser but ``json``,
+and a check cell reads the visible part only. Calls that repeat, and hidden calls that are
 also visible, are dropped. One search decides both: the hidden cases come from the same
 strategies as the visible ones, with another seed, and each strategy gives as many hidden calls
 as visible ones (fewer only where its domain has no more calls), so that a wrong answer the
@@ -19,6 +23,7 @@ Leaves out: the strategies (``strategies/``), reading the cases (``bank``) and r
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from collections.abc import Callable
@@ -32,7 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
-from ..bank import _ERRORS, _error_name
+from ..bank import _ERRORS, FILES, _error_name
 from ..generated import Generated
 from ..runner import copied_call
 from ..values import Shared, digest, encode, plain
@@ -125,23 +130,27 @@ def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle
             "visible": [visible[key] for key in order], "hidden": list(hidden.values())}
 
 
-def bank_text(bank: dict[str, Any]) -> str:
-    """Return a bank as the JSON text stored: one case per line, so that a change shows as lines."""
-    def lines(entries: list[dict[str, Any]]) -> str:
-        return ",\n".join("    " + json.dumps(e, ensure_ascii=False, sort_keys=True) for e in entries)
+def bank_text(bank: dict[str, Any], part: str) -> str:
+    """Return one part of a bank ("visible" or "hidden") as the JSON text stored: its header, then one case a line,
+    so that a change shows as lines."""
     head = {k: v for k, v in bank.items() if k not in ("visible", "hidden")}
     header = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in head.items())
-    visible, hidden = lines(bank["visible"]), lines(bank["hidden"])
-    return f"{{\n{header},\n  \"visible\": [\n{visible}\n  ],\n  \"hidden\": [\n{hidden}\n  ]\n}}\n"
+    cases = ",\n".join("    " + json.dumps(e, ensure_ascii=False, sort_keys=True) for e in bank[part])
+    return f"{{\n{header},\n  {json.dumps(part)}: [\n{cases}\n  ]\n}}\n"
 
 
-def all_banks(only: tuple[str, ...] = ()) -> dict[str, str]:
-    """Return exercise → the text of its bank, for every exercise with strategies (or those of ``only``)."""
+def packed(text: str) -> bytes:
+    """Return a bank's text as the bytes stored: gzip with no timestamp, so that the same text gives the same file."""
+    return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def all_banks(only: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
+    """Return exercise → its bank, for every exercise with strategies (or those of ``only``)."""
     from .. import GENERATED
     from .strategies import EXAMPLES as COUNTS
     from .strategies import ORACLES, STRATEGIES
-    return {exercise: bank_text(build(exercise, dict(strategies), ORACLES[exercise], GENERATED[exercise],
-                                      COUNTS.get(exercise, EXAMPLES)))
+    return {exercise: build(exercise, dict(strategies), ORACLES[exercise], GENERATED[exercise],
+                            COUNTS.get(exercise, EXAMPLES))
             for exercise, strategies in STRATEGIES.items() if not only or exercise in only}
 
 
@@ -152,13 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     folder = Path(str(resources.files("ctx_reference.checks.bank")))
     stale = []
-    for exercise, text in all_banks(tuple(options.exercises)).items():
-        path = folder / f"{exercise}.json"
-        if path.is_file() and path.read_text(encoding="utf-8") == text:
-            continue
-        stale.append(exercise)
-        if not options.check:
-            path.write_text(text, encoding="utf-8")
+    for exercise, drawn in all_banks(tuple(options.exercises)).items():
+        for part, name in FILES.items():
+            path, text = folder / name.format(exercise=exercise), bank_text(drawn, part)
+            if path.is_file() and gzip.decompress(path.read_bytes()).decode("utf-8") == text:
+                continue
+            stale.append(exercise if part == "visible" else f"{exercise} (hidden)")
+            if not options.check:
+                path.write_bytes(packed(text))
     if options.check and stale:
         print(f"banks out of date: {', '.join(stale)} (regenerate with {REGENERATE})", file=sys.stderr)
         return 1

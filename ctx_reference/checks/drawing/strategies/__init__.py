@@ -7,7 +7,7 @@ calls; a rule of the exercise names the strategies that exercise it in ``Rule.ge
 ``EXAMPLES`` (exercise → how many calls each strategy draws). This package collects them.
 
 Leaves out: storing the cases (``bank.py`` writes them, with the oracle's results, into
-``bank/<exercise>.json``) and running them (``generated.py``). These modules import Hypothesis,
+``bank/<exercise>.json.gz``) and running them (``generated.py``). These modules import Hypothesis,
 which only the tests and ``python -m ctx_reference.checks.bank`` need: a learner's kernel never
 imports them.
 

@@ -3,8 +3,10 @@
 Covers: the characters ``str.isspace`` accepts (``WHITESPACE``), and those of them that do not end a
 line (``INLINE_WHITESPACE``: ``str.splitlines`` splits on the others); text over all of Unicode
 (``any_text``) or over a range of code points; ``weighted``, which keeps an author's samples as
-extra weight beside the whole domain, never as the domain; and ``with_one_twice``, lists in which
-one element sometimes stands twice as the same object.
+extra weight beside the whole domain, never as the domain; ``magnitudes``, integers spread over
+every power of ten up to the largest the text mentions (so that 7, 70,000 and 900,000 are all
+drawn, not only small numbers); and ``with_one_twice``, lists in which one element sometimes stands
+twice as the same object.
 
 Leaves out: what any one exercise's text allows (each strategies module says, against its text's
 sentence, which of these it draws from).
@@ -14,6 +16,7 @@ characters of the lesson); the *domain* is every value the text allows.
 """
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -62,3 +65,22 @@ def with_one_twice(draw, lists: st.SearchStrategy[list]) -> list:
         again = drawn[draw(st.integers(0, len(drawn) - 1))]
         drawn.insert(draw(st.integers(0, len(drawn))), again)
     return drawn
+
+
+@st.composite
+def magnitudes(draw, min_value: int, max_value: int) -> int:
+    """An integer from ``min_value`` to ``max_value`` (both >= 0), each count of digits as likely as another.
+
+    ``magnitudes(0, 1_000_000)`` draws a one-digit number as often as a six-digit one: a uniform draw
+    would almost never give a number below 100,000, and a draw of small numbers never one above 100.
+    """
+    if not 0 <= min_value <= max_value:
+        raise ValueError(f"magnitudes needs 0 <= min_value <= max_value (got {min_value!r}, {max_value!r})")
+    digits = draw(st.integers(len(str(min_value)), len(str(max_value))))
+    low = max(min_value, 10 ** (digits - 1) if digits > 1 else 0)
+    return draw(st.integers(low, min(max_value, 10**digits - 1)))
+
+
+def positive_reals(low: float, high: float) -> st.SearchStrategy[float]:
+    """A float from ``low`` to ``high`` (both > 0), spread over their orders of magnitude (any finite float between)."""
+    return st.floats(math.log(low), math.log(high)).map(math.exp).map(lambda x: min(max(x, low), high))

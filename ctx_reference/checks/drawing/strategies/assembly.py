@@ -1,17 +1,23 @@
 """Strategies of notebook 04's exercise ``assemble(items, budget)``.
 
-The text's domain: a list of ``Item`` (a name, a token count of 0 or more, an integer priority,
-required or not, stable or not, a text or ``None``) and a budget of 0 tokens or more that the
-required items fit in (over it, ``BudgetError`` is raised: the hand-written cases check that
-error and its two numbers, which a generated case, compared by the error's built-in name, cannot).
-The strategies draw up to seven items from small sets (token counts 0 to 10, priorities -1 to 3,
-texts that are equal, differ by a space, a newline or a capital letter, or are prefixes of each
-other, and ``None``), the same item twice, and budgets put exactly at the required total, at what all the
+The text ("Write ``assemble(items, budget)`` following the five rules of section 3"; "When the
+required items' total token count exceeds ``budget``, ``raise BudgetError(required_total, budget)``";
+its items and budgets run to 12,500 tokens) gives the domain: a list of ``Item`` (a name, a token
+count of 0 or more, an integer priority, required or not, stable or not, a text or ``None``) and a
+budget of 0 tokens or more that the required items fit in (over it, ``BudgetError`` is raised: the
+hand-written cases check that error and its two numbers, which a generated case, compared by the
+error's built-in name, cannot). The strategies draw up to seven items: token counts of every
+magnitude up to 25,000 (``_wide.magnitudes``; 0 to 10 weighted, so that sums tie), any integer
+priority up to a million either way (-1 to 3 weighted, so that priorities tie), texts that are
+equal, differ by a space, a newline or a capital letter, or are prefixes of each other, and
+``None``, the same item twice, and budgets put exactly at the required total, at what all the
 items need, one token either side of a sum, and 0. Items of equal value share a name, others
-never do, so that the projection by names (``checks/assembly.py`` ``summary``) keeps the result; the
-names are any non-empty text (single letters weighted), drawn independently of the items' order, so
-that keeping the input order and sorting by name do not look alike. Half the time one item stands
-twice in the list as the same object ("a list of ``Item``" allows it).
+never do, so that the projection by names (``checks/assembly.py`` ``summary``) keeps the result;
+the names are any non-empty text (single letters weighted), drawn independently of the items'
+order, so that keeping the input order and sorting by name do not look alike. Half the time one
+item stands twice in the list as the same object ("a list of ``Item``" allows it). Narrower than
+the text: item texts come from the small set above (the rule compares texts for equality, and
+near misses of one character decide it; any other text is one more distinct text).
 """
 from __future__ import annotations
 
@@ -19,14 +25,14 @@ from hypothesis import strategies as st
 
 from ....assemble import Item, assemble
 from . import Call
-from ._wide import any_text, weighted, with_one_twice
+from ._wide import any_text, magnitudes, weighted, with_one_twice
 
 _NAMES = "abcdefghijklmnop"
-_TOKENS = st.sampled_from((0, 1, 2, 3, 5, 10))
+_TOKENS = weighted((0, 1, 2, 3, 5, 10), magnitudes(0, 25_000))  # twice the largest the text mentions
 _TEXTS = st.sampled_from((None, None, "t", "t ", "T", "tt", "同", "同 "))
 _NEAR_TEXTS = st.sampled_from(("t", "t ", "t\n", "T", "tt", "同", None))  # equal but for a space, a newline, a capital
 _BOOLS = st.booleans()
-_PRIORITIES = st.integers(-1, 3)
+_PRIORITIES = weighted(range(-1, 4), st.integers(-1_000_000, 1_000_000))
 
 
 _NAME = weighted(tuple(_NAMES), any_text(min_size=1, max_size=4))
@@ -109,3 +115,8 @@ STRATEGIES = {
         "at-the-required-total": _at_the_required_total(),
     },
 }
+
+#: Calls drawn per strategy: about 3,000 visible cases per exercise (and as many hidden), ten to fifty
+#: times the first banks; a case costs 0.03 to 0.2 ms in a check cell, so each cell stays well under 1 s
+#: (``benchmarks/bench_checks.py``).
+EXAMPLES = {"assemble": 500}

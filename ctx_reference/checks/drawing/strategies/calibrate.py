@@ -1,12 +1,20 @@
 """Strategies of notebook 09's reconciling exercise ``fit_rates(receipts)``.
 
-The text's domain: a list of ``Receipt`` (any text, a count of prompt tokens ≥ 0). The strategies
-draw one to five receipts of short texts over a small alphabet that straddles code point 128
-(``\\x7f`` is ASCII, ``\\x80`` is not; spaces, newlines and tabs are ASCII; accented letters, CJK
-and emoji are not): receipts made exactly from a pair of rates, receipts of one script each, mixed
-receipts that no pair of rates fits exactly, empty texts among them; and the receipts that cannot
-tell the two rates apart (none, one script only, every receipt in the same proportion, only empty
-texts), which must raise ValueError.
+The text's domain ("``receipts`` is a list of ``Receipt``, each with ``.text`` (the text sent) and
+``.prompt_tokens`` (the token count on the receipt)"; "ASCII means characters whose code point is
+below ``128``, spaces and newlines included"; "when the receipts cannot determine both rates (no
+receipts, all of one kind of script, or the same ratio of the two kinds in every receipt), raise
+``ValueError``"): a list of ``Receipt`` (any text, a count of prompt tokens ≥ 0). The strategies
+draw one to five receipts of texts of any Unicode characters (``_wide.any_text``), with a small
+alphabet that straddles code point 128 as extra weight (``\\x7f`` is ASCII, ``\\x80`` is not;
+spaces, newlines and tabs are ASCII; accented letters, CJK and emoji are not), and token counts
+of every magnitude up to 100,000 (``_wide.magnitudes``; 0 to 20 weighted): receipts made exactly
+from a pair of rates, receipts of one script each (any ASCII character, or any other), mixed
+receipts that no pair of rates fits exactly, empty texts among them, one receipt sometimes twice
+in the list as the same object (``_wide.with_one_twice``: a reconciliation sheet may hold a
+receipt twice); and the receipts that cannot tell the two rates apart (none, one script only,
+every receipt in the same proportion, only empty texts), which must raise ValueError. Narrower
+than the text: texts of at most 12 characters (the fit depends only on the two counts of each).
 
 Every drawn call whose fitted rates lie within 1e-9 of a rounding boundary of the 4th decimal is
 left out: the check compares the rates rounded to 4 decimals, and two correct ways of solving
@@ -20,13 +28,14 @@ from hypothesis import strategies as st
 
 from ....calibrate import Receipt, fit_rates
 from . import Call, call
+from ._wide import any_text, characters, magnitudes, weighted, with_one_twice
 
-_ASCII = ["a", "b", " ", "\n", "\t", "{", "\x7f"]
-_OTHER = ["\x80", "é", "账", "字", "🙂"]
-_TEXT = st.lists(st.sampled_from(_ASCII + _OTHER), max_size=12).map("".join)
-_ASCII_TEXT = st.lists(st.sampled_from(_ASCII), min_size=1, max_size=12).map("".join)
-_OTHER_TEXT = st.lists(st.sampled_from(_OTHER), min_size=1, max_size=12).map("".join)
-_TOKENS = st.integers(0, 20)
+_ASCII = "ab \n\t{\x7f"
+_OTHER = "\x80é账字🙂"
+_TEXT = any_text(_ASCII + _OTHER, domain=characters(0, 127) | characters())  # ASCII as likely as not: both rates
+_ASCII_TEXT = any_text(_ASCII, min_size=1, domain=characters(0, 127))
+_OTHER_TEXT = any_text(_OTHER, min_size=1, domain=characters(128))
+_TOKENS = weighted(range(21), magnitudes(0, 100_000))
 _RATES = st.sampled_from([Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(3, 2), Fraction(2)])
 
 
@@ -62,7 +71,7 @@ def _made_from_rates(draw) -> Call:
     """Receipts whose tokens are exactly a × ASCII + b × non-ASCII characters (texts chosen so that it is whole)."""
     a, b = draw(_RATES), draw(_RATES)
     receipts = []
-    for text in draw(st.lists(_TEXT, min_size=2, max_size=5)):
+    for text in draw(st.lists(_TEXT, min_size=2, max_size=5)):  # the same text twice gives the same receipt
         ascii_chars, other = _counts(text)
         tokens = a * ascii_chars + b * other
         if tokens.denominator != 1:  # pad with "a" (or "字") until the count is whole
@@ -79,10 +88,10 @@ def _one_script_each(draw) -> Call:
     """One or two receipts of ASCII only and one or two of non-ASCII only, in any order."""
     receipts = draw(st.lists(st.builds(Receipt, _ASCII_TEXT, _TOKENS), min_size=1, max_size=2))
     receipts += draw(st.lists(st.builds(Receipt, _OTHER_TEXT, _TOKENS), min_size=1, max_size=2))
-    return call(list(draw(st.permutations(receipts))))
+    return call(draw(with_one_twice(st.permutations(receipts))))
 
 
-_MIXED = st.lists(st.builds(Receipt, _TEXT, _TOKENS), min_size=2, max_size=5).map(call)
+_MIXED = with_one_twice(st.lists(st.builds(Receipt, _TEXT, _TOKENS), min_size=2, max_size=5)).map(call)
 
 
 @st.composite
@@ -114,4 +123,7 @@ STRATEGIES = {
     },
 }
 
-EXAMPLES = {"fit_rates": 20}
+#: Calls drawn per strategy: about 3,000 visible cases per exercise (and as many hidden), ten to fifty
+#: times the first banks; a case costs 0.03 to 0.2 ms in a check cell, so each cell stays well under 1 s
+#: (``benchmarks/bench_checks.py``).
+EXAMPLES = {"fit_rates": 750}

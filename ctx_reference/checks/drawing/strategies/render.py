@@ -1,6 +1,8 @@
 """Strategies of notebook 07's exercise ``render(spec)``.
 
-The text's domain is any ``PromptSpec``: a role and a task, zero or more rules and examples, an
+The text's domain ("Write a function ``render(spec)`` that takes a ``PromptSpec`` like the ones above
+and returns two values, ``(text, warnings)``"; "sort ``dynamic`` by key, whatever the dictionary's
+insertion order") is any ``PromptSpec``: a role and a task, zero or more rules and examples, an
 output format that may be empty or blank, and a ``dynamic`` dict given in any order. The
 strategies draw fields of any characters (``_wide.any_text``), with samples as extra weight (CJK,
 ASCII, emoji, accented letters, ``#``, ``<``, quotes, colons, surrounding spaces, a line break),
@@ -12,7 +14,7 @@ braces, two names, an unclosed pair), blank output formats (any characters ``str
 accepts: "输出格式为空或只有空白" is blank, whichever whitespace it is), and rules that start with
 不要 (or a near miss), after any whitespace or none, or hold it later, with and without 而是 or 改为.
 
-Not drawn: a dotted name such as ``{{user.name}}``, which the reference counts as a variable and
+Narrower than the text: no dotted name such as ``{{user.name}}``, which the reference counts as a variable and
 the text's hint (``\\w+``) does not: the text ("两对花括号包住一个名字") does not say which.
 """
 from __future__ import annotations
@@ -76,4 +78,7 @@ STRATEGIES = {
     },
 }
 
-EXAMPLES = {"render": 20}
+#: Calls drawn per strategy: about 3,000 visible cases per exercise (and as many hidden), ten to fifty
+#: times the first banks; a case costs 0.03 to 0.2 ms in a check cell, so each cell stays well under 1 s
+#: (``benchmarks/bench_checks.py``).
+EXAMPLES = {"render": 375}

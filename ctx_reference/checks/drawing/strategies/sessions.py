@@ -1,25 +1,31 @@
 """Strategies of notebook 10's exercises ``write_progress(records, budget)`` and ``restore(progress_text)``.
 
 ``write_progress``: the text's domain is a list of ``Record`` (any of the four kinds, turns ≥ 1,
-one-line texts) and a budget of tokens ≥ 0 ("records 是一个 Record 列表 …，budget 是进度文件的 token
-预算（整数）"). The strategies draw short lists (one record sometimes twice, as the same object) of
-the four kinds, turns (1 to 4, so that equal turns are common, within a kind and among ``next``
-records) and texts of any characters that end no line (CJK, ASCII, emoji, accented letters, ``#``
-and colons weighted; those cost 4 to 9 tokens),
+one-line texts) and a budget of tokens ≥ 0 ("``records`` is a list of ``Record`` …, and ``budget``
+is the progress file's token budget (an integer; the heading line does not count)"). The
+strategies draw short lists (one record sometimes twice, as the same object) of the four kinds,
+turns of every magnitude up to 1,000 (``_wide.magnitudes``; 1 to 4 weighted, so that equal turns
+are common, within a kind and among ``next`` records) and texts of any characters that end no line
+(CJK, ASCII, emoji, accented letters, ``#`` and colons weighted; those cost 4 to 9 tokens),
 budgets of 0, budgets that are exactly the cost of some of the records (an exact fit, the header
-not counted) or one token less, budgets too small for the first candidates but not for later ones,
-and one list of more than 256 records whose newest ``next`` comes last.
+not counted) or one token less, budgets too small for the first candidates but not for later
+ones, and one list of more than 256 records whose newest ``next`` comes last. Narrower than the
+text: at most six records a list but for that one (the rules rank and skip; more records only
+repeat what six hold).
 
-``restore``: the text's domain is any text, read line by line ("每一行先去掉首尾空白；空行和以 ``#``
-开头的行跳过"): lines that are blank (empty, or any whitespace ``str.isspace`` accepts that ends no
-line: spaces, tabs, the no-break and ideographic spaces …; a few spaces and tabs weighted), comments
-(``#`` at the start, after indentation too), records ``[kind] t<turn>: <text>`` (texts of any
-characters that end no line, those holding colons, brackets, ``#``, CJK, emoji, accented letters
-weighted), padded with such whitespace, joined by ``\\n`` or ``\\r\\n``, with or without the header
-and a final newline; and the malformed lines a learner's parser may let through (a kind in another
-case or a prefix of one, junk before the bracket, a missing space, colon or ``t``, a turn that is not
-a number, an empty text). Characters that end a line for ``str.splitlines`` (``\\x0b``, ``\\x1c``,
-``\\u2028`` …) stand only as line ends: where else a line ends, the text leaves open.
+``restore``: the text's domain is any text, read line by line ("``progress_text`` is the text of
+the whole progress file"; "first strip each line of leading and trailing whitespace; skip empty
+lines and lines that begin with ``#``"; "the turn (an integer)"): lines that are blank (empty, or
+any whitespace ``str.isspace`` accepts that ends no line: spaces, tabs, the no-break and
+ideographic spaces …; a few spaces and tabs weighted), comments (``#`` at the start, after
+indentation too), records ``[kind] t<turn>: <text>`` (turns of every magnitude up to 10**6, 1 to
+130 weighted; texts of any characters that end no line, those holding colons, brackets, ``#``,
+CJK, emoji, accented letters weighted), padded with such whitespace, joined by ``\\n`` or
+``\\r\\n``, with or without the header and a final newline; and the malformed lines a learner's
+parser may let through (a kind in another case or a prefix of one, junk before the bracket, a
+missing space, colon or ``t``, a turn that is not a number, an empty text). Narrower than the
+text: characters that end a line for ``str.splitlines`` (``\\x0b``, ``\\x1c``, ``\\u2028`` …)
+stand only as line ends: where else a line ends, the text leaves open.
 """
 from __future__ import annotations
 
@@ -27,9 +33,9 @@ from hypothesis import strategies as st
 
 from ....sessions import KINDS, Record, format_record, record_tokens, restore, write_progress
 from . import Call, call
-from ._wide import LINE_ENDS, any_text, characters, weighted, whitespace, with_one_twice
+from ._wide import LINE_ENDS, any_text, characters, magnitudes, weighted, whitespace, with_one_twice
 
-_TURNS = st.integers(1, 4)
+_TURNS = weighted(range(1, 5), magnitudes(1, 1_000))  # small turns weighted: equal turns are common
 # One-line texts without surrounding spaces (Record's own rule): any characters that end no line, the author's
 # samples of 1 to 6 tokens (CJK, ASCII, emoji and accented letters) weighted.
 _IN_A_LINE = characters().filter(lambda ch: ch not in LINE_ENDS)
@@ -101,7 +107,7 @@ _PADS = weighted([" ", "  ", "\t", " \t"], whitespace(1, 3, inline=True))
 _RECORD_TEXTS = weighted(["写测试", "a", "错误码格式: E 加四位数字", "返回 JSON: [code] 不对", "用 # 号分隔",
                           "🙂 完成", "café ok", "[done] t2: 不是新的一行", "a  b", "x:y"],
                          _ONE_LINE)
-_LINE_RECORDS = st.builds(Record, st.sampled_from(KINDS), st.integers(1, 130), _RECORD_TEXTS)
+_LINE_RECORDS = st.builds(Record, st.sampled_from(KINDS), weighted(range(1, 131), magnitudes(1, 10**6)), _RECORD_TEXTS)
 
 
 def _text(lines: list[str], newline: str, final: bool) -> str:
@@ -158,4 +164,6 @@ STRATEGIES = {
     },
 }
 
-EXAMPLES = {"write_progress": 16, "restore": 16}
+#: Calls drawn per strategy: about 3,000 visible cases for write_progress (a case costs about 0.2 ms in a
+#: check cell) and about 9,000 for restore (about 0.03 ms) (``benchmarks/bench_checks.py``).
+EXAMPLES = {"write_progress": 500, "restore": 1800}

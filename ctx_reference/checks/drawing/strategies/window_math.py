@@ -1,9 +1,16 @@
 """Strategies of notebook 01's exercises ``check(size, input_tokens, max_tokens)`` and ``estimate_tokens(text)``.
 
-``check``'s domain: a window of ``size`` tokens (at least 1) and two token counts of 0 or more.
-The strategies draw small windows and the lesson's (200,000 and 1,000,000), with the input, or
-the input plus ``max_tokens``, one or a few tokens over the window, exactly at it, or (the sum)
-one token below it; zero inputs and zero ``max_tokens`` included.
+``check``'s domain, against its text ("Write ``check(size, input_tokens, max_tokens)``. It returns
+one of ``Outcome.FITS``, ``Outcome.MAY_TRUNCATE`` or ``Outcome.REJECTED``"; the lesson's problem is
+"a window of 1,000,000 tokens, an input of 950,000 tokens, and ``max_tokens`` at 128k"): a window of
+``size`` tokens (at least 1) and two token counts of 0 or more. The strategies draw windows of
+every magnitude from 1 to 2,000,000 tokens (``_wide.magnitudes``: a 3-digit window as often as a
+7-digit one; 1 to 4, 10 and the lesson's 200,000 and 1,000,000 weighted), with the input, or the
+input plus ``max_tokens``, over the window by one token, a few, or any amount up to the window
+again, exactly at it, or (the sum) one token or any amount below it; ``max_tokens`` of every
+magnitude up to 1,000,000 (0, 1 and the window weighted); the two counts drawn independently, so
+that they are often equal. Narrower than the text: no window over 2,000,000 (twice the largest the
+text mentions) and no negative count (the reference raises on it; the text does not say what to do).
 
 ``estimate_tokens``'s domain, against its text ("按上面的规则返回一个整数": every 4 ASCII characters,
 rounded up, and every other character, one token each): any text. The strategies draw texts of
@@ -15,7 +22,8 @@ and the no-break space weighted), the characters just above ASCII (code points 1
 and both kinds interleaved, so that every remainder of the ASCII count by 4 occurs. Code point
 127 stands in the ASCII texts whose length is a multiple of 4, so that a wrong boundary shows as
 breaking "4 to a token". The text counts characters (``ord(ch)``): an emoji of several code
-points is several characters, as any string of them is.
+points is several characters, as any string of them is. Narrower than the text: texts of at most
+14 characters (a longer text only repeats the remainders by 4 that these already hold).
 """
 from __future__ import annotations
 
@@ -25,10 +33,17 @@ from .... import window
 from ....tokens import estimate_tokens
 from ..signatures import LEARNER_CALLS
 from . import Call, call
-from ._wide import any_text, characters, whitespace
+from ._wide import any_text, characters, magnitudes, weighted, whitespace
 
 _LESSON_SIZES = (200_000, 1_000_000)
-_SIZES = st.sampled_from((1, 2, 3, 4, 10) + _LESSON_SIZES) | st.integers(1, 12)
+_LARGEST = 2_000_000  # twice the largest window the text mentions
+_SIZES = weighted((1, 2, 3, 4, 10) + _LESSON_SIZES, magnitudes(1, _LARGEST))
+_MAX_TOKENS = magnitudes(0, 1_000_000)  # the lesson's 128k among them
+
+
+def _by(size: int) -> st.SearchStrategy[int]:
+    """How far over (or under) the window: one token, a few, or any amount up to the window again."""
+    return weighted((1, 1, 2, size), magnitudes(1, size))
 
 
 def _check(size: int, input_tokens: int, max_tokens: int) -> Call:
@@ -39,8 +54,8 @@ def _check(size: int, input_tokens: int, max_tokens: int) -> Call:
 def _input_over(draw) -> Call:
     """An input one or a few tokens over the window; ``max_tokens`` 0, small or as large as the window."""
     size = draw(_SIZES)
-    input_tokens = size + draw(st.sampled_from((1, 1, 2, size)))
-    return _check(size, input_tokens, draw(st.sampled_from((0, 1, size)) | st.integers(0, 5)))
+    input_tokens = size + draw(_by(size))
+    return _check(size, input_tokens, draw(weighted((0, 1, size), _MAX_TOKENS)))
 
 
 @st.composite
@@ -50,8 +65,8 @@ def _total_over(draw) -> Call:
     An input exactly the window is ``_exactly_full``'s: that case tells "equal is not over" apart.
     """
     size = draw(_SIZES)
-    input_tokens = draw(st.sampled_from((0, size - 1)) | st.integers(0, min(size - 1, 12)))
-    return _check(size, input_tokens, size - input_tokens + draw(st.sampled_from((1, 1, 2, size))))
+    input_tokens = draw(weighted((0, size - 1), magnitudes(0, size - 1)))
+    return _check(size, input_tokens, size - input_tokens + draw(_by(size)))
 
 
 @st.composite
@@ -60,9 +75,10 @@ def _exactly_full(draw) -> Call:
     (or one token below it)."""
     size = draw(_SIZES)
     if draw(st.booleans()):
-        return _check(size, size, draw(st.sampled_from((0, 0, 1, size))))
-    input_tokens = draw(st.sampled_from((0, size)) | st.integers(0, min(size, 12)))
-    return _check(size, input_tokens, max(0, size - input_tokens - draw(st.sampled_from((0, 0, 1)))))
+        return _check(size, size, draw(weighted((0, 0, 1, size), _MAX_TOKENS)))
+    input_tokens = draw(weighted((0, size), magnitudes(0, size)))
+    below = draw(weighted((0, 0, 1), magnitudes(0, size)))  # exactly full, one token below, or any amount
+    return _check(size, input_tokens, max(0, size - input_tokens - below))
 
 
 _ASCII = "ab Z0#\n\t"
@@ -99,3 +115,8 @@ STRATEGIES = {
         "interleaved": _text(_ASCII + _OTHER, min_size=2, max_size=14),
     },
 }
+
+#: Calls drawn per strategy: about 9,000 visible cases per exercise (and as many hidden), where the other
+#: exercises have about 3,000: a case of check or estimate_tokens costs about 0.02 ms in a check cell,
+#: the cheapest of all (``benchmarks/bench_checks.py``).
+EXAMPLES = {"check": 3000, "estimate_tokens": 1500}
