@@ -9,7 +9,8 @@ ASCII, emoji, accented letters, ``#``, ``<``, quotes, colons, surrounding spaces
 none to three rules and examples (equal ones too), dynamic keys of any characters, weighted towards
 keys that sort differently from their insertion order (upper and lower case, a key that is a prefix
 of another, CJK), template variables of every form the text names (``{{x}}``, spaces inside the
-braces, two in one field) beside near misses that are not variables (one pair of braces, empty
+braces, two in one field, names of any characters the text's hint ``\\w+`` matches, in any script, inside
+any text) beside near misses that are not variables (one pair of braces, empty
 braces, two names, an unclosed pair), blank output formats (any characters ``str.isspace``
 accepts: "输出格式为空或只有空白" is blank, whichever whitespace it is), and rules that start with
 不要 (or a near miss), after any whitespace or none, or hold it later, with and without 而是 or 改为.
@@ -19,16 +20,24 @@ the text's hint (``\\w+``) does not: the text ("两对花括号包住一个名�
 """
 from __future__ import annotations
 
+import re
+
 from hypothesis import strategies as st
 
 from ....render import PromptSpec, render
 from . import Call, call
-from ._wide import any_text, weighted, whitespace
+from ._wide import any_text, characters, weighted, whitespace
 
 _PLAIN = weighted(["R", "T", "你是翻译助手", "审查 diff", "a: b", "#1", "<b>", '"q"', "🙂", "café",
                    " 两边有空格 ", "x\ny", ""], any_text(max_size=6))
-_VARIABLES = st.sampled_from(["{{x}}", "{{ lang }}", "{{  lang  }}", "{{diff}}", "{{a}}{{b}}",
-                              "把 {{src}} 译成 {{lang}}", "{{user_name}}", "{{ x}}"])
+# A name is what the text's hint matches between the braces (``\w+``): letters and digits of any script and "_".
+_NAMES = st.text(weighted("ab_x1名字é", characters().filter(lambda ch: re.fullmatch(r"\w", ch) is not None)),
+                 min_size=1, max_size=6)
+_VARIABLE = st.builds(lambda before, name, after: f"{{{{{before}{name}{after}}}}}",
+                      st.text(" ", max_size=2), _NAMES, st.text(" ", max_size=2))
+_VARIABLES = weighted(["{{x}}", "{{ lang }}", "{{  lang  }}", "{{diff}}", "{{a}}{{b}}", "把 {{src}} 译成 {{lang}}",
+                       "{{user_name}}", "{{ x}}", "你是 {{名字}}"],
+                      st.builds(lambda before, variable, after: before + variable + after, _PLAIN, _VARIABLE, _PLAIN))
 _NOT_VARIABLES = st.sampled_from(["{x}", "{{}}", "{{ }}", "{{x y}}", "{{x", "x}}", "{ {x} }", "{{-}}"])
 _FIELDS = st.one_of(_PLAIN, _PLAIN, _VARIABLES, _NOT_VARIABLES)
 _OUTPUTS = st.sampled_from(["", " ", "\n", "\t", " \n ", "O", "Markdown 列表", " O "]) | whitespace(1, 4) | _FIELDS
