@@ -22,7 +22,6 @@ from ctx_course.mutation.survivors import KINDS, load_equivalents, review, witho
 from ctx_course.mutation.targets import ADAPT, learner_function, private_helpers, targets
 from ctx_reference.assemble import Item
 from ctx_reference.checks import EXERCISES, REFERENCES, CheckFailed, check_exercise
-from ctx_reference.render import PromptSpec
 
 # Exercises whose campaign runs live on every run of the suite: small sources, quick checks.
 SUBSET = ("check", "estimate_tokens")
@@ -156,7 +155,6 @@ def test_every_survivor_of_the_last_run_is_reviewed_and_no_entry_is_stale():
 GAP_CALLS = {
     ("assemble", "learner/MembershipToIdentity", "_item is index"):
         (([Item(f"d{i}", 1) for i in range(300)], 1_000), {}),
-    ("render", "learner/NarrowRegexClass", "[A-Za-z0-9_]+"): ((PromptSpec("你是 {{名字}}", "审查代码"),), {}),
 }
 
 
