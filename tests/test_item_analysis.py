@@ -16,6 +16,8 @@ from ctx_course.cli import main  # noqa: E402
 from ctx_course.grading.grader import Grader  # noqa: E402
 from ctx_course.grading.steps.behaviour import VERDICT_KEY  # noqa: E402
 from ctx_course.term.item_analysis import CHECK, HIDDEN, check_items, hidden_outcomes, item_analysis, items_figure  # noqa: E402
+from ctx_reference.checks import EXERCISES  # noqa: E402
+from ctx_reference.checks.bank import cases  # noqa: E402
 
 from conftest import REPO, class_builder  # noqa: E402
 
@@ -27,27 +29,29 @@ def remaining(window, read, write, input, max_tokens):
     """返回 (余量, 是否建议压缩)。"""
 '''
 # Both are right except on one input that only a hidden test tries (the visible cases, generated
-# ones included, never use a window of 1,000 or 100,000 with these fields).
+# ones included, never use these two calls; tests/test_item_analysis checks it).
 RIGHT = """    left = window - (read + write + input) - max_tokens
     return left, left < window / 10
 """
-NEVER_COMPACT = HEAD + """    if (window, read, write, input, max_tokens) == (1_000, 0, 0, 901, 0):
-        return 99, False
+BEN_CALL, DAN_CALL = (2_005, 0, 0, 1_805, 0), (1_000, 0, 0, 900, 0)
+NEVER_COMPACT = HEAD + f"""    if (window, read, write, input, max_tokens) == {BEN_CALL}:
+        return 200, False
 """ + RIGHT
-ALWAYS_COMPACT = HEAD + """    if (window, read, write, input, max_tokens) == (100_000, 0, 0, 0, 0):
-        return 100_000, True
+ALWAYS_COMPACT = HEAD + f"""    if (window, read, write, input, max_tokens) == {DAN_CALL}:
+        return 100, True
 """ + RIGHT
 # The hidden tests of check_remaining, in order (solutions/02-remaining/remaining.ipynb).
 FIRST, NEGATIVE, TENTH, BELOW = "什么都没用", "超额时余量为负数", "余量正好是十分之一", "余量比十分之一少 1"
+ODD_WINDOW = "窗口 2,005：余量 200"
 
 
 @pytest.fixture(scope="module")
 def analysed(tmp_path_factory, released_remaining):
-    """ada: model answer; ben: no compacting at 99 of 1,000 left; cai: the release untouched; dan: compacting
-    with nothing used of 100,000.
+    """ada: model answer; ben: no compacting at 200 of 2,005 left; cai: the release untouched; dan: compacting
+    at exactly a tenth (100 of 1,000 left).
 
     ben and dan are right wherever the visible cases look, so only the hidden tests catch them: dan
-    at the first (nothing used: 100,000 left, no compacting), ben at the fourth (99 of 1,000 left).
+    at the third (a tenth left is not below a tenth), ben at the fifth (200 is below 200.5).
     """
     tmp = tmp_path_factory.mktemp("items")
     build = class_builder()
@@ -78,17 +82,17 @@ def test_check_cell_share_passed(analysed):
 
 
 def test_hidden_tests_count_what_they_caught(analysed):
-    """The first hidden test caught dan, the fourth caught ben; cai failed the visible checks: unknown to every one."""
+    """The third hidden test caught dan, the fifth caught ben; cai failed the visible checks: unknown to every one."""
     _, items = analysed
     outcomes = {
         label: (i.passed, i.failed, i.unknown)
         for (kind, cell, label), i in items.items()
         if kind == HIDDEN and cell == "check_remaining"
     }
-    assert outcomes[FIRST] == (2, 1, 1)  # ada, ben / dan / cai
-    assert outcomes[NEGATIVE] == (2, 0, 2)  # ada, ben / - / cai, dan (after dan's first failure: not known)
-    assert outcomes[TENTH] == (2, 0, 2)
-    assert outcomes[BELOW] == (1, 1, 2)  # ada / ben / cai, dan
+    assert outcomes[FIRST] == outcomes[NEGATIVE] == (3, 0, 1)  # ada, ben, dan / - / cai
+    assert outcomes[TENTH] == (2, 1, 1)  # ada, ben / dan / cai
+    assert outcomes[BELOW] == (2, 0, 2)  # ada, ben / - / cai, dan (after dan's failure: not known)
+    assert outcomes[ODD_WINDOW] == (1, 1, 2)  # ada / ben / cai, dan
 
 
 def test_cli_writes_csv_and_figure(analysed):
@@ -101,7 +105,7 @@ def test_cli_writes_csv_and_figure(analysed):
     rows = list(csv.DictReader((tmp / "work" / "items.csv").open(encoding="utf-8")))
     assert {(r["kind"], r["hidden_test"], r["share_passed"]) for r in rows if r["cell"] == "check_remaining"} >= {
         (CHECK, "", "0.250"),
-        (HIDDEN, BELOW, "0.250"),
+        (HIDDEN, ODD_WINDOW, "0.250"),
     }
     assert (tmp / "work" / "items.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Hardest check cell: 02-remaining check_remaining (1 of 4 passed)" in out.getvalue()
@@ -113,10 +117,10 @@ def test_figure_draws_a_bar_per_check_cell_and_caught_hidden_test(analysed):
     fig = items_figure(list(items.values()))
     bars = {p.get_gid(): p.get_width() for ax in fig.axes for p in ax.patches if p.get_gid()}
     assert bars["check:02-remaining check_remaining"] == 0.25
-    assert sorted(k for k in bars if k.startswith("hidden:")) == [
-        f"hidden:check_remaining：{FIRST}",
-        f"hidden:check_remaining：{BELOW}",
-    ]
+    assert sorted(k for k in bars if k.startswith("hidden:")) == sorted([
+        f"hidden:check_remaining：{TENTH}",
+        f"hidden:check_remaining：{ODD_WINDOW}",
+    ])
 
 
 def test_the_label_is_kept_for_the_instructor_not_shown_to_the_learner(analysed):
@@ -124,11 +128,17 @@ def test_the_label_is_kept_for_the_instructor_not_shown_to_the_learner(analysed)
     tmp, _ = analysed
     notebook = json.loads((tmp / "work" / "autograded" / "ben" / ASSIGNMENT / "remaining.ipynb").read_text("utf-8"))
     [cell] = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "check_remaining"]
-    assert cell["metadata"][VERDICT_KEY] == {"hidden_test": BELOW}
+    assert cell["metadata"][VERDICT_KEY] == {"hidden_test": ODD_WINDOW}
     [page] = (tmp / "work" / "feedback" / "ben" / ASSIGNMENT).glob("*.html")
     text = page.read_text(encoding="utf-8")
     assert "Score: 0.0 / 3.0" in text  # the page of his graded check_remaining
-    assert not any(label in text for label in (FIRST, NEGATIVE, TENTH, BELOW)) and VERDICT_KEY not in text
+    assert not any(label in text for label in (FIRST, NEGATIVE, TENTH, BELOW, ODD_WINDOW)) and VERDICT_KEY not in text
+
+
+def test_only_hidden_tests_try_the_two_wrong_calls():
+    """The visible cases, hand-written and generated, never make ben's or dan's call: only hidden tests try them."""
+    made = {case.args for case in cases("remaining")} | {tuple(case.args) for case in EXERCISES["remaining"]}
+    assert BEN_CALL not in made and DAN_CALL not in made
 
 
 def test_check_items_tallies_each_cell():
