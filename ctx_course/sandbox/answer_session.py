@@ -215,12 +215,16 @@ class AnswerSession:
             raise AnswerUnavailable("protocol") from None
 
     # -- calls
-    def call(self, name: str, args: tuple, kwargs: dict, at: str) -> Any:
-        """Call the learner's ``name``, as bound at checkpoint ``at``, on ``args`` in the learner's process."""
+    def _require_running(self) -> None:
+        """Raise AnswerUnavailable unless the learner's process is there to answer a call (the run not stopped)."""
         if self.abandoned:
             self._fail("stopped")
         if self.failure is not None or self.process is None:
             raise AnswerUnavailable(self.failure or "died")
+
+    def call(self, name: str, args: tuple, kwargs: dict, at: str) -> Any:
+        """Call the learner's ``name``, as bound at checkpoint ``at``, on ``args`` in the learner's process."""
+        self._require_running()
         values = list(args)  # an argument the learner's function changed is updated from its copy ("changed")
         try:
             message = {
@@ -288,10 +292,7 @@ class AnswerSession:
         time-out entry before the last) breaks the protocol: the process is stopped, and every call
         of this check cell fails, as after any malformed reply.
         """
-        if self.abandoned:
-            self._fail("stopped")
-        if self.failure is not None or self.process is None:
-            raise AnswerUnavailable(self.failure or "died")
+        self._require_running()
         head = json.dumps({"batch": name, "at": at}, ensure_ascii=False, separators=(",", ":"))
         line = (head[:-1] + ',"calls":[' + ",".join(calls) + "]}").encode("utf-8") + b"\n"
         grace = wire.BATCH_PROGRESS + 1.0  # the answer process says "next" at most this late after a call began
