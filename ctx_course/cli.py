@@ -266,7 +266,10 @@ def _add_grade(sub, config: argparse.ArgumentParser, work: argparse.ArgumentPars
 
 def _release(args: argparse.Namespace) -> int:
     from .editions.answer_key import write_answer_keys
+    from .editions.hidden_table import write_hidden_table
 
+    table = write_hidden_table(args.root)  # first: a hidden test naming no stated rule stops the release at once
+    print(f"wrote the rules each hidden test decides: {table.name} (docs/rules.md)")
     for language, released in generate_editions(args.root).items():
         for assignment_id in released:
             print(f"released {assignment_id} ({language})")

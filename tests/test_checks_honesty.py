@@ -416,7 +416,8 @@ def _digest_calls():
                 continue
             for node in ast.walk(ast.parse(check_parts(source(cell))[1])):
                 if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "expect_digest":
-                    places = {kw.arg: kw.value.value for kw in node.keywords}.get("places")
+                    places = {kw.arg: kw.value for kw in node.keywords}.get("places")
+                    places = places.value if isinstance(places, ast.Constant) else None
                     yield folder, node.args[0].value, node.args[2].value, places
 
 

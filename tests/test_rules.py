@@ -1,25 +1,43 @@
-"""The RULES tables hold to the notebooks: every stated rule has a visible case, every hidden test a stated rule.
+"""The RULES tables hold to the notebooks: every stated rule is decided, each case and hidden test decides stated rules.
 
 For every exercise of the eleven notebooks, ``ctx_reference.checks.RULES`` lists the rules its text
 states. Each rule's phrase must appear word for word in the notebook's markdown up to the
 exercise's check cell (the exercise text often refers back to the rules of an earlier section);
-each visible label must name a case in ``CASES``; each hidden label must be a label the check
-cell's hidden part passes to ``expect_digest``, and every such label must be claimed by a rule.
-tests/test_mutations.py ties the rules to wrong implementations. docs/rules.md is the rendering
-of the tables.
+each visible label must name a case in ``CASES``. Each hidden test of the check cell's hidden part
+says which rules it decides (``expect_digest(..., decides=(...))``; the hidden generated cases,
+``expect_generated``, decide every rule with generated cases), and each rule's hidden tests, read here
+from the notebooks, are exactly what the record derived from the release's table
+(``ctx_reference/checks/hidden_tests.json``). tests/test_mutations.py ties the rules to wrong
+implementations. docs/rules.md is the rendering of the tables.
 """
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
 
-from ctx_reference.checks import EXERCISES, NOTEBOOKS, RULES, CheckCase, Exercise, Rule
+from ctx_course.editions.hidden_table import hidden_table, table_path
+from ctx_reference.checks import (
+    EXERCISES,
+    NOTEBOOKS,
+    RULES,
+    CheckCase,
+    CheckFailed,
+    Exercise,
+    Rule,
+    digest,
+    expect_digest,
+    expect_generated,
+)
+from ctx_reference.checks.exercise import registry
+from ctx_reference.checks.hidden_tests import HiddenTest, read_table, table_text
 from ctx_reference.checks.rules import all_tables, rules_markdown
 
-from notebook_cells import ROOT, cells, check_parts, grade_id, source
+from notebook_cells import ROOT, cells, check_parts, grade_id, notebook_path, source
 from test_mutations import _cell
 
+REPO = ROOT
 RULES_DOC = ROOT / "docs" / "rules.md"
 
 
@@ -35,19 +53,29 @@ def _markdown_before_check(name: str) -> str:
     return "\n".join(source(c) for c in notebook[:_check_index(name)] if c["cell_type"] == "markdown")
 
 
+def hidden_calls(text: str) -> list[tuple[str, str, object]]:
+    """Return (function, label, decides) for each ``expect_digest`` or ``expect_generated`` call of a block of code
+    whose label is a literal, in source order; ``decides`` is the literal value of its keyword, or None without one."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("expect_digest", "expect_generated")
+                and node.args and isinstance(node.args[0], ast.Constant)):
+            decides = next((ast.literal_eval(k.value) for k in node.keywords if k.arg == "decides"), None)
+            found.append(((node.lineno, node.col_offset), node.func.id, node.args[0].value, decides))
+    return [(function, label, decides) for _, function, label, decides in sorted(found)]
+
+
 def hidden_labels(text: str) -> list[str]:
     """Return the literal labels passed to ``expect_digest`` or ``expect_generated`` in a block of code, in order."""
-    return [
-        node.args[0].value
-        for node in ast.walk(ast.parse(text))
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("expect_digest", "expect_generated")
-        and node.args and isinstance(node.args[0], ast.Constant)
-    ]
+    return [label for _, label, _ in hidden_calls(text)]
+
+
+def _hidden_part(name: str) -> str:
+    return check_parts(source(cells(NOTEBOOKS[name])[_check_index(name)]))[1]
 
 
 def _hidden(name: str) -> list[str]:
-    check = source(cells(NOTEBOOKS[name])[_check_index(name)])
-    return hidden_labels(check_parts(check)[1])
+    return hidden_labels(_hidden_part(name))
 
 
 def test_every_exercise_has_rules():
@@ -79,23 +107,147 @@ def test_every_visible_case_named_exists(name):
 
 
 @pytest.mark.parametrize("name", sorted(RULES))
-def test_every_hidden_case_named_exists(name):
-    """Every hidden label of a rule is a label the check cell's hidden tests use."""
-    labels = set(_hidden(name))
-    assert [label for rule in RULES[name] for label in rule.hidden if label not in labels] == []
+def test_every_hidden_test_decides_rules_its_exercise_states(name):
+    """Every expect_digest of the check cell's hidden part names, as a tuple, rules its exercise states; no
+    expect_generated names any (the rules with generated cases are its rules)."""
+    stated = {rule.name for rule in RULES[name]}
+    calls = hidden_calls(_hidden_part(name))
+    assert calls, f"the check cell of {name!r} has no hidden test"
+    wrong = [(label, decides) for function, label, decides in calls if function == "expect_digest"
+             and not (type(decides) is tuple and decides and set(decides) <= stated)]
+    assert wrong == []
+    assert [label for function, label, decides in calls if function == "expect_generated" and decides is not None] == []
 
 
 @pytest.mark.parametrize("name", sorted(RULES))
-def test_every_hidden_case_decides_a_stated_rule(name):
-    """Every hidden test label of the check cell is claimed by a rule of the exercise."""
+def test_each_rules_hidden_tests_are_what_the_notebook_says(name):
+    """A rule's hidden tests are, in the check cell's order, the expect_digest calls whose decides names it and,
+    if the rule has generated cases, the expect_generated call: read from the notebook, not from the table."""
+    calls = hidden_calls(_hidden_part(name))
+    expected = [(rule.name, tuple(label for function, label, decides in calls
+                                  if (function == "expect_digest" and rule.name in decides)
+                                  or (function == "expect_generated" and rule.generated)))
+                for rule in RULES[name]]
+    assert [(rule.name, rule.hidden) for rule in RULES[name]] == expected
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_hidden_test_decides_a_rule(name):
+    """Every hidden test of the check cell decides at least one rule of the exercise."""
     claimed = {label for rule in RULES[name] for label in rule.hidden}
     assert [label for label in _hidden(name) if label not in claimed] == []
 
 
-def test_hidden_labels_reads_the_literal_labels():
-    """hidden_labels finds expect_digest's first argument when it is a literal, and nothing else."""
-    text = 'x = 1\nexpect_digest("甲", f(1), "ab")\nexpect_digest(name, f(2), "cd")\nassert f(3)\n'
-    assert hidden_labels(text) == ["甲"]
+def test_every_stated_rule_is_decided_somewhere():
+    """A stated rule has a visible case, a hidden test or generated cases that decide it (every rule has a visible
+    case: the record refuses one without)."""
+    assert [(name, rule.name) for name, rules in RULES.items() for rule in rules
+            if not (rule.visible or rule.hidden or rule.generated)] == []
+
+
+def test_the_packaged_table_is_the_notebooks_hidden_tests():
+    """ctx_reference/checks/hidden_tests.json is what the notebooks' hidden parts say (python -m ctx_course release
+    writes it), test by test and in order."""
+    table = read_table(table_path(REPO).read_text(encoding="utf-8"))
+    from_notebooks = {name: [(label, decides if function == "expect_digest" else "generated")
+                             for function, label, decides in hidden_calls(_hidden_part(name))] for name in RULES}
+    assert {name: [(test.label, "generated" if test.generated else test.decides) for test in tests]
+            for name, tests in table.items()} == {name: calls for name, calls in from_notebooks.items() if calls}
+    assert table_path(REPO).read_text(encoding="utf-8") == table_text(hidden_table(REPO)), (
+        "run python -m ctx_course release")
+
+
+def _course_with(tmp_path, old: str, new: str):
+    """Return a course root holding solutions/02-remaining with ``old`` replaced by ``new`` in its notebook."""
+    notebook = notebook_path("02-remaining")
+    target = tmp_path / "solutions" / "02-remaining" / notebook.name
+    target.parent.mkdir(parents=True)
+    text = notebook.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    target.write_text(text.replace(old, new), encoding="utf-8")
+    return tmp_path
+
+
+def test_the_release_refuses_a_hidden_test_naming_a_rule_its_exercise_does_not_state(tmp_path):
+    """A hidden test whose decides names a rule the exercise does not state stops the table, naming the rule, the
+    test and the notebook."""
+    root = _course_with(tmp_path, 'decides=(\\"negative-when-over\\",)', 'decides=(\\"negative-when-ovr\\",)')
+    with pytest.raises(ValueError, match="negative-when-ovr.*超额时余量为负数.*remaining.ipynb"):
+        hidden_table(root)
+
+
+def test_the_release_refuses_a_hidden_test_without_decides(tmp_path):
+    root = _course_with(tmp_path, ', decides=(\\"negative-when-over\\",)', "")
+    with pytest.raises(ValueError, match="decides must name the rules hidden test '超额时余量为负数'"):
+        hidden_table(root)
+
+
+def test_the_release_refuses_decides_on_the_hidden_generated_cases(tmp_path):
+    call = '例子\\", \\"remaining\\", remaining'
+    root = _course_with(tmp_path, f"{call})", f'{call}, decides=(\\"x\\",))')
+    with pytest.raises(ValueError, match="decides must be left out of expect_generated"):
+        hidden_table(root)
+
+
+def test_the_release_refuses_decides_that_is_not_a_tuple(tmp_path):
+    root = _course_with(tmp_path, 'decides=(\\"negative-when-over\\",)', 'decides=\\"negative-when-over\\"')
+    with pytest.raises(ValueError, match="decides must be a non-empty tuple of rule names.*'negative-when-over'"):
+        hidden_table(root)
+
+
+@pytest.mark.parametrize("decides", ["negative-when-over", (), ("negative-when-over", 3), ["negative-when-over"],
+                                     ("",)])
+def test_expect_digest_and_expect_generated_refuse_a_malformed_decides(decides):
+    """At run time decides changes nothing, except that a value other than a non-empty tuple of rule names is
+    refused in one line naming the argument and the value."""
+    with pytest.raises(ValueError, match=re.escape(f"decides must be a non-empty tuple of rule names, e.g. "
+                                                   f'("negative-when-over",) (got {decides!r})')):
+        expect_digest("超额", -8_000, digest(-8_000), decides=decides)
+    with pytest.raises(ValueError, match="decides must be a non-empty tuple"):
+        expect_generated("生成的隐藏例子", "remaining", lambda *args: (0, True), decides=decides)
+
+
+def test_expect_digest_with_decides_compares_as_without():
+    expect_digest("超额", -8_000, digest(-8_000), decides=("negative-when-over",))
+    with pytest.raises(CheckFailed, match="超额"):
+        expect_digest("超额", -7_999, digest(-8_000), decides=("negative-when-over",))
+
+
+def test_a_hidden_test_decides_only_rules_its_exercise_states():
+    """A record given a hidden test naming a rule its exercise does not state is refused, naming what it named."""
+    with pytest.raises(ValueError, match="negativ.*'隐藏'"):
+        Exercise("remaining", "02-remaining", (len,), cases=(CheckCase("超额", decides=("negative",)),),
+                 rules=(Rule("negative", "可以是负数"),), hidden_tests=(HiddenTest("隐藏", ("negativ",)),))
+
+
+def test_a_rules_hidden_tests_are_derived_from_the_tests_the_generated_ones_from_its_strategies():
+    """A rule's hidden labels are the tests naming it and the generated cases if the rule has generated cases, in
+    the tests' order; the registry gives each record the tests of its table."""
+    exercise = Exercise("remaining", "02-remaining", (len,), cases=(CheckCase("超额", decides=("r1", "r2")),),
+                        rules=(Rule("r1", "一", generated=("s",)), Rule("r2", "二", not_generated="why")))
+    tests = (HiddenTest("乙", ("r2",)), HiddenTest("生成", generated=True), HiddenTest("甲", ("r1", "r2")))
+    (derived,) = registry([exercise], {"remaining": tests}).values()
+    assert [rule.hidden for rule in derived.rules] == [("生成", "甲"), ("乙", "甲")]
+    assert [rule.hidden for rule in exercise.rules] == [(), ()]
+
+
+def test_a_hidden_generated_test_names_no_rules():
+    with pytest.raises(ValueError, match="decides must be left out"):
+        HiddenTest("生成", ("r1",), generated=True)
+
+
+def test_the_table_reads_back_what_it_wrote():
+    table = {"remaining": (HiddenTest("超额", ("negative",)), HiddenTest("生成", generated=True)),
+             "check": (HiddenTest("窗口 1", ("a", "b")),)}
+    assert dict(read_table(table_text(table))) == table
+
+
+def test_hidden_calls_reads_the_literal_labels_and_decides():
+    """hidden_calls finds expect_digest's first argument when it is a literal, with its decides, and nothing else."""
+    text = ('x = 1\nexpect_digest("甲", f(1), "ab", decides=("r",))\nexpect_digest(name, f(2), "cd")\nassert f(3)\n'
+            'expect_generated("乙", "f", f)\n')
+    assert hidden_calls(text) == [("expect_digest", "甲", ("r",)), ("expect_generated", "乙", None)]
+    assert hidden_labels(text) == ["甲", "乙"]
 
 
 def _exercise(cases: tuple[CheckCase, ...], rules: tuple[Rule, ...]) -> Exercise:

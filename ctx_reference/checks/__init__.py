@@ -12,7 +12,8 @@ that ARE it, its visible cases, the rules its text states (``rules.py``, docs/ru
 generated cases compare. The records live in ``exercises/``, one module per notebook, and
 ``REGISTRY`` maps each name to its record; ``EXERCISES``, ``RULES``, ``REFERENCES`` … are read-only
 views of it by field. The hidden tests in the notebooks call ``expect_digest`` (a digest of plain
-data, ``values.digest``: the expected values are not in the cell); ``requires_exercise`` names
+data, ``values.digest``: the expected values are not in the cell), each naming the rules it decides
+(``decides=``; the release reads them into ``hidden_tests.json``); ``requires_exercise`` names
 another exercise when a check also runs it.
 ``uses_exercise("trim_lines")`` wraps a demo cell that calls the learner's function, so that a
 misbehaving function is reported in one line naming the exercise to revisit.
@@ -33,6 +34,7 @@ from .exercise import Exercise
 from .exercises import REGISTRY
 from .failure import CheckFailed, UsedReference
 from .generated import Generated, run_generated
+from .hidden_tests import rule_names
 from .rules import Rule
 from .runner import CheckCase, Outcome, format_report, run_cases
 from .values import NotPlain, digest, show
@@ -148,20 +150,35 @@ def check_exercise(name: str, func, *, quiet: bool = False) -> None:
         raise CheckFailed(f"{message}\n{ask}" if ask else message)
 
 
-def expect_generated(label: str, name: str, func) -> None:
+def expect_generated(label: str, name: str, func, *, decides: tuple[str, ...] | None = None) -> None:
     """Raise CheckFailed naming ``label`` unless ``func`` gives every hidden generated case of exercise ``name``.
 
     A hidden test cell reads ``expect_generated("生成的隐藏例子", "remaining", remaining)``; the cases
-    are the bank's hidden part, compared by digest (``generated.py``).
+    are the bank's hidden part, compared by digest (``generated.py``). They decide every rule of the
+    exercise that has generated cases (``Rule.generated``): the record derives that, so the notebook
+    leaves ``decides`` out (``python -m ctx_course release`` refuses it there); a ``decides`` given
+    anyway must be a tuple of rule names, as ``expect_digest``'s, and changes nothing here.
     """
+    if decides is not None:
+        rule_names(decides)
     exercise = _exercise(name)
     if exercise.adapter is not None and callable(func):
         func = exercise.adapter(func)
     _generated.expect_generated(label, name, func, exercise.compare)
 
 
-def expect_digest(label: str, value: Any, expected: str, places: int | None = None) -> None:
-    """Raise CheckFailed naming ``label`` (in the reader's language) unless ``value``'s digest equals ``expected``."""
+def expect_digest(label: str, value: Any, expected: str, places: int | None = None, *,
+                  decides: tuple[str, ...] | None = None) -> None:
+    """Raise CheckFailed naming ``label`` (in the reader's language) unless ``value``'s digest equals ``expected``.
+
+    ``decides`` names the rules of the exercise's text this hidden test decides, always as a tuple of rule
+    names (``decides=("negative-when-over",)``, ``decides=("never-overflows", "no-asked-fact-lost")``), as a
+    visible case's ``CheckCase.decides`` does. It changes nothing when the test runs, where only a value that
+    is no such tuple is refused (ValueError); ``python -m ctx_course release`` reads it from the notebook into
+    the table of what each hidden test decides (``hidden_tests.py``, docs/rules.md) and requires it there.
+    """
+    if decides is not None:
+        rule_names(decides)
     try:
         got = digest(value, places)
     except NotPlain as exc:

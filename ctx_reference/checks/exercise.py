@@ -3,12 +3,14 @@
 Covers: ``Exercise``, the frozen record of one exercise — its name (the key the notebook passes to
 ``check_exercise``), its notebook folder, the reference objects that ARE it, its visible cases, the
 rules its text states, how its generated cases compare the returned value, the learner's function
-where the notebook names it otherwise, and the adapter that turns the learner's object into the
-function the cases call — and ``registry``, which makes the name → record table of a sequence of
-records, refusing a name given twice.
+where the notebook names it otherwise, the adapter that turns the learner's object into the
+function the cases call, and its hidden tests — with what it derives from them: each rule's visible
+cases and hidden tests; and ``registry``, which makes the name → record table of a sequence of
+records, refusing a name given twice, each record given its hidden tests from the release's table.
 
-Leaves out: the records themselves (``exercises/``, one module per notebook, data only), running the
-cases (``runner.py``, ``generated.py``) and the notebook's API (``__init__.py``).
+Leaves out: the records themselves (``exercises/``, one module per notebook, data only, never naming a
+hidden test), reading the hidden tests (``hidden_tests.py``; the notebook's check cell is their one
+source), running the cases (``runner.py``, ``generated.py``) and the notebook's API (``__init__.py``).
 
 Vocabulary: the *learner's function* is the name the notebook's answer cell defines (``my_policy``
 for the capstone's three exercises); an *adapter* wraps it into the function a case calls (the
@@ -23,6 +25,7 @@ from types import CodeType, MappingProxyType
 from typing import Any
 
 from .generated import Generated
+from .hidden_tests import HIDDEN_TESTS, HiddenTest
 from .rules import Rule
 from .runner import CheckCase, reference_codes
 
@@ -42,7 +45,12 @@ class Exercise:
 
     Each case names the rules it decides (``CheckCase.decides``); the record fills in each rule's
     ``visible``, the labels of those cases in their order, and refuses a rule no case decides or a case
-    naming a rule the exercise does not state.
+    naming a rule the exercise does not state. ``hidden_tests`` are the hidden tests of its check cell
+    (``hidden_tests.py``), never written in a record: ``registry`` gives each record those of the
+    release's table. Each names the rules it decides, except the hidden generated cases, which decide
+    every rule that has generated cases (``Rule.generated``); the record fills in each rule's
+    ``hidden``, the labels of the tests that decide it in their order, and refuses a test naming a rule
+    the exercise does not state.
     """
 
     name: str
@@ -54,6 +62,7 @@ class Exercise:
     learner_name: str | None = None
     adapter: Callable[[Callable], Callable] | None = None
     learner_call: Callable[[Mapping[str, Any]], Callable] | None = None
+    hidden_tests: tuple[HiddenTest, ...] = ()
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or not self.name.isidentifier():
@@ -63,7 +72,11 @@ class Exercise:
             if type(value) is not tuple or not value or not all(isinstance(item, kind) for item in value):
                 raise ValueError(f"{field} must be a non-empty tuple of {kind.__name__} (got {value!r} for exercise "
                                  f"{self.name!r})")
-        object.__setattr__(self, "rules", _decided(self.name, self.cases, self.rules))
+        if type(self.hidden_tests) is not tuple or not all(isinstance(t, HiddenTest) for t in self.hidden_tests):
+            raise ValueError(f"hidden_tests must be a tuple of HiddenTest (got {self.hidden_tests!r} for exercise "
+                             f"{self.name!r})")
+        rules = _decided(self.name, self.cases, self.rules)
+        object.__setattr__(self, "rules", _hidden(self.name, self.hidden_tests, rules))
 
     @property
     def function(self) -> str:
@@ -94,11 +107,30 @@ def _decided(name: str, cases: tuple[CheckCase, ...], rules: tuple[Rule, ...]) -
     return tuple(derived)
 
 
-def registry(exercises: Iterable[Exercise]) -> Mapping[str, Exercise]:
-    """Return name → exercise, read-only, in the given order; raise ValueError naming a name given twice."""
+def _hidden(name: str, tests: tuple[HiddenTest, ...], rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
+    """Return ``rules`` with each one's ``hidden`` the labels of the hidden tests that decide it, in the tests' order.
+
+    A test decides the rules its ``decides`` names; the hidden generated cases decide the rules with generated cases.
+    """
+    stated = {rule.name for rule in rules}
+    for test in tests:
+        unknown = [rule for rule in test.decides if rule not in stated]
+        if unknown:
+            raise ValueError(f"decides must name rules of exercise {name!r} ({', '.join(sorted(stated))}) "
+                             f"(got {test.decides!r} for hidden test {test.label!r})")
+    return tuple(replace(rule, hidden=tuple(test.label for test in tests
+                                            if rule.name in test.decides or (test.generated and rule.generated)))
+                 for rule in rules)
+
+
+def registry(exercises: Iterable[Exercise],
+             hidden_tests: Mapping[str, tuple[HiddenTest, ...]] = HIDDEN_TESTS) -> Mapping[str, Exercise]:
+    """Return name → exercise, read-only, in the given order, each with its tests of ``hidden_tests`` (by default the
+    release's table, ``hidden_tests.py``); raise ValueError naming a name given twice."""
     table: dict[str, Exercise] = {}
     for exercise in exercises:
         if exercise.name in table:
             raise ValueError(f"exercise names must be unique (got {exercise.name!r} twice)")
-        table[exercise.name] = exercise
+        tests = hidden_tests.get(exercise.name, ())
+        table[exercise.name] = replace(exercise, hidden_tests=tests) if tests != exercise.hidden_tests else exercise
     return MappingProxyType(table)

@@ -1,14 +1,19 @@
 """Which rule of an exercise's text each visible case and each hidden test decides.
 
 Every exercise's record (``exercise.py``) holds, beside its cases, the rules its text states, each a
-``Rule`` naming the phrase of the notebook that states it, the visible cases that tell a plausible
-wrong variant apart (the cases whose ``decides`` names the rule: the record fills ``visible`` in) and
-the hidden tests (labels passed to ``expect_digest`` in the check cell's hidden part) that decide it. The tests hold the
-table to the notebooks and to the mutants in tests/test_mutations.py: a rule without a visible
-case, or a hidden test that decides no stated rule, fails the suite.
+``Rule`` naming the phrase of the notebook that states it and the strategies whose generated cases
+exercise it. What decides a rule is said once, where the deciding is done, and derived here: a visible
+case names the rules it decides in its ``decides``, a hidden test in the ``decides=`` of its
+``expect_digest`` call in the check cell's hidden part, and the hidden generated cases
+(``expect_generated``) decide every rule with generated cases. The record fills each rule's ``visible``
+and ``hidden`` in, from its cases and from the table ``python -m ctx_course release`` reads out of the
+notebooks (``hidden_tests.py``). The tests hold the table to the notebooks and to the mutants in
+tests/test_mutations.py: a rule without a visible case, or a case or hidden test naming a rule its
+exercise does not state, fails the suite.
 
 ``rules_markdown`` renders the tables as docs/rules.md; regenerate that file with
-``python -m ctx_reference.checks > docs/rules.md``.
+``python -m ctx_reference.checks > docs/rules.md`` (after ``python -m ctx_course release`` where a
+hidden test changed).
 """
 from __future__ import annotations
 
@@ -23,8 +28,9 @@ class Rule:
     ``name`` is a short English tag (the mutants of the rule carry it); ``states`` is a phrase
     that appears word for word in the exercise's markdown (and a message: the failure line of a
     generated case shows it in the reader's language); ``visible`` names the labels of the cases that
-    decide it, derived by the exercise's record from the cases' ``decides`` (left empty where a rule is
-    written); ``hidden`` names hidden-test labels of the notebook's check cell. ``generated``
+    decide it, derived by the exercise's record from the cases' ``decides``, and ``hidden`` the labels of
+    the hidden tests of the notebook's check cell that decide it, derived from their ``decides=`` (both
+    left empty where a rule is written). ``generated``
     names the strategies (``drawing/strategies/``) whose cases, stored in the bank, exercise the rule;
     a rule no strategy can draw says why in ``not_generated`` instead.
     """
@@ -66,10 +72,13 @@ def rules_markdown(tables: Sequence[tuple[str, str, Sequence[Rule]]]) -> str:
         "Each row is one rule an exercise's text states: the phrase of the notebook that states it, the",
         "visible cases that tell a plausible wrong variant apart, the strategies whose generated cases",
         "(the bank, `ctx_reference/checks/bank/`) exercise it, or why none can, and the hidden tests that",
-        "decide it. tests/test_rules.py checks every phrase against the notebook and every label against",
-        "the cases, and tests/test_mutations.py holds a wrong implementation for every rule that fails one",
-        "of its visible cases. How strong the visible checks are, measured by a mutation tool, per",
-        "exercise: [the checks' strength](mutation.md).",
+        "decide it. Each case and each hidden test names the rules it decides (a hidden test in the",
+        "`decides=` of its call in the notebook's check cell; the hidden generated cases decide every rule",
+        "that has generated cases), and the columns are derived from them. tests/test_rules.py checks every",
+        "phrase against the notebook and the hidden tests against the notebooks' check cells, and",
+        "tests/test_mutations.py holds a wrong implementation for every rule that fails one of its visible",
+        "cases. How strong the visible checks are, measured by a mutation tool, per exercise:",
+        "[the checks' strength](mutation.md).",
     ]
     for notebook, exercise, rules in tables:
         lines += ["", f"## {notebook} · `{exercise}`", "",

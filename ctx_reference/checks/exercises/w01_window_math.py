@@ -94,98 +94,55 @@ ESTIMATE_TOKENS_CASES: tuple[CheckCase, ...] = stating(AN_INTEGER, (
 #: The notebook these exercises belong to.
 NOTEBOOK = '01-window-math'
 
-#: The rules ``check``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``check``'s text states (rules.py; the cases and hidden tests that decide one name it).
 CHECK_RULES: tuple[Rule, ...] = (
     Rule(
         'input-over-window',
         N_('先判断输入本身是否超窗口'),
-        hidden=(
-            '输入比窗口多 1、max_tokens 为 0',  # data
-            '窗口 1：三种情况',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('input-over',),
     ),
     Rule(
         'total-over-window',
         N_('再判断输入加输出上限'),
-        hidden=(
-            '输入 + max_tokens 比窗口多 1',  # data
-            '输入为 0、只看 max_tokens',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('total-over',),
     ),
     Rule(
         'equal-is-not-over',
         N_('等号不算超'),
-        hidden=(
-            '输入 + max_tokens 正好等于窗口',  # data
-            '输入正好等于窗口、还要输出',  # data
-            '输入正好等于窗口、max_tokens 为 0',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('exactly-full',),
     ),
     Rule(
         'returns-an-outcome',
         N_('返回 `Outcome.FITS`、`Outcome.MAY_TRUNCATE` 或 `Outcome.REJECTED` 中的一个'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('input-over', 'total-over', 'exactly-full'),
     ),
 )
 
-#: The rules ``estimate_tokens``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``estimate_tokens``'s text states (rules.py; the cases and hidden tests that decide one name it).
 ESTIMATE_TOKENS_RULES: tuple[Rule, ...] = (
     Rule(
         'ascii-four-to-a-token',
         N_('大约 4 个算 1 个 token'),
-        hidden=(
-            '400 个 ASCII 字符',  # data
-            '换行符是 ASCII',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('ascii-fours', 'whitespace-only'),
     ),
     Rule(
         'rounded-up',
         N_('最后向上取整一次'),
-        hidden=(
-            '401 个 ASCII 字符（向上取整）',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('ascii-any-length',),
     ),
     Rule(
         'other-one-each',
         N_('每个大约算 1 个 token'),
-        hidden=(
-            '1000 个汉字',  # data
-            '带重音的字母 é 不是 ASCII',  # data
-            'emoji 也是非 ASCII',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('other-only', 'code-point-128'),
     ),
     Rule(
         'ascii-counted-together',
         N_('ASCII 字符是**整段合起来**数'),
-        hidden=(
-            'ASCII 和汉字交错',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('interleaved',),
     ),
     Rule(
         'returns-an-int',
         N_('返回一个**整数**'),
-        hidden=(
-            '3 个 ASCII 字符返回 int',  # data
-            '空字符串返回 int',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('ascii-fours', 'whitespace-only', 'ascii-any-length', 'other-only', 'code-point-128',
                    'interleaved'),
     ),

@@ -55,36 +55,21 @@ CASES: tuple[CheckCase, ...] = stating(LEFT_AN_INTEGER, (
 #: The notebook these exercises belong to.
 NOTEBOOK = '02-remaining'
 
-#: The rules ``remaining``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``remaining``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RULES: tuple[Rule, ...] = (
     Rule(
         'every-field-counts',
         N_('window − (read + write + input) − max_tokens'),
-        hidden=(
-            '什么都没用',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('every-field',),
     ),
     Rule(
         'negative-when-over',
         N_('超额时可以是负数'),
-        hidden=(
-            '超额时余量为负数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('over-the-window',),
     ),
     Rule(
         'below-a-tenth',
         N_('小于窗口的十分之一'),
-        hidden=(
-            '余量正好是十分之一',  # data
-            '余量比十分之一少 1',  # data
-            '窗口 2,005：余量 200',  # data
-            '窗口 2,005：余量 201',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('at-a-tenth',),
     ),
     Rule(

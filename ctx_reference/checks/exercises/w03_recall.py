@@ -105,45 +105,26 @@ CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '03-recall'
 
-#: The rules ``recall``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``recall``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RULES: tuple[Rule, ...] = (
     Rule(
         'length-decay',
         N_('(n / \\text{half\\_at})^{\\text{steep}}'),
-        hidden=(
-            'middle=0、n 是 half_at 的两倍',  # data
-            'half_at 处、steep=3',  # data
-            'half_at=800,000 处',  # data
-            '极长的上下文',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('lengths',),
     ),
     Rule(
         'middle-dip',
         N_('1 - \\text{middle} \\cdot 4x(1-x)'),
-        hidden=(
-            '小语料全塞 25 篇',  # data
-            '小语料检索 8 篇',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('lesson-positions',),
     ),
     Rule(
         'x-at-the-token-middle',
         N_('x = \\frac{pos + 0.5}{n}'),
-        hidden=(
-            '答案正在中间',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('tiny-contexts',),
     ),
     Rule(
         'an-unrounded-float',
         N_('返回一个浮点数'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('lengths', 'tiny-contexts', 'lesson-positions'),
     ),
 )

@@ -79,58 +79,36 @@ CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '03-recall'
 
-#: The rules ``fit_position``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``fit_position``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RULES: tuple[Rule, ...] = (
     Rule(
         'x-from-the-position',
         N_('x = \\frac{p - 0.5}{N}'),
-        hidden=(
-            '4 篇、3 个点：end_drop 为负',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('known-parameters',),
     ),
     Rule(
         'three-columns',
         N_('每个测量点一行 $[1,\\ -4x(1-x),\\ -x]$'),
-        hidden=(
-            '15 篇、6 个点：还原 0.7/0.4/0.2',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('measured-values', 'three-points'),
     ),
     Rule(
         'ratios-of-coefficients',
         N_('再换回 $\\text{middle} = c_1 / c_0$'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('known-parameters', 'three-points'),
     ),
     Rule(
         'accuracy-as-a-fraction',
         N_('`accuracy` 是小数'),
-        hidden=(
-            '实测曲线，两位小数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('measured-values',),
     ),
     Rule(
         'a-tuple-of-floats',
         N_('返回一个 tuple `(base, middle, end_drop)`，三个都是 Python 的 `float`'),
-        hidden=(
-            '平的曲线',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('known-parameters', 'three-points', 'measured-values'),
     ),
     Rule(
         'inputs-unchanged',
         N_('不要改动传进来的它们'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('known-parameters', 'three-points', 'measured-values'),
     ),
 )

@@ -204,129 +204,76 @@ CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '04-assembly'
 
-#: The rules ``assemble``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``assemble``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RULES: tuple[Rule, ...] = (
     Rule(
         'returns-an-assembly',
         N_('返回 `Assembly(items=..., used=..., dropped=...)`'),
-        hidden=(
-            '空列表',  # data
-            '空列表、预算 0',  # data
-        ),
         not_generated='every generated case requires an Assembly (its type is compared): no strategy of its own',
     ),
     Rule(
         'required-over-budget-raises',
         N_('光必需项加起来就超过预算，抛出 `BudgetError`'),
-        hidden=(
-            'BudgetError 的两个数',  # data
-            '必需项正好等于预算',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('at-the-required-total',),
     ),
     Rule(
         'by-priority',
         N_('其余的按优先级从高到低尝试'),
-        hidden=(
-            '优先级高的先放',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('by-priority',),
     ),
     Rule(
         'ties-in-input-order',
         N_('优先级相同的，按输入顺序'),
-        hidden=(
-            '优先级相同按输入顺序',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('equal-priorities',),
     ),
     Rule(
         'fit-or-skip',
         N_('放得下就放，放不下就跳过、接着看下一项'),
-        hidden=(
-            '预算 0、一个可选项',  # data
-            '一个超大的可选项',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('by-priority', 'equal-priorities'),
     ),
     Rule(
         'same-text-is-a-duplicate',
         N_('一字不差的内容只留一份'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('same-texts',),
     ),
     Rule(
         'duplicate-before-no-room',
         N_('**先判重复，再判放不下**'),
-        hidden=(
-            '既重复又放不下',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('same-texts',),
     ),
     Rule(
         'duplicate-of-a-kept-item-only',
         N_('只"看过"、因为放不下被丢掉的项不算'),
-        hidden=(
-            '原件放不下时副本只是放不下',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('same-texts',),
     ),
     Rule(
         'required-texts-count',
         N_('（包括必需项）'),
-        hidden=(
-            '和必需项文字相同也是重复',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('required-texts',),
     ),
     Rule(
         'no-text-no-duplicate',
         N_('它的 `text` 不是 `None`'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('same-texts',),
     ),
     Rule(
         'required-never-duplicates',
         N_('必需项之间不判重复'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('required-texts',),
     ),
     Rule(
         'stable-first',
         N_('**输出顺序：稳定的在前，动态的在后**'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('stable-and-dynamic',),
     ),
     Rule(
         'input-order-within-groups',
         N_('两组内部都保持输入时的顺序'),
-        hidden=(
-            '输出顺序只看稳定/动态和输入顺序',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('stable-and-dynamic',),
     ),
     Rule(
         'items-unchanged',
         N_('不要修改传进来的 `items`'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('by-priority', 'equal-priorities', 'same-texts', 'required-texts', 'stable-and-dynamic',
                    'at-the-required-total'),
     ),

@@ -135,63 +135,36 @@ CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '05-trim-lines'
 
-#: The rules ``trim_lines``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``trim_lines``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RULES: tuple[Rule, ...] = (
     Rule(
         'fits-as-a-new-list',
         N_('返回一个包含全部行的**新列表**'),
-        hidden=(
-            '放得下：原样的内容',  # data
-            '放得下：尾部 0 行',  # data
-            '空列表、头尾 0 行',  # data
-            '空列表、头 3 尾 2',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('short-enough',),
     ),
     Rule(
         'head-marker-tail',
         N_('前 `head` 行 + 一行说明 + 后 `tail` 行'),
-        hidden=(
-            '头部 0 行',  # data
-            '尾部 0 行',  # data
-            '头尾都是 0 行',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('one-past',),
     ),
     Rule(
         'omitted-count',
         N_('说明里的数是省略的行数 `len(lines) - head - tail`'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('many-past', 'one-past'),
     ),
     Rule(
         'marker-text',
         N_('说明行用上面的 `omission_marker(n)` 生成'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('one-past', 'many-past'),
     ),
     Rule(
         'always-a-list',
         N_('总是返回 `list`'),
-        hidden=(
-            '放得下：元组输入也返回 list',  # data
-            '元组输入',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('tuples',),
     ),
     Rule(
         'lines-unchanged',
         N_('不要修改传进来的 `lines`'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('short-enough', 'one-past', 'many-past', 'tuples'),
     ),
 )

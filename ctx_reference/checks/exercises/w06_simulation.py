@@ -184,96 +184,50 @@ REQUEST_COST_CASES: tuple[CheckCase, ...] = stating(A_NUMBER, (
 #: The notebook these exercises belong to.
 NOTEBOOK = '06-strategies'
 
-#: The rules ``select_to_clear``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``select_to_clear``'s text states (rules.py; the cases and hidden tests that decide one name it).
 SELECT_TO_CLEAR_RULES: tuple[Rule, ...] = (
     Rule(
         'not-over-the-threshold',
         N_('**不超过** `threshold`'),
-        hidden=(
-            '上下文正好等于阈值',  # data
-            '上下文比阈值多 1',  # data
-            '换一个阈值、正好等于它',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('at-the-threshold',),
     ),
     Rule(
         'older-than-the-newest-keep',
         N_('轮次 `≤ turn − keep` 的'),
-        hidden=(
-            'keep = 0',
-            '没有剩下可清的',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('keep-boundary',),
     ),
     Rule(
         'enough-to-free',
         N_('腾不出 `clear_at_least` 个 token'),
-        hidden=(
-            '腾出的量正好够',  # data
-            '腾出的量差 1',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('clear-at-least',),
     ),
     Rule(
         'freed-per-turn',
         N_('每个腾出 `tool_result − placeholder`'),
-        hidden=(
-            '占位符 1,000',  # data
-            '占位符 1,001',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('placeholder-sizes',),
     ),
     Rule(
         'oldest-first-as-a-list',
         N_('按从旧到新的顺序放进一个 `list`'),
-        hidden=(
-            '传入 list',  # data
-            '接进模拟、keep = 0',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('lists-and-ranges', 'at-the-threshold', 'keep-boundary', 'clear-at-least', 'placeholder-sizes'),
     ),
 )
 
-#: The rules ``request_cost``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``request_cost``'s text states (rules.py; the cases and hidden tests that decide one name it).
 REQUEST_COST_RULES: tuple[Rule, ...] = (
     Rule(
         'first-or-rewrite-writes-all',
         N_('或者这一轮改写过：`cache_write × input_tokens`'),
-        hidden=(
-            '第一次请求、标记为改写',  # data
-            '空请求',  # data
-            '保留 15 轮',  # data
-            '至少清 20,000',  # data
-            '清除 + 笔记',  # data
-            '压缩',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('first-or-rewrite',),
     ),
     Rule(
         'read-previous-write-new',
         N_('`cache_read × previous_input + cache_write × (input_tokens − previous_input)`'),
-        hidden=(
-            '普通一轮',  # data
-            '没有新内容',  # data
-            '什么都不做',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('cache-hit',),
     ),
     Rule(
         'prices-from-params',
         N_('用 `params` 里的价格'),
-        hidden=(
-            '读缓存免费',  # data
-            '写入 1.0×、改写过',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('other-prices',),
     ),
 )

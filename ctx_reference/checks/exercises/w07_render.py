@@ -194,51 +194,31 @@ CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '07-render'
 
-#: The rules ``render``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``render``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RULES: tuple[Rule, ...] = (
     Rule(
         'no-trailing-newline',
         N_('最后的 `</context>` 后面**没有**换行'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('layout',),
     ),
     Rule(
         'empty-sections',
         N_('没有规则时 `<rules>` 和 `</rules>` 两行紧挨着'),
-        hidden=(
-            '没有规则、示例和动态内容：完整文本',  # data
-            'output 为空：完整文本',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('empty-sections',),
     ),
     Rule(
         'examples-from-one',
         N_('示例从 1 开始编号'),
-        hidden=(
-            '三个示例：完整文本',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('examples',),
     ),
     Rule(
         'dynamic-sorted',
         N_('`dynamic` 按键排序，与字典的插入顺序无关'),
-        hidden=(
-            'dynamic 倒序给出：最后 5 行',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('dynamic-order',),
     ),
     Rule(
         'a-list-of-warnings',
         N_('**警告**是一个字符串列表'),
-        hidden=(
-            '没有规则、示例和动态内容：警告',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=(
             'layout',
             'empty-sections',
@@ -253,67 +233,36 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'one-warning-per-field',
         N_('**每个**含模板变量的字段一条'),
-        hidden=(
-            '示例里有模板变量：警告条数',  # data
-            'role 和 output 都有模板变量：警告条数',  # data
-            '一个字段里两个模板变量：警告条数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('template-variables', 'anything'),
     ),
     Rule(
         'spaces-inside-braces',
         N_('名字两边可以有空格'),
-        hidden=(
-            '变量两边有多个空格：警告条数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('template-variables',),
     ),
     Rule(
         'dynamic-not-checked',
         N_('`dynamic` 不检查'),
-        hidden=(
-            'dynamic 里的模板变量：警告条数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('dynamic-order', 'anything'),
     ),
     Rule(
         'blank-output',
         N_('`output` 为空或只有空白：一条'),
-        hidden=(
-            'output 为空：警告条数',  # data
-            'output 只有换行和空格：警告条数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('blank-output',),
     ),
     Rule(
         'one-warning-per-rule',
         N_('**每条**以"不要"开头'),
-        hidden=(
-            '三条只说不要的规则：警告条数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('prohibitions',),
     ),
     Rule(
         'starts-with-buyao',
         N_('以"不要"开头'),
-        hidden=(
-            '“不要”在规则中间：警告条数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('prohibitions',),
     ),
     Rule(
         'an-alternative-excuses',
         N_('既不含"而是"也不含"改为"'),
-        hidden=(
-            '“不要……改为……”和普通规则：警告条数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('prohibitions',),
     ),
 )

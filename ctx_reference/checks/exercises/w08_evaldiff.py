@@ -93,52 +93,31 @@ CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '08-eval-diff'
 
-#: The rules ``diff``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``diff``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RULES: tuple[Rule, ...] = (
     Rule(
         'fixed-and-broke',
         N_('在 `base` 下失败、在 `next` 下通过的，是**修好**的'),
-        hidden=(
-            '六个用例、各种翻转',  # data
-            '只看前两个用例',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('flips',),
     ),
     Rule(
         'unchanged-in-neither',
         N_('前后一样的两边都不放'),
-        hidden=(
-            '同一版比自己',  # data
-            '新版比自己',  # data
-            '没有用例',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('same-version', 'flips'),
     ),
     Rule(
         'in-the-order-of-cases',
         N_('顺序和 `cases` 一致（不是 `Result` 里的顺序）'),
-        hidden=(
-            '用例倒过来：按用例的顺序',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('reordered',),
     ),
     Rule(
         'ids-outside-cases-ignored',
         N_('不在 `cases` 中的 id 不用管'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('extra-ids',),
     ),
     Rule(
         'two-lists',
         N_('返回 `(fixed, broke)` 两个**列表**'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('flips', 'same-version', 'reordered', 'extra-ids'),
     ),
 )

@@ -129,140 +129,80 @@ MEASURE_CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '09-context-ledger'
 
-#: The rules ``zone``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``zone``'s text states (rules.py; the cases and hidden tests that decide one name it).
 ZONE_RULES: tuple[Rule, ...] = (
     Rule(
         'safe-below-60',
         N_('低于 60 %'),
-        hidden=(
-            '0 / 1',
-            '59.999 %',
-            '10**17 的窗口、差 1 到 60 %',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('at-60', 'anywhere'),
     ),
     Rule(
         'caution-60-to-85',
         N_('60 % 到 85 %，两端都算'),
-        hidden=(
-            '3 / 5（60 %）',  # data
-            '17 / 20（85 %）',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('at-60', 'at-85'),
     ),
     Rule(
         'danger-up-to-100',
         N_('到 100 % 为止（含 100 %）'),
-        hidden=(
-            '1 / 1（100 %）',  # data
-            '85.001 %',
-            '10**17 的窗口、比 85 % 多 1',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('at-85', 'at-100'),
     ),
     Rule(
         'over-above-100',
         N_('over：高于 100 %'),
-        hidden=(
-            '2 / 1（200 %）',  # data
-            '10**17 的窗口、比 100 % 多 1',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('at-100', 'anywhere'),
     ),
     Rule(
         'integers-only',
         N_('**只用整数运算**'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('huge-windows',),
     ),
     Rule(
         'bad-arguments-raise',
         N_('`limit` 不是正数、或 `used` 是负数时，报 `ValueError`，消息里写出参数名和它的值'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('bad-arguments',),
     ),
     Rule(
         'a-zone-member',
         N_('要返回它的成员，不要返回字符串'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('at-60', 'at-85', 'at-100', 'anywhere', 'huge-windows'),
     ),
 )
 
-#: The rules ``measure``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``measure``'s text states (rules.py; the cases and hidden tests that decide one name it).
 MEASURE_RULES: tuple[Rule, ...] = (
     Rule(
         'missing-bucket-is-zero',
         N_('**没出现的桶算 0 个 token**'),
-        hidden=(
-            '没有桶',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('missing-buckets',),
     ),
     Rule(
         'each-bucket-counted',
         N_('**每个桶分别数**'),
-        hidden=(
-            '每个桶分别数',  # data
-            '四个空桶',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('counted-separately',),
     ),
     Rule(
         'the-given-tokenizer',
         N_('用传进来的 `tokenizer.count(text)`'),
-        hidden=(
-            '换一把尺子：每个字符 2 个 token',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('any-buckets',),
     ),
     Rule(
         'four-buckets-in-order',
         N_('**四个桶都在**的字典（按 `BUCKETS` 的顺序）'),
-        hidden=(
-            '两个桶、倒着给出',  # data
-            '两个桶、倒着给出：桶的顺序',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('any-buckets', 'missing-buckets'),
     ),
     Rule(
         'zone-of-the-total',
         N_('`zone` 是 `total` 的水位区'),
-        hidden=(
-            '正好 85 %',  # data
-            '比 85 % 多 1',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('zone-boundary',),
     ),
     Rule(
         'unknown-bucket-raises',
         N_('出现不认识的桶名'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('unknown-bucket',),
     ),
     Rule(
         'buckets-unchanged',
         N_('传进来的 `buckets`'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('any-buckets', 'missing-buckets', 'by-keyword'),
     ),
 )

@@ -100,59 +100,36 @@ CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '09-context-ledger'
 
-#: The rules ``fit_rates``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``fit_rates``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RULES: tuple[Rule, ...] = (
     Rule(
         'least-squares',
         N_('之和最小的 a 和 b'),
-        hidden=(
-            '0.3 / 0.8 的三张回执',  # data
-            '同样三张回执、倒过来给',  # data
-            '每张回执只有一种文字',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('mixed', 'made-from-rates'),
     ),
     Rule(
         'no-intercept',
         N_('不要常数项'),
-        hidden=(
-            '两张回执正好定出两个系数',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('made-from-rates', 'mixed'),
     ),
     Rule(
         'ascii-below-128',
         N_('ASCII 指码位小于 `128` 的字符，空格和换行也算'),
-        hidden=(
-            '换行和 emoji',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('one-script-each',),
     ),
     Rule(
         'a-pair-of-floats',
         N_('ASCII 在前、非 ASCII 在后'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('made-from-rates', 'one-script-each', 'mixed'),
     ),
     Rule(
         'underdetermined-raises',
         N_('回执定不出两个系数时'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('undetermined',),
     ),
     Rule(
         'receipts-unchanged',
         N_('不要改动传进来的列表'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('made-from-rates', 'one-script-each', 'mixed', 'undetermined'),
     ),
 )

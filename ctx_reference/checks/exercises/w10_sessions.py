@@ -179,152 +179,90 @@ RESTORE_CASES: tuple[CheckCase, ...] = (
 #: The notebook these exercises belong to.
 NOTEBOOK = '10-sessions'
 
-#: The rules ``write_progress``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``write_progress``'s text states (rules.py; the cases and hidden tests that decide one name it).
 WRITE_PROGRESS_RULES: tuple[Rule, ...] = (
     Rule(
         'newest-next-only',
         N_('**`next` 只留最新的一条**（轮次最大的'),
-        hidden=(
-            '三条记录里两条 next',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('several-nexts', 'long-list'),
     ),
     Rule(
         'first-next-on-a-tie',
         N_('轮次相同时，留先出现的那条'),
-        hidden=(
-            '两条 next 同一轮',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('several-nexts',),
     ),
     Rule(
         'kind-priority',
         N_('`next` → `failed` → `decision` → `done`'),
-        hidden=(
-            '四种各一条、预算 22',  # data
-            'decision 和 done 都放得下',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('mixed-kinds', 'tight-budgets'),
     ),
     Rule(
         'newest-first-within-a-kind',
         N_('同一种类里，**轮次新的优先**'),
-        hidden=(
-            '三条 failed 各 14、预算 28',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('one-kind',),
     ),
     Rule(
         'first-on-a-tie-within-a-kind',
         N_('（轮次相同时，先出现的优先）'),
-        hidden=(
-            '两条 done 同一轮、预算 7',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('one-kind',),
     ),
     Rule(
         'skip-what-does-not-fit',
         N_('放不下就**跳过**'),
-        hidden=(
-            '预算 10',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('tight-budgets', 'mixed-kinds'),
     ),
     Rule(
         'an-exact-fit-goes-in',
         N_('不超过剩下的预算就放进去'),
-        hidden=(
-            '预算正好等于 next 的 11 token',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('exact-budgets',),
     ),
     Rule(
         'header-not-counted',
         N_('标题行不算'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('exact-budgets',),
     ),
     Rule(
         'input-order-in-a-new-list',
         N_('**按它们在 `records` 里原来的顺序**，放在一个新的 `list` 里'),
-        hidden=(
-            '预算 0、没有记录',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('mixed-kinds', 'several-nexts', 'exact-budgets'),
     ),
     Rule(
         'records-unchanged',
         N_('不要改动传进来的列表'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('mixed-kinds', 'one-kind', 'several-nexts', 'exact-budgets', 'tight-budgets', 'long-list'),
     ),
 )
 
-#: The rules ``restore``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``restore``'s text states (rules.py; the cases and hidden tests that decide one name it).
 RESTORE_RULES: tuple[Rule, ...] = (
     Rule(
         'blank-and-comment-lines-skipped',
         N_('空行和以 `#` 开头的行（标题、注释）跳过'),
-        hidden=(
-            '空文本',  # data
-            '只有空白行和注释',  # data
-            '没有标题行的一条 decision',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('no-records', 'well-formed'),
     ),
     Rule(
         'stripped-first',
         N_('每一行先去掉首尾空白'),
-        hidden=(
-            '制表符包着的一行',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('padded-lines',),
     ),
     Rule(
         'record-format',
         N_('`[种类] t轮次: 文字`'),
-        hidden=(
-            '文字里有冒号和方括号',  # data
-            '生成的隐藏例子',  # data
-        ),
         generated=('well-formed',),
     ),
     Rule(
         'kinds-case-sensitive',
         N_('区分大小写：`[Done]` 不算'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('wrong-kind',),
     ),
     Rule(
         'bad-line-raises',
         N_('消息里写出是第几行、内容是什么'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('malformed-line', 'wrong-kind'),
     ),
     Rule(
         'a-list-in-file-order',
         N_('**按文件里的顺序**'),
-        hidden=(
-            '生成的隐藏例子',  # data
-        ),
         generated=('well-formed', 'padded-lines'),
     ),
 )

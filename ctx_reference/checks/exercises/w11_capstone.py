@@ -127,32 +127,20 @@ _REFERENCES = (keep_everything, ClearOldest, CompactOld)
 #: The notebook these exercises belong to.
 NOTEBOOK = '11-capstone'
 
-_HIDDEN_TASK_CASES = (
-    '隐藏任务 1（lesson 那样的任务）：不溢出、不丢事实',  # data
-    '隐藏任务 2（读文件多、文件大）：不溢出、不丢事实',  # data
-    '隐藏任务 3（很多段测试日志）：不溢出、不丢事实',  # data
-    '隐藏任务 4（摘要容量有限）：不溢出、不丢事实',  # data
-    '隐藏任务 5（问得又多又急）：不溢出、不丢事实',  # data
-)
-_HIDDEN_SWEEP = (
-    '隐藏任务的其他种子：不溢出、不丢事实',  # data
-)
 # The bonus promises "cheaper" on the named workloads and the hidden ones, not on every seed of a shape.
 _NOT_SWEPT = ("cheaper than a built-in is stated for the visible and the hidden workloads, not for every seed "
               "of a shape: a safe policy may cost more than the built-in on some seeds")
 
-#: The rules ``context_policy``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``context_policy``'s text states (rules.py; the cases and hidden tests that decide one name it).
 CONTEXT_POLICY_RULES: tuple[Rule, ...] = (
     Rule(
         'never-overflows',
         N_('永远不溢出'),
-        hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
         generated=('seed-sweep',),
     ),
     Rule(
         'no-asked-fact-lost',
         N_('不丢任何被问到的事实'),
-        hidden=_HIDDEN_TASK_CASES + _HIDDEN_SWEEP,
         generated=('seed-sweep',),
     ),
     Rule(
@@ -162,26 +150,20 @@ CONTEXT_POLICY_RULES: tuple[Rule, ...] = (
     ),
 )
 
-#: The rules ``beat_clear_notes``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``beat_clear_notes``'s text states (rules.py; the cases and hidden tests that decide one name it).
 BEAT_CLEAR_NOTES_RULES: tuple[Rule, ...] = (
     Rule(
         'safe-and-cheaper-than-clear-notes',
         N_('你的策略都安全，而且比 `clear_notes` 便宜'),
-        hidden=(
-            '隐藏任务：都安全，而且每个都比 clear_notes 便宜',  # data
-        ),
         not_generated=_NOT_SWEPT,
     ),
 )
 
-#: The rules ``beat_compact``'s text states, with the visible cases and hidden tests that decide each (rules.py).
+#: The rules ``beat_compact``'s text states (rules.py; the cases and hidden tests that decide one name it).
 BEAT_COMPACT_RULES: tuple[Rule, ...] = (
     Rule(
         'safe-and-cheaper-than-compact',
         N_('比 `compact` 便宜'),
-        hidden=(
-            '隐藏任务：都安全，而且每个都比 compact 便宜',  # data
-        ),
         not_generated=_NOT_SWEPT,
     ),
 )
