@@ -126,11 +126,19 @@ def _hidden(name: str, tests: tuple[HiddenTest, ...], rules: tuple[Rule, ...]) -
 def registry(exercises: Iterable[Exercise],
              hidden_tests: Mapping[str, tuple[HiddenTest, ...]] = HIDDEN_TESTS) -> Mapping[str, Exercise]:
     """Return name → exercise, read-only, in the given order, each with its tests of ``hidden_tests`` (by default the
-    release's table, ``hidden_tests.py``); raise ValueError naming a name given twice."""
+    release's table, ``hidden_tests.py``); raise ValueError naming a name given twice.
+
+    A table older than the records (a rule renamed since the last release) is not given to that exercise, which
+    keeps its rules without hidden tests: every import of the checks, the release's own included, still works, and
+    tests/test_rules.py fails until ``python -m ctx_course release`` writes the table again.
+    """
     table: dict[str, Exercise] = {}
     for exercise in exercises:
         if exercise.name in table:
             raise ValueError(f"exercise names must be unique (got {exercise.name!r} twice)")
         tests = hidden_tests.get(exercise.name, ())
-        table[exercise.name] = replace(exercise, hidden_tests=tests) if tests != exercise.hidden_tests else exercise
+        stated = {rule.name for rule in exercise.rules}
+        if tests != exercise.hidden_tests and all(set(test.decides) <= stated for test in tests):
+            exercise = replace(exercise, hidden_tests=tests)
+        table[exercise.name] = exercise
     return MappingProxyType(table)
