@@ -231,6 +231,16 @@ def test_a_rules_hidden_tests_are_derived_from_the_tests_the_generated_ones_from
     assert [rule.hidden for rule in exercise.rules] == [(), ()]
 
 
+def test_no_record_writes_what_is_derived():
+    """No Rule of the exercises' data modules is given its visible cases or hidden tests: both are derived."""
+    written = [(path.name, node.lineno)
+               for path in sorted((ROOT / "ctx_reference" / "checks" / "exercises").glob("w*.py"))
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Rule"
+               and (len(node.args) > 2 or any(k.arg in ("visible", "hidden") for k in node.keywords))]
+    assert written == []
+
+
 def test_a_table_older_than_the_records_is_left_out_not_raised():
     """A table naming a rule the record no longer states (renamed since the last release) leaves that exercise
     without hidden tests instead of stopping the import (the release itself imports the checks to write a new one)."""
