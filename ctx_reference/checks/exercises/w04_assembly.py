@@ -251,7 +251,7 @@ RULES: tuple[Rule, ...] = (
             '一个超大的可选项',  # data
             '生成的隐藏例子',  # data
         ),
-        generated=('by-priority', 'equal-priorities'),
+        generated=('by-priority', 'equal-priorities', 'many-items'),
     ),
     Rule(
         'same-text-is-a-duplicate',
@@ -328,7 +328,7 @@ RULES: tuple[Rule, ...] = (
             '生成的隐藏例子',  # data
         ),
         generated=('by-priority', 'equal-priorities', 'same-texts', 'required-texts', 'stable-and-dynamic',
-                   'at-the-required-total'),
+                   'at-the-required-total', 'many-items'),
     ),
 )
 
