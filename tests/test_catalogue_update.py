@@ -40,12 +40,11 @@ def _copy(relative: Path, root: Path) -> Path:
 
 @pytest.fixture
 def course(tmp_path):
-    """A course of one notebook, its exercise module (whose messages its catalogue holds) and one module that shows
-    messages, with copies of their English catalogues."""
+    """A course of one notebook, its exercise module (whose messages its catalogue holds, with its check labels)
+    and one module that shows messages, with copies of their English catalogues."""
     for relative in (NOTEBOOK, EXERCISE, MODULE, catalogue_path(Path(), "en", ASSIGNMENT)):
         _copy(relative, tmp_path)
-    for name in ("ctx_reference.cli", f"notebook.{ASSIGNMENT}"):
-        _copy(messages_path("en", name, Path("ctx_reference") / "locale"), tmp_path)
+    _copy(messages_path("en", "ctx_reference.cli", Path("ctx_reference") / "locale"), tmp_path)
     return tmp_path
 
 

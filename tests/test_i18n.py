@@ -1,9 +1,9 @@
 """Every message a learner reads goes through the catalogues, and the English catalogue is complete.
 
-The message catalogues are ``ctx_reference/locale/en/messages/<module>.po``, one per module (and
-one per notebook for its check labels), except an exercise module's: its messages live in its
-notebook's catalogue ``i18n/en/<assignment>.po``, as entries without ``msgctxt``. ``ctx.mo`` is
-compiled from both. Fails on: a message with no English (empty or fuzzy), a placeholder that
+The message catalogues are ``ctx_reference/locale/en/messages/<module>.po``, one per module, except
+a notebook's: the labels its code gives its checks and the messages of its exercise modules live in
+its catalogue ``i18n/en/<assignment>.po``, as entries without ``msgctxt``. ``ctx.mo`` is compiled
+from both. Fails on: a message with no English (empty or fuzzy), a placeholder that
 differs between the two languages, a catalogue that no longer matches its module (``python -m
 ctx_course i18n update``), an exercise's message anywhere but in its notebook's catalogue, a
 ``ctx.mo`` that is out of date (``python -m ctx_course i18n compile``), and a Chinese string in
@@ -102,10 +102,11 @@ def test_the_messages_of_a_catalogue_are_those_of_its_sources():
 
 
 def test_an_exercises_messages_are_in_its_notebooks_catalogue_and_nowhere_else():
-    """Every exercise module's messages are in i18n/en/<its NOTEBOOK>.po; no other catalogue places a message at
-    an exercise module's line, and no exercise module has a catalogue of its own."""
-    exercises = [s for s in SOURCES if s.shown.startswith("ctx_reference/checks/exercises/w") and s.messages]
-    assert len(exercises) >= 11
+    """Every exercise module's messages, and the check labels of every notebook, are in i18n/en/<the notebook>.po;
+    no other catalogue places a message at their lines, and none of them has a catalogue of its own."""
+    exercises = [s for s in SOURCES if s.notebook is not None and s.messages]
+    assert len([s for s in exercises if s.shown.startswith("ctx_reference/checks/exercises/w")]) >= 11
+    assert len([s for s in exercises if s.shown.startswith("solutions/")]) == 11
     for source in exercises:
         assert catalogue_of(REPO, "en", source) == catalogue_path(REPO, "en", source.notebook), source.name
         assert set(_messages_of(read_catalogue(catalogue_of(REPO, "en", source)))) >= {m for _, m in source.messages}

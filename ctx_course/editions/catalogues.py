@@ -6,11 +6,12 @@ module that shows messages), ``compile_messages`` (the messages merged into the 
 gettext reads), ``extract_messages`` (the messages a module marks with ``_`` or ``N_``) and
 ``report`` (what is left to translate).
 
-Where a message lives: a module's messages in its own catalogue, except an exercise's. The messages
+Where a message lives: a module's messages in its own catalogue, except a notebook's. The messages
 of an exercise module (``ctx_reference/checks/exercises/w<NN>_<idea>.py``: its cases' labels, its
-rules' phrases) live in its notebook's catalogue ``i18n/<language>/<NN>-<name>.po`` (the module's
-``NOTEBOOK`` names it), after the cells, so that one file holds everything a translator of a
-notebook translates. A cell's entry has its cell id as ``msgctxt``; a message has none, as gettext
+rules' phrases; the module's ``NOTEBOOK`` names the notebook) and the labels the notebook's own code
+gives its checks (``NOTEBOOK_CALLS``: its hidden tests' labels) live in the notebook's catalogue
+``i18n/<language>/<NN>-<name>.po``, after the cells, so that one file holds everything a translator
+of a notebook translates. A cell's entry has its cell id as ``msgctxt``; a message has none, as gettext
 looks it up in ``ctx.mo``: the same Chinese can be both a line of a cell and a check's message,
 two entries that never meet. ``compile_messages`` takes the entries without ``msgctxt`` of the
 notebooks' catalogues with those of ``messages/``; the release takes the cells' entries alone.
@@ -170,8 +171,8 @@ class MessageSource(NamedTuple):
 
     ``name`` is the dotted module name (``notebook.<assignment>`` for a notebook's check labels),
     ``shown`` its source file, ``messages`` its (line, message) pairs. ``notebook`` is the
-    assignment whose catalogue holds the messages (an exercise module), or None: they have a
-    catalogue of their own, ``messages_path(language, name)``.
+    assignment whose catalogue holds the messages (an exercise module, a notebook), or None: they
+    have a catalogue of their own, ``messages_path(language, name)``.
     """
 
     name: str
@@ -200,7 +201,7 @@ def message_sources(root: Path) -> list[MessageSource]:
         path = source_notebook(root, assignment)
         notebook_json = json.loads(path.read_text(encoding="utf-8"))
         sources.append(MessageSource(f"notebook.{assignment}", path.relative_to(root).as_posix(),
-                                     [(0, message) for message in notebook_messages(notebook_json)]))
+                                     [(0, message) for message in notebook_messages(notebook_json)], assignment))
     return sources
 
 
@@ -243,8 +244,9 @@ def _update_messages(root: Path, language: str, sources: list[MessageSource]) ->
 
 
 def _fold_own_catalogues(root: Path, language: str, sources: list[MessageSource], catalogue) -> list[Path]:
-    """Move into ``catalogue`` (a notebook's) every entry of the catalogues the exercise modules ``sources`` had of
-    their own, before their messages moved into their notebook's; return those files (to delete once written).
+    """Move into ``catalogue`` (a notebook's) every entry of the catalogues ``sources`` (its exercise modules, the
+    notebook's labels) had of their own, before their messages moved into the notebook's; return those files (to
+    delete once written).
 
     A translated entry of such a file wins over the notebook catalogue's (it is the one ``ctx.mo``
     held), so the update that follows keeps every translation: a message still in the sources
@@ -267,7 +269,7 @@ def _fold_own_catalogues(root: Path, language: str, sources: list[MessageSource]
 
 
 def _update_notebook(root: Path, language: str, assignment: str, sources: list[MessageSource]) -> Path:
-    """Bring the catalogue of ``assignment`` up to its notebook and the messages of its exercise modules."""
+    """Bring the catalogue of ``assignment`` up to its notebook, its labels and its exercise modules' messages."""
     notebook = json.loads(source_notebook(root, assignment).read_text(encoding="utf-8"))
     mine = [source for source in sources if source.notebook == assignment]
     target = catalogue_path(root, language, assignment)
@@ -284,7 +286,7 @@ def update_all(root: str | os.PathLike = ".", only: str | None = None) -> list[P
     """Bring every catalogue up to the current sources and return the files written.
 
     ``only`` limits it to one catalogue: an assignment (``06-strategies``: its notebook's, which
-    holds its exercise modules' messages too, and its notebook's check labels), a module
+    holds its check labels and its exercise modules' messages too), a module
     (``ctx_reference.checks.runner``; an exercise module's: its notebook's catalogue) or a source
     file. The message catalogues written are those of ``root``'s ``ctx_reference/locale``.
     """
