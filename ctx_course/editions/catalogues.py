@@ -15,6 +15,9 @@ of a notebook translates. A cell's entry has its cell id as ``msgctxt``; a messa
 looks it up in ``ctx.mo``: the same Chinese can be both a line of a cell and a check's message,
 two entries that never meet. ``compile_messages`` takes the entries without ``msgctxt`` of the
 notebooks' catalogues with those of ``messages/``; the release takes the cells' entries alone.
+A catalogue of its own from the earlier layout (``messages/<exercise module>.po``,
+``messages/notebook.<assignment>.po``) is folded into the notebook's by the next update, its
+translations kept, and deleted.
 
 A maintainer who changes one Chinese sentence runs ``python -m ctx_course i18n update``: the entry
 turns *fuzzy*, its old translation and old Chinese kept beside the new text; they correct the
@@ -224,7 +227,7 @@ def messages_template(language: str, shown: str, messages: list[tuple[int, str]]
 
     template = Catalog(locale=language)
     for line, message in messages:
-        template.add(message, "", locations=[(shown, line)])  # line 0: a notebook, no line
+        template.add(message, "", locations=[(shown, line)])
     return template
 
 
