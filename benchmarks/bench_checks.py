@@ -25,8 +25,8 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n.*?### END HIDDEN TESTS\n?", re.S)
 GOAL = 2.0
-#: The ✓ line of a cell's generated cases, in either edition: "另外 60 个生成的例子" or "60 more generated cases".
-CASES = re.compile(r"另外 (\d+) 个生成的例子|(\d+) more generated cases")
+#: The ✓ line of a cell's generated cases, in either edition: "另外 7,227 个生成的例子" or "7,227 more generated cases".
+CASES = re.compile(r"另外 ([\d,]+) 个生成的例子|([\d,]+) more generated cases")
 
 
 def lab_notebook(path: Path) -> nbformat.NotebookNode:
@@ -48,7 +48,7 @@ def _seconds(cell: nbformat.NotebookNode) -> float:
 def _cases(cell: nbformat.NotebookNode) -> int:
     streams = [output for output in cell.get("outputs", ()) if output.get("output_type") == "stream"]
     text = "".join(output.get("text", "") for output in streams)
-    return sum(int(a or b) for a, b in CASES.findall(text))
+    return sum(int((a or b).replace(",", "")) for a, b in CASES.findall(text))
 
 
 def check_times(path: Path) -> list[tuple[str, int, float]]:

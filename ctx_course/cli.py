@@ -177,9 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_i18n(sub) -> None:
     i18n = sub.add_parser(
         "i18n", help="keep the English edition's catalogues up to date and check them",
-        description="update: bring every catalogue (i18n/en/*.po for the notebooks, "
-        "ctx_reference/locale/en/messages/*.po for the messages) up to the Chinese sources, a changed "
-        "entry marked fuzzy; compile: rebuild the messages' .mo file; check: the English of one "
+        description="update: bring every catalogue (i18n/en/*.po for each notebook: its cells, its check "
+        "labels and its exercises' messages; ctx_reference/locale/en/messages/*.po for the other modules' "
+        "messages) up to the Chinese sources, a changed entry marked fuzzy; compile: rebuild the messages' .mo "
+        "file; check: the English of one "
         "assignment (or all), entry by entry, against its Chinese; run: execute the English edition of "
         "an assignment and compare its outputs with the Chinese edition's.",
     )

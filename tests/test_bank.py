@@ -176,3 +176,14 @@ def test_a_failing_generated_case_is_one_line_with_the_smallest_call_and_its_rul
     generated = [text for text in lines if "remaining(" in text]
     assert len(generated) == 1 and generated[0].startswith(line)
     assert [rule.name for rule in RULES["remaining"] if "at-a-tenth" in rule.generated][0] == "below-a-tenth"
+
+
+def test_calls_per_strategy_name_every_strategy():
+    """A strategies module may give each strategy its own number of calls; a mapping that leaves one out is refused,
+    naming the strategies."""
+    from ctx_reference.checks.drawing.write_bank import build
+    strategies = {"a": st.just(((1,), {})), "b": st.just(((2,), {}))}
+    with pytest.raises(ValueError, match=r"\['a', 'b'\]"):
+        build("remaining", strategies, lambda x: x, GENERATED["remaining"], {"a": 3})
+    drawn = build("remaining", strategies, lambda x: x, GENERATED["remaining"], {"a": 3, "b": 1})
+    assert [case["strategy"] for case in drawn["visible"]] == ["a", "b"]

@@ -24,6 +24,7 @@ from conftest import REPO
 ASSIGNMENT = "02-remaining"
 NOTEBOOK = Path("solutions") / ASSIGNMENT / "remaining.ipynb"
 MODULE = Path("ctx_reference") / "cli.py"
+EXERCISE = Path("ctx_reference") / "checks" / "exercises" / "w02_remaining.py"
 OLD_MESSAGE, NEW_MESSAGE = "参数：原课的默认值", "参数：全部用原课的默认值"
 NEIGHBOUR = "参数：原课的默认值，但 {changes}"  # close to both, and unchanged: it must stay as it is
 OLD_LINE, NEW_LINE = "**先修**：01 · 窗口算术（什么算进窗口）。", "**先修**：01 · 窗口算术（哪些东西算进窗口）。"
@@ -39,11 +40,11 @@ def _copy(relative: Path, root: Path) -> Path:
 
 @pytest.fixture
 def course(tmp_path):
-    """A course of one notebook and one module that shows messages, with copies of their English catalogues."""
-    for relative in (NOTEBOOK, MODULE, catalogue_path(Path(), "en", ASSIGNMENT)):
+    """A course of one notebook, its exercise module (whose messages its catalogue holds, with its check labels)
+    and one module that shows messages, with copies of their English catalogues."""
+    for relative in (NOTEBOOK, EXERCISE, MODULE, catalogue_path(Path(), "en", ASSIGNMENT)):
         _copy(relative, tmp_path)
-    for name in ("ctx_reference.cli", f"notebook.{ASSIGNMENT}"):
-        _copy(messages_path("en", name, Path("ctx_reference") / "locale"), tmp_path)
+    _copy(messages_path("en", "ctx_reference.cli", Path("ctx_reference") / "locale"), tmp_path)
     return tmp_path
 
 

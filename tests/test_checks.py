@@ -39,7 +39,7 @@ def test_correct_function_passes_with_one_tick_per_case(capsys):
     out = capsys.readouterr().out
     assert out.count("✓") == len(EXERCISES["remaining"]) + 2 == 8
     assert "(66000, True)" in out
-    assert f"✓ 另外 {len(bank('remaining'))} 个生成的例子也都对" in out
+    assert f"✓ 另外 {len(bank('remaining')):,} 个生成的例子也都对" in out
     assert "✓ 全部 7 个检查通过。" in out
 
 

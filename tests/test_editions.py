@@ -123,3 +123,26 @@ def test_read_only_cells_put_back_in_english_are_the_english_releases(name):
     for cell, released in zip(shown["cells"], en["cells"]):
         if not is_answer(released):
             assert "".join(cell["source"]) == "".join(released["source"]), cell["id"]
+
+
+def test_a_check_label_left_untranslated_in_the_notebooks_catalogue_is_reported(tmp_path):
+    """The labels a notebook gives its checks are messages of its own catalogue: one left empty is named by
+    check_assignment, and the release of its cells is not changed by it."""
+    import shutil
+
+    from ctx_course.editions.catalogues import notebook_messages
+    from ctx_course.editions.translate import catalogue_path, read_catalogue, translations_of, write_catalogue
+
+    assignment = "02-remaining"
+    notebook = REPO / "solutions" / assignment / "remaining.ipynb"
+    (tmp_path / notebook.relative_to(REPO)).parent.mkdir(parents=True)
+    shutil.copyfile(notebook, tmp_path / notebook.relative_to(REPO))
+    catalogue = read_catalogue(catalogue_path(REPO, "en", assignment))
+    label = notebook_messages(_load(notebook))[0]
+    assert catalogue.get(label) is not None and catalogue.get(label).string
+    cells = translations_of(catalogue)
+    catalogue.get(label).string = ""
+    write_catalogue(catalogue, catalogue_path(tmp_path, "en", assignment))
+    assert check_assignment(tmp_path, assignment) == [
+        f"1 check labels of i18n/en/{assignment}.po left to translate (first: {label!r})"]
+    assert translations_of(read_catalogue(catalogue_path(tmp_path, "en", assignment))) == cells

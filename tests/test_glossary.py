@@ -52,7 +52,6 @@ REVIEWED = {
     ("06-strategies.po", "压缩", '"on demand": on_demand'): "a short label beside the function on_demand",
     ("ctx_reference.tables.po", "策略", "Cheapest safe built-in"): "a column header: the built-in ones",
     ("09-context-ledger.po", "检索", "search results"): "检索结果: what a search tool returned",
-    ("ctx_reference.checks.exercises.w09_ledger.po", "检索", "search results"): "检索结果: what a search tool returned",
     ("10-sessions.po", "交接", "hand over"): "交接班: a shift handing over",
     ("ctx_reference.checks.po", "练习", "Go back to {name} first"): "the exercise is named by its function",
     ("ctx_reference.checks.po", "练习", "finish {which} first"): "the exercise is named by its function",

@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..cells import source_text
-from .catalogues import messages_path, notebook_messages, source_notebook
+from .catalogues import notebook_messages, source_notebook, translated
 from .translate import (
     catalogue_entries,
     catalogue_path,
@@ -158,11 +158,10 @@ def check_assignment(root: str | os.PathLike, assignment: str) -> list[str]:
             problems += _code_problems(zh["id"], zh_text, en_text, locked_code(zh))
         elif zh["cell_type"] == "markdown" and zh_text != en_text:
             problems += _markdown_problems(zh["id"], zh_text, en_text)
-    labels = read_catalogue(messages_path(ENGLISH, f"notebook.{assignment}"))
-    shown = {m.id for m in labels if m.id and m.string and not m.fuzzy}
+    shown = translated(catalogue)  # the labels are messages of the notebook's catalogue, without msgctxt
     untranslated = [m for m in notebook_messages(source) if m not in shown]
     if untranslated:
-        problems.append(f"{len(untranslated)} check labels of notebook.{assignment}.po left to translate "
+        problems.append(f"{len(untranslated)} check labels of i18n/en/{assignment}.po left to translate "
                         f"(first: {untranslated[0]!r})")
     return problems
 

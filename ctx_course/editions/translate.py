@@ -25,6 +25,9 @@ Also: the edition of a submitted notebook (``submitted_edition``), a release
 or graded notebook shown in an edition (``in_edition``), and the answer stubs of each edition
 (``stubs``, ``as_source_stub``).
 
+A notebook's catalogue also holds the messages of its exercise modules, as entries without
+``msgctxt`` after the cells (``catalogues.py``): ``translations_of`` and the edition leave them out.
+
 Leaves out: messages shown by ``ctx_reference`` and the grader (``ctx_reference/i18n.py``).
 """
 from __future__ import annotations
@@ -34,7 +37,7 @@ import copy
 import io
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -239,8 +242,10 @@ def update_from(catalogue, template):
 
 
 def translations_of(catalogue) -> dict[tuple[str, str], str]:
-    """Return the finished entries of ``catalogue``: (cell id, Chinese text) → translation (not fuzzy, not empty)."""
-    return {(m.context, m.id): m.string for m in catalogue if m.id and m.string and not m.fuzzy}
+    """Return the finished entries of ``catalogue``'s cells: (cell id, Chinese text) → translation (not fuzzy, not
+    empty). An entry without ``msgctxt`` is a check's message the notebook's catalogue also holds, not a cell's."""
+    return {(m.context, m.id): m.string for m in catalogue if m.id and m.context is not None and m.string
+            and not m.fuzzy}
 
 
 def missing(notebook: dict, catalogue) -> list[Entry]:
@@ -249,8 +254,17 @@ def missing(notebook: dict, catalogue) -> list[Entry]:
     return [e for e in catalogue_entries(notebook) if (e.cell_id, e.text) not in done]
 
 
-def notebook_template(notebook: dict):
-    """Return the entries of ``notebook`` as a catalogue without translations: ``update_from``'s template."""
+CHECK_MESSAGE = "a check's message, compiled into ctx.mo; not a cell"
+"""The comment of a message's entry in a notebook's catalogue."""
+
+
+def notebook_template(notebook: dict, messages: Iterable[tuple[str, int, str]] = ()):
+    """Return the entries of ``notebook`` as a catalogue without translations: ``update_from``'s template.
+
+    ``messages`` are (source file, line, message) of the checks' messages the catalogue holds too
+    (``catalogues.update_all``): each once, after the cells, without ``msgctxt`` (gettext looks
+    it up by its text alone), at every line that shows it.
+    """
     from babel.messages.catalog import Catalog
 
     template = Catalog()
@@ -261,17 +275,20 @@ def notebook_template(notebook: dict):
                              "(comments, docstrings, assert messages only)",
                    }[entry.kind]
         template.add(entry.text, "", context=entry.cell_id, auto_comments=[comment])
+    for shown, line, message in messages:
+        template.add(message, "", locations=[(shown, line)], auto_comments=[CHECK_MESSAGE])
     return template
 
 
-def update_catalogue(notebook: dict, catalogue):
+def update_catalogue(notebook: dict, catalogue, messages: Iterable[tuple[str, int, str]] = ()):
     """Return ``catalogue`` brought up to ``notebook``: new entries empty, a changed one fuzzy with its old text.
 
-    ``update_from`` with the notebook's entries: a changed cell or line keeps the old translation
-    of the closest old entry, marked fuzzy, the old Chinese as its previous id, so the translator
-    sees what changed; entries of text no longer in the notebook go.
+    ``update_from`` with the notebook's entries (and ``messages``, as ``notebook_template`` takes
+    them): a changed cell or line keeps the old translation of the closest old entry, marked
+    fuzzy, the old Chinese as its previous id, so the translator sees what changed; entries no
+    longer in the notebook (or in ``messages``) go.
     """
-    return update_from(catalogue, notebook_template(notebook))
+    return update_from(catalogue, notebook_template(notebook, messages))
 
 
 @lru_cache(maxsize=64)

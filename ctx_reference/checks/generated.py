@@ -112,7 +112,7 @@ def run_generated(func: Callable, function: str, cases: Sequence[BankCase], spec
                 return outcome
             return Outcome(False, _("{line}（这条规则：“{rule}”）").format(line=outcome.line, rule=sentence),
                            rule=getattr(broken_rule(case.strategy, rules, broken), "name", None))
-    return Outcome(True, _("{mark} 另外 {count} 个生成的例子也都对").format(mark=PASS_MARK, count=len(cases)))
+    return Outcome(True, _("{mark} 另外 {count} 个生成的例子也都对").format(mark=PASS_MARK, count=f"{len(cases):,}"))
 
 
 def expect_generated(label: str, exercise: str, func: Callable, spec: Generated) -> None:

@@ -26,7 +26,7 @@ import argparse
 import gzip
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -101,13 +101,26 @@ def _entry(strategy: str, args: tuple, kwargs: dict, oracle: Callable, spec: Gen
     return entry
 
 
+def _counts(strategies: Mapping[str, Any], count: int | Mapping[str, int]) -> dict[str, int]:
+    """Return strategy → calls to draw: ``count`` for each, or the count ``count`` names for each."""
+    if isinstance(count, int):
+        return dict.fromkeys(strategies, count)
+    if set(count) != set(strategies):
+        raise ValueError(f"count must name every strategy ({sorted(strategies)}) (got {sorted(count)})")
+    return dict(count)
+
+
 def build(exercise: str, strategies: dict[str, st.SearchStrategy | list], oracle: Callable, spec: Generated,
-          count: int = EXAMPLES) -> dict[str, Any]:
-    """Return the bank of ``exercise``: its visible cases (expected values) and hidden ones (digests)."""
+          count: int | Mapping[str, int] = EXAMPLES) -> dict[str, Any]:
+    """Return the bank of ``exercise``: its visible cases (expected values) and hidden ones (digests).
+
+    ``count`` is how many calls each strategy draws, or a mapping of strategy → that number.
+    """
     visible: dict[str, dict[str, Any]] = {}
     hidden: dict[str, dict[str, Any]] = {}
+    counts = _counts(strategies, count)
     drawn = {name: (list(strategy), []) if isinstance(strategy, (list, tuple))  # listed calls: no hidden part
-             else (draw(strategy, count, VISIBLE_SEED), draw(strategy, count * HIDDEN_DRAWS, HIDDEN_SEED))
+             else (draw(strategy, counts[name], VISIBLE_SEED), draw(strategy, counts[name] * HIDDEN_DRAWS, HIDDEN_SEED))
              for name, strategy in strategies.items()}
     found = {}  # strategy -> how many visible calls it gave (a call drawn by two strategies counts for the first)
     for name, (calls, _) in drawn.items():

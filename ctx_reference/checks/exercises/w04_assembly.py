@@ -229,7 +229,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         'fit-or-skip',
         N_('放得下就放，放不下就跳过、接着看下一项'),
-        generated=('by-priority', 'equal-priorities'),
+        generated=('by-priority', 'equal-priorities', 'many-items'),
     ),
     Rule(
         'same-text-is-a-duplicate',
@@ -275,7 +275,7 @@ RULES: tuple[Rule, ...] = (
         'items-unchanged',
         N_('不要修改传进来的 `items`'),
         generated=('by-priority', 'equal-priorities', 'same-texts', 'required-texts', 'stable-and-dynamic',
-                   'at-the-required-total'),
+                   'at-the-required-total', 'many-items'),
     ),
 )
 

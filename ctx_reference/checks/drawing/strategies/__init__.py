@@ -55,5 +55,5 @@ def _collected(attribute: str) -> dict[str, Any]:
 STRATEGIES: Mapping[str, Mapping[str, st.SearchStrategy[Call]]] = _collected("STRATEGIES")
 #: exercise → the reference, called with the learner's signature.
 ORACLES: Mapping[str, Callable] = _collected("ORACLES")
-#: exercise → calls drawn per strategy, where not the default.
-EXAMPLES: Mapping[str, int] = _collected("EXAMPLES")
+#: exercise → calls drawn per strategy (or strategy → calls), where not the default.
+EXAMPLES: Mapping[str, int | Mapping[str, int]] = _collected("EXAMPLES")

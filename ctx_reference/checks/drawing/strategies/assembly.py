@@ -6,8 +6,10 @@ its items and budgets run to 12,500 tokens) gives the domain: a list of ``Item``
 count of 0 or more, an integer priority, required or not, stable or not, a text or ``None``) and a
 budget of 0 tokens or more that the required items fit in (over it, ``BudgetError`` is raised: the
 hand-written cases check that error and its two numbers, which a generated case, compared by the
-error's built-in name, cannot). The strategies draw up to seven items: token counts of every
-magnitude up to 25,000 (``_wide.magnitudes``; 0 to 10 weighted, so that sums tie), any integer
+error's built-in name, cannot). The strategies draw up to seven items, or hundreds: token counts of every
+magnitude up to 25,000 (``_wide.magnitudes``; 0 to 10 weighted, so that sums tie), and lists of 257 to
+400 items (the text sets no bound on how many; past 256, an index is no longer one of the
+interpreter's shared small integers, so that keeping items by identity shows), any integer
 priority up to a million either way (-1 to 3 weighted, so that priorities tie), texts that are
 equal, differ by a space, a newline or a capital letter, or are prefixes of each other, and
 ``None``, the same item twice, and budgets put exactly at the required total, at what all the
@@ -101,6 +103,18 @@ def _at_the_required_total(draw) -> Call:
     return (items, sum(item.tokens for item in items if item.required)), {}
 
 
+@st.composite
+def _many_items(draw) -> Call:
+    """257 to 400 distinct items, a short drawn pattern of fields repeated, under names shuffled apart from their
+    order: past 256 items, an index kept by position is no longer the interpreter's one small integer."""
+    pattern = draw(_specs(size=(1, 4), text=st.just(None), tokens=st.integers(0, 10)))
+    count = draw(st.integers(257, 400))
+    names = [f"d{number}" for number in range(count)]
+    draw(st.randoms(use_true_random=False)).shuffle(names)
+    items = [Item(name, **pattern[index % len(pattern)]) for index, name in enumerate(names)]
+    return (items, draw(_budget(items))), {}
+
+
 ORACLES = {"assemble": assemble}
 
 STRATEGIES = {
@@ -113,10 +127,11 @@ STRATEGIES = {
         "required-texts": _assemble_call(_specs(size=(2, 6), required=st.sampled_from((True, False, False)))),
         "stable-and-dynamic": _assemble_call(_specs(size=(2, 7), text=st.just(None))),
         "at-the-required-total": _at_the_required_total(),
+        "many-items": _many_items(),
     },
 }
 
 #: Calls drawn per strategy: about 3,000 visible cases per exercise (and as many hidden), ten to fifty
 #: times the first banks; a case costs 0.03 to 0.2 ms in a check cell, so each cell stays well under 1 s
-#: (``benchmarks/bench_checks.py``).
-EXAMPLES = {"assemble": 500}
+#: (``benchmarks/bench_checks.py``); a call of hundreds of items costs a few milliseconds, so a dozen of them.
+EXAMPLES = {"assemble": {name: 500 for name in STRATEGIES["assemble"]} | {"many-items": 12}}
