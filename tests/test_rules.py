@@ -177,12 +177,14 @@ def test_the_release_refuses_a_hidden_test_naming_a_rule_its_exercise_does_not_s
 
 
 def test_the_release_refuses_a_hidden_test_without_decides(tmp_path):
+    """An expect_digest of the hidden part that names no rules stops the table, naming its label."""
     root = _course_with(tmp_path, ', decides=(\\"negative-when-over\\",)', "")
     with pytest.raises(ValueError, match="decides must name the rules hidden test '超额时余量为负数'"):
         hidden_table(root)
 
 
 def test_the_release_refuses_decides_on_the_hidden_generated_cases(tmp_path):
+    """The rules of the hidden generated cases are derived: an expect_generated written with decides stops the table."""
     call = '例子\\", \\"remaining\\", remaining'
     root = _course_with(tmp_path, f"{call})", f'{call}, decides=(\\"x\\",))')
     with pytest.raises(ValueError, match="decides must be left out of expect_generated"):
@@ -190,6 +192,7 @@ def test_the_release_refuses_decides_on_the_hidden_generated_cases(tmp_path):
 
 
 def test_the_release_refuses_decides_that_is_not_a_tuple(tmp_path):
+    """One form only: a decides that is a bare string stops the table, echoing the value."""
     root = _course_with(tmp_path, 'decides=(\\"negative-when-over\\",)', 'decides=\\"negative-when-over\\"')
     with pytest.raises(ValueError, match="decides must be a non-empty tuple of rule names.*'negative-when-over'"):
         hidden_table(root)
@@ -208,6 +211,7 @@ def test_expect_digest_and_expect_generated_refuse_a_malformed_decides(decides):
 
 
 def test_expect_digest_with_decides_compares_as_without():
+    """decides changes nothing when the test runs: the right digest passes, a wrong one fails naming the label."""
     expect_digest("超额", -8_000, digest(-8_000), decides=("negative-when-over",))
     with pytest.raises(CheckFailed, match="超额"):
         expect_digest("超额", -7_999, digest(-8_000), decides=("negative-when-over",))
@@ -252,11 +256,13 @@ def test_a_table_older_than_the_records_is_left_out_not_raised():
 
 
 def test_a_hidden_generated_test_names_no_rules():
+    """A HiddenTest of the generated cases given rules is refused: its rules are derived from Rule.generated."""
     with pytest.raises(ValueError, match="decides must be left out"):
         HiddenTest("生成", ("r1",), generated=True)
 
 
 def test_the_table_reads_back_what_it_wrote():
+    """read_table gives back the table table_text wrote, tests in order, a test deciding two rules kept whole."""
     table = {"remaining": (HiddenTest("超额", ("negative",)), HiddenTest("生成", generated=True)),
              "check": (HiddenTest("窗口 1", ("a", "b")),)}
     assert dict(read_table(table_text(table))) == table
