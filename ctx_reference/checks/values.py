@@ -38,6 +38,7 @@ value finished so far, counted from 0 in the order they are finished (its parts 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib
 import json
@@ -250,11 +251,16 @@ def _class_name(kind: type) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
+@functools.cache
 def _class(name: str) -> Any:
+    """Return the class of ctx_reference named ``name`` (looked up once per name)."""
     module, _, qualname = name.rpartition(".")
     if not name.startswith(_PACKAGE):
         raise ValueError(f"class must be of ctx_reference (got {name!r})")
     return getattr(importlib.import_module(module), qualname)
+
+
+_JSON_SCALARS = frozenset({type(None), bool, int, float, str})
 
 
 def decode(data: Any, shared: Shared | None = None) -> Any:
@@ -266,19 +272,34 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
     True
     """
     shared = Shared() if shared is None else shared
-    if data is None or type(data) in (bool, int, float, str):
+    kind = type(data)
+    if kind in _JSON_SCALARS:
         return data
-    if type(data) is dict and len(data) == 1 and "float" in data:
-        return float(data["float"])
-    if type(data) is dict and len(data) == 1 and "range" in data:
-        return range(*data["range"])
-    if type(data) is dict and "enum" in data:
-        return _class(data["enum"])[data["name"]]
-    if type(data) is dict and len(data) == 1 and "same" in data:
-        number = data["same"]
-        if type(number) is not int or not 0 <= number < len(shared.values):
-            raise ValueError(f"data must name a value read before (got {data!r})")
-        return shared.values[number]
+    if kind is list and _JSON_SCALARS.issuperset(map(type, data)):  # a list of scalars: read as it is, copied
+        value: Any = data.copy()
+        shared.values.append(value)
+        return value
+    if kind is dict:
+        if len(data) == 1:
+            if "float" in data:
+                return float(data["float"])
+            if "range" in data:
+                return range(*data["range"])
+        if "enum" in data:
+            return _class(data["enum"])[data["name"]]
+        if len(data) == 1:
+            if "same" in data:
+                number = data["same"]
+                if type(number) is not int or not 0 <= number < len(shared.values):
+                    raise ValueError(f"data must name a value read before (got {data!r})")
+                return shared.values[number]
+            items = data.get("tuple")
+            if type(items) is list and _JSON_SCALARS.issuperset(map(type, items)):  # a tuple of scalars
+                if items:
+                    value = tuple(items)
+                    shared.values.append(value)
+                    return value
+                return ()
     value = _decode_parts(data, shared)
     if not (type(value) is tuple and not value):
         shared.values.append(value)
