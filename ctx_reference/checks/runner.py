@@ -167,6 +167,7 @@ def _watched_call(func: Callable, args: tuple, kwargs: Mapping[str, Any], codes:
 
 _SCALARS = frozenset({type(None), bool, int, float, str})
 _FROZEN_CONTAINERS = frozenset({tuple, frozenset})
+_MUTABLE = frozenset({list, dict})  # the arguments a call must leave as they were
 Snapshot = tuple[int | str, Any, Any]
 
 
@@ -222,9 +223,11 @@ def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
 def snapshots(args: tuple, kwargs: Mapping[str, Any]) -> list[Snapshot]:
     """Return (which argument: its number from 1 or its keyword, the argument, a deep copy) for each list or dict
     argument of a call, taken before the call to tell whether it changed them (``changed``)."""
+    if _MUTABLE.isdisjoint(map(type, args)) and (not kwargs or _MUTABLE.isdisjoint(map(type, kwargs.values()))):
+        return []
     found: list[Snapshot] = [(number, value, _deep_copy(value, {}))
-                             for number, value in enumerate(args, start=1) if type(value) in (list, dict)]
-    found += [(key, value, _deep_copy(value, {})) for key, value in kwargs.items() if type(value) in (list, dict)]
+                             for number, value in enumerate(args, start=1) if type(value) in _MUTABLE]
+    found += [(key, value, _deep_copy(value, {})) for key, value in kwargs.items() if type(value) in _MUTABLE]
     return found
 
 
@@ -260,7 +263,7 @@ def copied_call(args: tuple, kwargs: Mapping[str, Any]) -> tuple[tuple, dict[str
     twice in a list, or in two arguments) is one object in the copy too. Immutable values (``immutable``) are
     passed as they are: a call of immutable arguments only copies nothing. Where the call cannot be copied
     whole, each argument is copied as ``_copied`` does."""
-    if all(type(value) in _SCALARS for value in args) and all(type(value) in _SCALARS for value in kwargs.values()):
+    if _SCALARS.issuperset(map(type, args)) and (not kwargs or _SCALARS.issuperset(map(type, kwargs.values()))):
         return tuple(args), dict(kwargs)
     memo: dict[int, Any] = {}
     try:

@@ -41,9 +41,9 @@ import dataclasses
 import functools
 import hashlib
 import importlib
-import json
 import math
 from enum import Enum
+from json.encoder import encode_basestring
 from types import MappingProxyType
 from typing import Any
 
@@ -55,6 +55,7 @@ from ..i18n import _
 MAX_SHOWN = 300
 
 _SCALARS = (bool, int, float, str, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 class NotPlain(Exception):
@@ -83,13 +84,20 @@ def plain(value: Any, by_value: bool = False) -> Any:
     number (a ``Fraction``, a ``Decimal`` …) becomes the ``int`` or ``float`` of its value
     (``_validate.real_value``), wherever it stands.
     """
+    kind = type(value)
+    if kind in _SCALAR_TYPES:
+        return value
     value = python_scalar(value)
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in _SCALAR_TYPES:
         return value
     if kind is list:
+        if _SCALAR_TYPES.issuperset(map(type, value)):  # a list of scalars: a copy at once
+            return value.copy()
         return [plain(item, by_value) for item in value]
     if kind is tuple:
+        if _SCALAR_TYPES.issuperset(map(type, value)):
+            return value
         return tuple(plain(item, by_value) for item in value)
     if kind is dict:
         return {plain(key, by_value): plain(item, by_value) for key, item in value.items()}
@@ -161,7 +169,7 @@ def canonical_text(value: Any, places: int | None = None) -> str:
         shown = round(value, places) if places is not None else value
         return f"f:{shown + 0.0!r}"  # + 0.0 turns -0.0 into 0.0
     if kind is str:
-        return "s:" + json.dumps(value, ensure_ascii=False)
+        return "s:" + encode_basestring(value)  # what json.dumps(value, ensure_ascii=False) returns
     if kind is list:
         return "[" + ",".join(canonical_text(v, places) for v in value) + "]"
     if kind is tuple:
@@ -260,9 +268,6 @@ def _class(name: str) -> Any:
     return getattr(importlib.import_module(module), qualname)
 
 
-_JSON_SCALARS = frozenset({type(None), bool, int, float, str})
-
-
 def decode(data: Any, shared: Shared | None = None) -> Any:
     """Return the value ``data`` encodes: ``decode(encode(v)) == v`` with the same types throughout, and a value
     met twice in ``v`` one object met twice.
@@ -271,11 +276,11 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
     >>> first is second
     True
     """
-    shared = Shared() if shared is None else shared
     kind = type(data)
-    if kind in _JSON_SCALARS:
+    if kind in _SCALAR_TYPES:  # JSON's scalars
         return data
-    if kind is list and _JSON_SCALARS.issuperset(map(type, data)):  # a list of scalars: read as it is, copied
+    shared = Shared() if shared is None else shared
+    if kind is list and _SCALAR_TYPES.issuperset(map(type, data)):  # a list of scalars: read as it is, copied
         value: Any = data.copy()
         shared.values.append(value)
         return value
@@ -294,12 +299,16 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
                     raise ValueError(f"data must name a value read before (got {data!r})")
                 return shared.values[number]
             items = data.get("tuple")
-            if type(items) is list and _JSON_SCALARS.issuperset(map(type, items)):  # a tuple of scalars
+            if type(items) is list and _SCALAR_TYPES.issuperset(map(type, items)):  # a tuple of scalars
                 if items:
                     value = tuple(items)
                     shared.values.append(value)
                     return value
                 return ()
+            if data.get("dict") == []:  # no keyword arguments
+                value = {}
+                shared.values.append(value)
+                return value
     value = _decode_parts(data, shared)
     if not (type(value) is tuple and not value):
         shared.values.append(value)
@@ -311,14 +320,17 @@ def _decode_parts(data: Any, shared: Shared) -> Any:
         return [decode(item, shared) for item in data]
     if type(data) is not dict or len(data) not in (1, 2):
         raise ValueError(f"data must be an encoded value (got {data!r})")
+    if "object" in data and "fields" in data:
+        kind, fields = _class(data["object"]), data["fields"]
+        if type(fields) is dict and _SCALAR_TYPES.issuperset(map(type, fields.values())):  # fields of scalars
+            return kind(**fields)
+        return kind(**{k: decode(v, shared) for k, v in fields.items()})
     if "tuple" in data:
         return tuple(decode(item, shared) for item in data["tuple"])
     if "dict" in data:
         return {decode(k, shared): decode(v, shared) for k, v in data["dict"]}
     if "mappingproxy" in data:
         return MappingProxyType({decode(k, shared): decode(v, shared) for k, v in data["mappingproxy"]})
-    if "object" in data and "fields" in data:
-        return _class(data["object"])(**{k: decode(v, shared) for k, v in data["fields"].items()})
     if "object" in data and "state" in data:
         kind = _class(data["object"])
         obj = kind.__new__(kind)
