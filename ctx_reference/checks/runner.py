@@ -179,16 +179,17 @@ def immutable(value: Any) -> bool:
     (True, False)
     """
     kind = type(value)
-    if kind in _SCALARS or kind is range or isinstance(value, Enum):
+    if kind in _SCALARS:
         return True
     if kind in _FROZEN_CONTAINERS:
-        return all(immutable(item) for item in value)
-    if kind is MappingProxyType:
-        return all(immutable(key) and immutable(item) for key, item in value.items())
+        return _SCALARS.issuperset(map(type, value)) or all(map(immutable, value))
     params = getattr(kind, "__dataclass_params__", None)
     if params is not None and params.frozen and not isinstance(value, type) and hasattr(value, "__dict__"):
-        return all(immutable(item) for item in vars(value).values())
-    return False
+        fields = vars(value).values()
+        return _SCALARS.issuperset(map(type, fields)) or all(map(immutable, fields))
+    if kind is MappingProxyType:
+        return all(map(immutable, value.keys())) and all(map(immutable, value.values()))
+    return kind is range or isinstance(value, Enum)
 
 
 def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
@@ -204,7 +205,10 @@ def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
     if key in memo:
         return memo[key]
     if kind is list:
-        items: list[Any] = []
+        if _SCALARS.issuperset(map(type, value)):  # scalars only: a copy at once
+            memo[key] = items = value.copy()
+            return items
+        items = []
         memo[key] = items
         for item in value:
             items.append(_deep_copy(item, memo))

@@ -279,11 +279,6 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
     kind = type(data)
     if kind in _SCALAR_TYPES:  # JSON's scalars
         return data
-    shared = Shared() if shared is None else shared
-    if kind is list and _SCALAR_TYPES.issuperset(map(type, data)):  # a list of scalars: read as it is, copied
-        value: Any = data.copy()
-        shared.values.append(value)
-        return value
     if kind is dict:
         if len(data) == 1:
             if "float" in data:
@@ -292,27 +287,50 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
                 return range(*data["range"])
         if "enum" in data:
             return _class(data["enum"])[data["name"]]
-        if len(data) == 1:
-            if "same" in data:
-                number = data["same"]
-                if type(number) is not int or not 0 <= number < len(shared.values):
-                    raise ValueError(f"data must name a value read before (got {data!r})")
-                return shared.values[number]
-            items = data.get("tuple")
-            if type(items) is list and _SCALAR_TYPES.issuperset(map(type, items)):  # a tuple of scalars
-                if items:
-                    value = tuple(items)
-                    shared.values.append(value)
-                    return value
-                return ()
-            if data.get("dict") == []:  # no keyword arguments
-                value = {}
+    shared = Shared() if shared is None else shared
+    if kind is list and _SCALAR_TYPES.issuperset(map(type, data)):  # a list of scalars: read as it is, copied
+        value: Any = data.copy()
+        shared.values.append(value)
+        return value
+    if kind is dict and len(data) == 1:
+        if "same" in data:
+            number = data["same"]
+            if type(number) is not int or not 0 <= number < len(shared.values):
+                raise ValueError(f"data must name a value read before (got {data!r})")
+            return shared.values[number]
+        items = data.get("tuple")
+        if type(items) is list and _SCALAR_TYPES.issuperset(map(type, items)):  # a tuple of scalars
+            if items:
+                value = tuple(items)
                 shared.values.append(value)
                 return value
+            return ()
+        if data.get("dict") == []:  # no keyword arguments
+            value = {}
+            shared.values.append(value)
+            return value
     value = _decode_parts(data, shared)
     if not (type(value) is tuple and not value):
         shared.values.append(value)
     return value
+
+
+_NO_KEYWORDS: dict[str, list] = {"dict": []}  # the encoded keyword arguments of a call that has none
+
+
+def decode_call(args: Any, kwargs: Any = None) -> tuple[tuple, Any]:
+    """Return a call's arguments (a tuple) and keyword arguments, encoded together as ``encode(list(args), shared)``
+    then ``encode(kwargs, shared)`` with one ``Shared``: an object in two arguments is read back as one object.
+    ``kwargs`` None: the call has none.
+
+    >>> decode_call([1, "a"])
+    ((1, 'a'), {})
+    """
+    kwargs = _NO_KEYWORDS if kwargs is None else kwargs
+    if kwargs == _NO_KEYWORDS and type(args) is list and _SCALAR_TYPES.issuperset(map(type, args)):
+        return tuple(args), {}  # scalars only: nothing to share
+    shared = Shared()
+    return tuple(decode(args, shared)), decode(kwargs, shared)
 
 
 def _decode_parts(data: Any, shared: Shared) -> Any:

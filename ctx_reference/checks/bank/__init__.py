@@ -27,7 +27,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-from ..values import Shared, decode
+from ..values import decode, decode_call
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,10 @@ class BankCase:
 
 
 def _case(entry: Mapping[str, Any]) -> BankCase:
-    shared = Shared()  # the call's arguments and keyword arguments, read as they were written
-    return BankCase(
-        strategy=entry["strategy"], args=tuple(decode(entry["args"], shared)),
-        kwargs=decode(entry.get("kwargs", {"dict": []}), shared),
-        expect=decode(entry["expect"]) if "expect" in entry else None, digest=entry.get("digest"),
-        raises=entry.get("raises"))
+    args, kwargs = decode_call(entry["args"], entry.get("kwargs"))  # read as they were written
+    return BankCase(strategy=entry["strategy"], args=args, kwargs=kwargs,
+                    expect=decode(entry["expect"]) if "expect" in entry else None, digest=entry.get("digest"),
+                    raises=entry.get("raises"))
 
 
 #: The file of each part of an exercise's bank, in this package.
