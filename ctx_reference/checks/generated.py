@@ -3,7 +3,9 @@
 Covers: turning the visible entries of one exercise's bank (``bank.cases``) into cases the runner
 calls (smallest first), one feedback line for all of them (✓ with their count, or × with the smallest
 failing input, the expected value, what came back and the sentence of the notebook that states the
-rule it breaks), and the hidden entries compared by digest (``expect_generated``).
+rule it breaks), and the hidden entries compared by digest (``expect_generated``). A passing case
+costs its call and its comparison only: its label (the call as Python source) and its line are built
+only for the case that fails, and its calls are handed to the batch hook as they are read (``bank.calls``).
 
 Leaves out: drawing and reading the cases (Hypothesis strategies, run only when the bank is regenerated,
 never in a learner's kernel; ``bank``) and the reference implementation: every expected value is

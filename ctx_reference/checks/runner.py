@@ -108,6 +108,7 @@ class Outcome:
     ``value`` is the plain data the function's result was compared as, when the call returned a
     value of the right kind and shape (None otherwise). ``rule`` names the rule of ``RULES`` a
     failed generated case breaks, where the check knows it (a visible case is known by its label).
+    A passing case whose caller shows no line for it has an empty ``line`` (``PASSED``).
     """
 
     passed: bool

@@ -5,7 +5,8 @@ as the Python number of their kind, ``python_scalar``), comparing two plain valu
 (``same``), showing one in a feedback line (``show``), its canonical text and digest for the hidden
 tests (``canonical_text``, ``digest``: the expected values are not in the cell, a learner's function
 that reads its caller's frame or source finds a hash), and the bank's encoding of the inputs and
-expected values of generated cases as JSON, read back exactly (``encode``, ``decode``).
+expected values of generated cases as JSON, read back exactly (``encode``, ``decode``, and ``decode_call`` for a
+call's arguments).
 
 The canonical text tags every value with its type (``i:3``, ``s:"a"``, ``[…]`` for a list,
 ``(…)`` for a tuple), so ``3`` and ``3.0``, or a list and a tuple, have different digests. Dict
