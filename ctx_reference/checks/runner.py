@@ -185,7 +185,7 @@ def immutable(value: Any) -> bool:
     if kind in _FROZEN_CONTAINERS:
         return _SCALARS.issuperset(map(type, value)) or all(map(immutable, value))
     params = getattr(kind, "__dataclass_params__", None)
-    if params is not None and params.frozen and not isinstance(value, type) and hasattr(value, "__dict__"):
+    if params is not None and params.frozen and hasattr(value, "__dict__"):  # a record, not a class (kind is type)
         fields = vars(value).values()
         return _SCALARS.issuperset(map(type, fields)) or all(map(immutable, fields))
     if kind is MappingProxyType:
