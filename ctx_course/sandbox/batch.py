@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctx_reference.checks.batch import register
@@ -53,7 +53,7 @@ class BatchedCalls:
     ``requests`` made and the ``batched`` calls answered from a batch are counted.
     """
 
-    def __init__(self, func: LearnerFunction, calls: Sequence[tuple[tuple, Mapping[str, Any]]]):
+    def __init__(self, func: LearnerFunction, calls: Iterable[tuple[tuple, Mapping[str, Any]]]):
         self._func = func
         self._calls = list(calls)
         self._texts: dict[int, str | None] = {}  # position -> the JSON text of its [args, kwargs]; None: not data
@@ -132,7 +132,7 @@ def _call_text(args: tuple, kwargs: Mapping[str, Any]) -> str | None:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def batched_calls(func: LearnerFunction, calls: Sequence[tuple[tuple, Mapping[str, Any]]]) -> BatchedCalls:
+def batched_calls(func: LearnerFunction, calls: Iterable[tuple[tuple, Mapping[str, Any]]]) -> BatchedCalls:
     """Return the ``BatchedCalls`` of ``func`` on ``calls`` (the caller ``install`` registers)."""
     return BatchedCalls(func, calls)
 
