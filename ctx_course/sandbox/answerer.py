@@ -238,10 +238,19 @@ class Codec:
     cannot change): the grader sends the same records in every turn's view. Only the grader's
     side remembers, since its objects are its own. With ``reuse``, the other side reads such a
     record once and gives the same object for the same fields again.
+
+    With ``refer`` as well (the grader's session; it needs ``remember``), a remembered record
+    inside a container crosses in full once, numbered, as ``{"keep": n, "v": encoding}``, and
+    after that as ``{"kept": n}``, while the other side is known to hold it: the numbers a message
+    used count as held only once ``commit`` is called (the grader calls it when the call's reply
+    says "ok", so the other side read the whole message), and ``forget_kept`` drops them all (a
+    new process holds none). Numbers are below ``KNOWN_OBJECTS`` and are given again, oldest
+    first, once they run out. Only a codec with ``reuse`` reads these two tags; any other codec (the
+    grader's reading a learner's value) refuses them as malformed.
     """
 
     def __init__(self, refs_out: bool, remote=None, remember: bool = False, types: Registry | None = None,
-                 reuse: bool = False):
+                 reuse: bool = False, refer: bool = False):
         self.refs_out = refs_out
         self.remote = remote
         self.types = types if types is not None else Registry()
@@ -252,6 +261,14 @@ class Codec:
         # with ``reuse``: the named tuples of plain fields read so far, by their fields (the same record in
         # every view is read once); only the answer process reuses, since what it reads is the grader's
         self._reused: dict[tuple, object] | None = {} if reuse else None
+        # with ``refer``: id -> (the record, its number) of the records the other side holds, and of those this
+        # message numbered (held once committed); the record each number was last given to; the next number
+        self._kept: dict[int, tuple] | None = {} if refer and remember else None
+        self._keeping: dict[int, tuple] = {}
+        self._numbered: dict[int, object] = {}
+        self._serial = 0
+        # with ``reuse``: number -> the record the other side sent in full under it (``{"keep": n, ...}``)
+        self._held: dict[int, object] | None = {} if reuse else None
 
     # -- encoding
     def encode(self, value, depth: int = 0):  # noqa: C901 - the wire format, one case per kind in the order tried
@@ -328,6 +345,15 @@ class Codec:
         if depth > MAX_DEPTH:
             return [encode(v, depth) for v in values]  # raises at the first item, as encode does
         known = self._known
+        kept = self._kept
+        if kept is not None and depth < MAX_DEPTH:
+            refer = self._refer
+            return [
+                v if type(v) in _PLAIN
+                else {"kept": held[1]} if (held := kept.get(id(v))) is not None and held[0] is v
+                else refer(v, depth)
+                for v in values
+            ]
         if not known or depth == MAX_DEPTH:  # at the deepest level a tuple's fields would be too deep
             return [v if type(v) in _PLAIN else encode(v, depth) for v in values]
         return [
@@ -336,6 +362,49 @@ class Codec:
             else encode(v, depth)
             for v in values
         ]
+
+    def _refer(self, value, depth: int):
+        """Return the encoding of ``value`` (an item at ``depth`` below MAX_DEPTH, not held by the other side) for a
+        codec that refers: a remembered record numbered, in full (``_items`` refers to one held)."""
+        key = id(value)
+        known = self._known
+        seen = known.get(key) if known is not None else None
+        encoded = seen[1] if seen is not None and seen[0] is value else self.encode(value, depth)
+        seen = known.get(key) if known is not None else None
+        if seen is None or seen[0] is not value:  # not a record of plain fields: no number
+            return encoded
+        keeping = self._keeping.get(key)
+        number = keeping[1] if keeping is not None and keeping[0] is value else self._number(value)
+        return {"keep": number, "v": encoded}
+
+    def _number(self, value) -> int:
+        """Give ``value`` the next number (kept once committed); the record that had it before is no longer held."""
+        number = self._serial % KNOWN_OBJECTS
+        self._serial += 1
+        before = self._numbered.get(number)
+        if before is not None:
+            for table in (self._kept, self._keeping):
+                entry = table.get(id(before))  # type: ignore[union-attr]
+                if entry is not None and entry[0] is before and entry[1] == number:
+                    del table[id(before)]  # type: ignore[union-attr]
+        self._numbered[number] = value
+        self._keeping[id(value)] = (value, number)
+        return number
+
+    def commit(self, held: bool = True) -> None:
+        """Count the records numbered since the last ``commit`` as held by the other side (``held``), or not: they
+        will cross in full again."""
+        if held and self._kept is not None:
+            self._kept.update(self._keeping)
+        self._keeping.clear()
+
+    def forget_kept(self) -> None:
+        """Hold nothing as kept by the other side (a new process): every record crosses in full again."""
+        if self._kept is not None:
+            self._kept.clear()
+        self._keeping.clear()
+        self._numbered.clear()
+        self._serial = 0
 
     def _pairs(self, items, depth: int) -> list:
         """Return the encodings of a mapping's ``items``, each key and value at ``depth``, as pairs."""
@@ -374,6 +443,8 @@ class Codec:
         if kind is not dict or len(data) == 0 or len(data) > 2:
             raise WireError("malformed value")
         self._count(1)
+        if self._held is not None and ("kept" in data or "keep" in data):
+            return self._decode_held(data, depth)
         if "l" in data:
             return self._values(data["l"], depth + 1)
         if "t" in data:
@@ -422,6 +493,22 @@ class Codec:
         if "x" in data:
             raise Unreadable(data["x"])
         raise WireError("malformed value")
+
+    def _decode_held(self, data, depth):
+        """Return the record a ``{"keep": n, "v": ...}`` sends (held under n from here on) or ``{"kept": n}`` names
+        (only with ``reuse``: the answer process reading the grader's records)."""
+        held = self._held
+        number = data.get("kept", data.get("keep"))
+        if type(number) is not int or not 0 <= number < KNOWN_OBJECTS or ("kept" in data) == ("keep" in data):
+            raise WireError("malformed value")
+        if "kept" in data:
+            if len(data) != 1 or number not in held:  # type: ignore[operator]
+                raise WireError("a record this side was not sent")
+            return held[number]  # type: ignore[index]
+        if "v" not in data:
+            raise WireError("malformed value")
+        value = held[number] = self._decode(data["v"], depth)  # type: ignore[index]
+        return value
 
     def _array(self, data, depth):
         dtype = data.get("dtype")
