@@ -19,7 +19,6 @@ of the grader's cells among the learner's cells, a *request* and its *reply* one
 """
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -34,6 +33,8 @@ from ctx_reference.i18n import _
 
 from . import answerer as wire
 from .wire_types import registry, type_names
+
+_PLAIN_DATA = wire._PLAIN_DATA  # JSON values that are their own value
 
 # The process runs this file's text (the sandbox does not show ctx_course).
 ANSWERER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
@@ -182,7 +183,7 @@ class AnswerSession:
 
     # -- messages
     def _send(self, message: dict) -> None:
-        self._send_line(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        self._send_line(wire.to_text(message).encode("utf-8") + b"\n")
 
     def _send_line(self, line: bytes) -> None:
         stdin = self.process.stdin if self.process is not None else None
@@ -285,6 +286,8 @@ class AnswerSession:
             for index, data in (reply.get("changed") or {}).items():
                 _update(values[int(index)], self.codec.decode(data))
             value = reply["ok"]
+            if type(value) in _PLAIN_DATA:  # its own value, as decode would return it
+                return value
             if isinstance(value, dict) and set(value) == {"same"}:
                 return values[int(value["same"])]
             return self.codec.decode(value)
@@ -313,7 +316,7 @@ class AnswerSession:
 
     def _call_batch(self, name: str, at: str, calls: list[str]) -> list[dict]:
         self._require_running()
-        head = json.dumps({"batch": name, "at": at}, ensure_ascii=False, separators=(",", ":"))
+        head = wire.to_text({"batch": name, "at": at})
         line = (head[:-1] + ',"calls":[' + ",".join(calls) + "]}").encode("utf-8") + b"\n"
         grace = wire.BATCH_PROGRESS + 1.0  # the answer process says "next" at most this late after a call began
         deadline = time.monotonic() + self.timeout + grace
@@ -380,7 +383,8 @@ class Unwatched:
     decoder), which enters no exercise's reference code. A profile hook sees every call made, the
     builtins' included, so it would multiply the wire's cost and see nothing: ``with unwatched``
     removes it for the outermost such block and puts it back after; ``paused()`` puts it back
-    while a callback runs one of the grader's objects (that code is watched as in the lab).
+    while a callback runs one of the grader's objects (that code is watched as in the lab). A
+    profiler that is not a Python function (``cProfile``) cannot be put back, and is left on.
     """
 
     __slots__ = ("_depth", "_hook")
@@ -391,7 +395,9 @@ class Unwatched:
 
     def __enter__(self) -> None:
         if self._depth == 0:
-            self._hook = sys.getprofile()
+            hook = sys.getprofile()
+            # a hook set from Python (the check's watch) can be put back; a C profiler's (cProfile) cannot: it stays
+            self._hook = hook if callable(hook) else None
             if self._hook is not None:
                 sys.setprofile(None)
         self._depth += 1

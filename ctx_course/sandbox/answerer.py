@@ -79,6 +79,9 @@ _SPECIAL_FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf
 _PLAIN = frozenset({type(None), bool, int, str})
 _PLAIN_DATA = frozenset({type(None), bool, int, float, str})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,79}")
+# One line of the wire as text: what ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` gives, by
+# one encoder made once (``json.dumps`` with options makes a new one each call).
+to_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class WireError(Exception):
@@ -550,9 +553,12 @@ class Codec:
                 raise WireError(f"malformed {kind.__name__}")
             return kind(*self._values(args, depth + 1))
         pairs = data.get("k")
-        if type(pairs) is not list or any(type(p) is not list or len(p) != 2 or type(p[0]) is not str for p in pairs):
+        if type(pairs) is not list:
             raise WireError(f"malformed {kind.__name__}")
-        if [p[0] for p in pairs] != list(declared.names):
+        names = [p[0] if type(p) is list and len(p) == 2 and type(p[0]) is str else None for p in pairs]
+        if None in names:
+            raise WireError(f"malformed {kind.__name__}")
+        if names != list(declared.names):
             raise WireError(f"the fields of {kind.__name__} do not match")
         values = self._fields(declared, [p[1] for p in pairs], depth)
         return kind(**dict(zip(declared.names, values)))
@@ -575,6 +581,15 @@ class Codec:
         decode = self._decode
         if depth > MAX_DEPTH:
             return [decode(v, depth) for v in items]  # raises at the first item, as decode does
+        held = self._held
+        if held:  # a record held here, named by its number, is that record (counted as one item)
+            return [
+                v if type(v) in _PLAIN_DATA
+                else held[number] if type(v) is dict and len(v) == 1 and type(number := v.get("kept")) is int
+                and number in held
+                else decode(v, depth)
+                for v in items
+            ]
         return [v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items]
 
     def _mapping(self, pairs, depth: int) -> dict:
@@ -691,7 +706,7 @@ class Channel:
         self.reader, self.writer, self.codec, self.handle = reader, writer, codec, handle
 
     def send(self, message: dict) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        line = to_text(message).encode("utf-8") + b"\n"
         if len(line) > MAX_LINE:
             too_large = {"raised": {"type": "WireError", "message": "the value is too large to send"}}
             line = json.dumps(too_large).encode() + b"\n"
@@ -915,8 +930,9 @@ def _answer_call(message: dict, bound: dict, codec: Codec) -> dict:
         return {"raised": {"type": "WireError", "message": "unexpected request"}}
     try:
         func = bound[message.get("at")][message["call"]]
-        args = [codec.decode(a) for a in message.get("args", [])]
-        kwargs = {str(k): codec.decode(v) for k, v in message.get("kwargs", {}).items()}
+        decode = codec.decode  # plain data is its own value (what decode would return)
+        args = [a if type(a) in _PLAIN_DATA else decode(a) for a in message.get("args", [])]
+        kwargs = {str(k): v if type(v) in _PLAIN_DATA else decode(v) for k, v in message.get("kwargs", {}).items()}
     except Exception as exc:
         return {"raised": describe_exception(exc, codec)}
     mutable = [(i, a, _snapshot(codec, a)) for i, a in enumerate(args) if type(a) in (list, dict, set)]
@@ -975,11 +991,13 @@ def _answer_batch(message: dict, bound: dict, codec: Codec, channel: Channel, li
         if timed_out:
             entries.append('{"timeout":true}')
             break
-        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
-        if len(text.encode("utf-8")) > BATCH_ENTRY_BYTES:
+        text = to_text(reply)
+        length = len(text) if text.isascii() else len(text.encode("utf-8"))
+        if length > BATCH_ENTRY_BYTES:
             text = '{"raised":{"type":"WireError","message":"the value is too large to send"}}'
+            length = len(text)
         entries.append(text)
-        size += len(text.encode("utf-8")) + 1
+        size += length + 1
         if size >= BATCH_REPLY_BYTES:
             break
     channel.send_text('{"batch":[' + ",".join(entries) + "]}")
