@@ -505,12 +505,12 @@ class Codec:
         if type(number) is not int or not 0 <= number < KNOWN_OBJECTS or ("kept" in data) == ("keep" in data):
             raise WireError("malformed value")
         if "kept" in data:
-            if len(data) != 1 or number not in held:  # type: ignore[operator]
+            if len(data) != 1 or number not in held:
                 raise WireError("a record this side was not sent")
-            return held[number]  # type: ignore[index]
+            return held[number]
         if "v" not in data:
             raise WireError("malformed value")
-        value = held[number] = self._decode(data["v"], depth)  # type: ignore[index]
+        value = held[number] = self._decode(data["v"], depth)
         return value
 
     def _array(self, data, depth):
