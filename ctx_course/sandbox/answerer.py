@@ -244,11 +244,12 @@ class Codec:
 
     With ``refer`` as well (the grader's session; it needs ``remember``), a remembered record
     inside a container crosses in full once, numbered, as ``{"keep": n, "v": encoding}``, and
-    after that as ``{"kept": n}``, while the other side is known to hold it: the numbers a message
+    after that as ``{"kept": n}``, while the other side is known to hold it (in a list or tuple of
+    such records only, ``{"kl": [...]}`` or ``{"kt": [...]}``, as the bare number): the numbers a message
     used count as held only once ``commit`` is called (the grader calls it when the call's reply
     says "ok", so the other side read the whole message), and ``forget_kept`` drops them all (a
     new process holds none). Numbers are below ``KNOWN_OBJECTS`` and are given again, oldest
-    first, once they run out. Only a codec with ``reuse`` reads these two tags; any other codec (the
+    first, once they run out. Only a codec with ``reuse`` reads these tags; any other codec (the
     grader's reading a learner's value) refuses them as malformed.
     """
 
@@ -286,10 +287,12 @@ class Codec:
             scalar = _numpy_scalar(value)
             if scalar is not None:
                 return self.encode(scalar, depth)
-        if kind is list:
-            return {"l": self._items(value, depth + 1)}
-        if kind is tuple:
-            return {"t": self._items(value, depth + 1)}
+        if kind is list or kind is tuple:
+            if self._kept is not None and value and depth + 1 < MAX_DEPTH:
+                records = self._records(value, depth + 1)
+                if records is not None:  # records only: each held one as its bare number
+                    return {"kl" if kind is list else "kt": records}
+            return {"l" if kind is list else "t": self._items(value, depth + 1)}
         if kind is dict:
             return {"d": self._pairs(value.items(), depth + 1)}
         if kind in (set, frozenset):
@@ -380,6 +383,25 @@ class Codec:
         number = keeping[1] if keeping is not None and keeping[0] is value else self._number(value)
         return {"keep": number, "v": encoded}
 
+    def _records(self, values, depth: int) -> list | None:
+        """Return the items of ``values`` if every one is a record of plain fields: a held one as its number, another
+        numbered in full (``_refer``); None at the first item that is not such a record."""
+        kept, by_class = self._kept, self.types.by_class
+        items: list = []
+        for value in values:
+            held = kept.get(id(value))  # type: ignore[union-attr]
+            if held is not None and held[0] is value:
+                items.append(held[1])
+                continue
+            declared = by_class.get(type(value))
+            if declared is None or declared.form != "tuple":
+                return None
+            encoded = self._refer(value, depth)
+            if "keep" not in encoded:
+                return None
+            items.append(encoded)
+        return items
+
     def _number(self, value) -> int:
         """Give ``value`` the next number (kept once committed); the record that had it before is no longer held."""
         number = self._serial % KNOWN_OBJECTS
@@ -452,6 +474,8 @@ class Codec:
             return self._values(data["l"], depth + 1)
         if "t" in data:
             return tuple(self._values(data["t"], depth + 1))
+        if self._held is not None and ("kl" in data or "kt" in data):
+            return self._held_records(data, depth + 1)
         if "d" in data:
             return self._mapping(data["d"], depth + 1)
         if "s" in data:
@@ -512,6 +536,24 @@ class Codec:
             raise WireError("malformed value")
         value = held[number] = self._decode(data["v"], depth)
         return value
+
+    def _held_records(self, data, depth):
+        """Return the list (``{"kl": [...]}``) or tuple (``"kt"``) of records whose items are numbers of held records
+        or records sent in full (only with ``reuse``: the answer process reading the grader's views)."""
+        items = data.get("kl", data.get("kt"))
+        if type(items) is not list or len(data) != 1:
+            raise WireError("malformed value")
+        self._count(len(items))
+        held, decode = self._held, self._decode
+        if depth > MAX_DEPTH:
+            raise WireError("the value is nested too deeply")
+        values = [
+            held[v] if type(v) is int and v in held
+            else decode(v, depth) if type(v) is dict
+            else _not_held(v)
+            for v in items
+        ]
+        return values if "kl" in data else tuple(values)
 
     def _array(self, data, depth):
         dtype = data.get("dtype")
@@ -604,6 +646,10 @@ class Codec:
             (k if type(k) in _PLAIN_DATA else decode(k, depth)): (v if type(v) in _PLAIN_DATA else decode(v, depth))
             for k, v in pairs
         }
+
+
+def _not_held(number):
+    raise WireError("a record this side was not sent")
 
 
 def _decimal(text) -> decimal.Decimal:
