@@ -674,11 +674,11 @@ def _checker(hint, registry: "Registry"):
     """Return the check of a field of type ``hint``: the exact types it may hold, where that says it all, else
     a predicate (``_fits``). Built once per registry, so that reading a record costs a set lookup a field."""
     if hint is None or hint is typing.Any:
-        return lambda value: True
+        return _anything
     simple = _simple_types(hint, registry)
     if simple is not None:
         return simple
-    return functools.partial(_fits, hint=hint, registry=registry)
+    return _fits(hint, registry)
 
 
 def _simple_types(hint, registry: "Registry") -> frozenset | None:
@@ -697,35 +697,48 @@ def _simple_types(hint, registry: "Registry") -> frozenset | None:
     return None
 
 
-def _fits(value, hint, registry: Registry) -> bool:  # noqa: C901 - one case per form of hint
-    """Return whether decoded ``value`` is of the shape ``hint`` states (loosely: numbers for numbers, sequences
-    for sequences, the exact declared class for a declared class; a hint not understood allows any data)."""
+def _anything(value) -> bool:
+    return True
+
+
+def _fits(hint, registry: Registry):  # noqa: C901 - one case per form of hint
+    """Return the predicate saying whether a decoded value is of the shape ``hint`` states (loosely: numbers for
+    numbers, sequences for sequences, the exact declared class for a declared class; a hint not understood allows
+    any data). The hint is read once, here: the predicate only tests the value, the items' predicates inside."""
     if hint is None or hint is typing.Any:
-        return True
+        return _anything
     simple = _simple_types(hint, registry)  # None, bool, numbers, str, bytes, a declared class, unions of them
     if simple is not None:
-        return type(value) in simple
+        return lambda value: type(value) in simple
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Union or origin is types.UnionType:  # an arm says more than a type
-        return any(_fits(value, arm, registry) for arm in args)
+        arms = [_fits(arm, registry) for arm in args]
+        return lambda value: any(arm(value) for arm in arms)
     if origin is typing.Literal:
-        return value in args
+        return lambda value: value in args
     if origin is tuple:
-        if type(value) not in _SEQUENCES:
-            return False
         if len(args) == 2 and args[1] is Ellipsis:
-            return all(_fits(v, args[0], registry) for v in value)
-        return not args or (len(args) == len(value) and all(_fits(v, a, registry) for v, a in zip(value, args)))
+            each = _fits(args[0], registry)
+            return lambda value: type(value) in _SEQUENCES and all(each(v) for v in value)
+        places = [_fits(arg, registry) for arg in args]
+        return lambda value: type(value) in _SEQUENCES and (
+            not places or (len(places) == len(value) and all(fits(v) for v, fits in zip(value, places))))
     container = origin if origin is not None else hint
     if container in (list, collections.abc.Sequence, collections.abc.Iterable, collections.abc.Collection):
-        return type(value) in _SEQUENCES and (not args or all(_fits(v, args[0], registry) for v in value))
+        each = _fits(args[0], registry) if args else _anything
+        return lambda value: type(value) in _SEQUENCES and all(each(v) for v in value)
     if container in (set, frozenset, collections.abc.Set):
-        return type(value) in (set, frozenset) and (not args or all(_fits(v, args[0], registry) for v in value))
+        each = _fits(args[0], registry) if args else _anything
+        return lambda value: type(value) in (set, frozenset) and all(each(v) for v in value)
     if container in (dict, collections.abc.Mapping):
-        if type(value) not in (dict, types.MappingProxyType):
-            return False
-        return not args or all(_fits(k, args[0], registry) and _fits(v, args[1], registry) for k, v in value.items())
-    return isinstance(value, hint) if isinstance(hint, type) else True
+        if not args:
+            return lambda value: type(value) in (dict, types.MappingProxyType)
+        key, item = _fits(args[0], registry), _fits(args[1], registry)
+        return lambda value: type(value) in (dict, types.MappingProxyType) and all(
+            key(k) and item(v) for k, v in value.items())
+    if isinstance(hint, type):
+        return lambda value: isinstance(value, hint)
+    return _anything
 
 
 # --------------------------------------------------------------------------------------------
