@@ -231,8 +231,8 @@ def test_the_grader_refuses_what_only_the_grader_may_send(data):
 
 
 @pytest.mark.parametrize("data", [{"kept": 5}, {"kept": -1}, {"kept": KNOWN_OBJECTS}, {"kept": "0"}, {"kept": True},
-                                  {"keep": 1}, {"keep": 1, "kept": 1}, {"kept": 1, "v": 1}, {"kl": [5]}, {"kl": [1, "1"]},
-                                  {"kt": [1.0]}, {"kl": 1}, {"kl": [1], "x": 1}, {"kl": [True]}])
+                                  {"keep": 1}, {"keep": 1, "kept": 1}, {"kept": 1, "v": 1}, {"kl": [5]},
+                                  {"kl": [1, "1"]}, {"kt": [1.0]}, {"kl": 1}, {"kl": [1], "x": 1}, {"kl": [True]}])
 def test_the_answer_process_refuses_a_number_it_was_not_sent(data):
     answer = _answering()
     answer.decode({"keep": 1, "v": 2})
