@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctx_reference.assemble import Item
 from ctx_reference.checks import EXERCISES, GENERATED, RULES, CheckFailed, check_exercise
 from ctx_reference.checks.bank import cases as bank
 from ctx_reference.checks.drawing.strategies import ORACLES, STRATEGIES
@@ -138,6 +139,23 @@ def test_the_codec_keeps_one_object_in_two_places_as_one():
     args, kwargs = encode([record], shared), encode({"again": record}, shared)
     read = Shared()
     assert decode(args, read)[0] is decode(kwargs, read)["again"]
+
+
+def test_the_codec_reads_lists_and_tuples_of_scalars_shared_and_apart_from_the_data():
+    """A list or tuple of scalars (read at once) and an empty dict are numbered like any value, so that a later
+    ``{"same": n}`` finds them, and a list read back is never the data's own list."""
+    data = [[1, "a"], {"tuple": [2, None]}, {"dict": []}, {"same": 0}, {"same": 1}, {"same": 2}]
+    back = decode(data)
+    assert back == [[1, "a"], (2, None), {}, [1, "a"], (2, None), {}]
+    assert back[3] is back[0] and back[4] is back[1] and back[5] is back[2] and back[0] is not data[0]
+    assert type(back[1]) is tuple and decode({"tuple": []}) == ()
+
+
+def test_the_codec_rebuilds_an_object_of_scalar_fields_through_its_checks():
+    """An object whose fields are all scalars is still built by calling its class, so its own checks run."""
+    assert decode({"object": "ctx_reference.assemble.Item", "fields": {"name": "a", "tokens": 3}}) == Item("a", 3)
+    with pytest.raises(ValueError, match="tokens"):
+        decode({"object": "ctx_reference.assemble.Item", "fields": {"name": "a", "tokens": -1}})
 
 
 def test_the_codec_refuses_a_value_inside_itself():

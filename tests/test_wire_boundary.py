@@ -56,7 +56,7 @@ HOSTILE_NAMES = [
 ]
 NAMES = st.sampled_from(sorted(registry().by_name) + HOSTILE_NAMES) | st.text(max_size=40)
 TAGS = ["l", "t", "d", "s", "fs", "o", "f", "r", "b", "mp", "q", "dec", "nd", "dtype", "ref", "type", "x", "e",
-        "nt", "k", "a", "call", "st", "new", "args", "dc", "same"]
+        "nt", "k", "a", "call", "st", "new", "args", "dc", "same", "keep", "kept", "v", "kl", "kt"]
 JSON_LEAVES = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
                | st.sampled_from(["nan", "inf", "-inf", "1e999999", "NaN", "int64", "(1000000000,)u1", "object",
                                   "SAFE", "__class__", "_name_", "1/0", "ff", "zz"]))

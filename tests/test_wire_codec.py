@@ -142,3 +142,111 @@ def test_the_answer_process_reads_a_record_sent_again_as_the_same_object_and_the
     grader = Codec(refs_out=True)
     one, two = grader.decode(data), grader.decode(data)
     assert one == two == [record, record] and one[0] is not two[0]
+
+
+def _referring() -> _Codec:
+    """The grader's session codec: it remembers records and refers to the ones the answer process holds."""
+    return _Codec(refs_out=True, remember=True, refer=True, types=registry())
+
+
+def _answering() -> _Codec:
+    return _Codec(refs_out=False, types=registry(), reuse=True)
+
+
+def _in_full(text: str) -> int:
+    """Return how many records a message's text sends in full (the others go as numbers)."""
+    return text.count('"keep"')
+
+
+def _views(count: int, turns: int = 40) -> list:
+    """What a simulation sends turn after turn: the records so far (a few replaced by new ones), and the turn."""
+    records: list[TurnRecord] = []
+    views = []
+    for turn in range(1, turns + 1):
+        records.append(TurnRecord(turn, "read", 100 * turn, 10 * turn, turn % 3 == 0, False, False, False))
+        if turn % 7 == 0:  # a clearing replaces older records by new objects
+            records[: turn // 2] = [r._replace(cleared=True) for r in records[: turn // 2]]
+        views.append(((tuple(records), turn), {"records": list(records)}))
+    return views[:count]
+
+
+def test_a_record_the_answer_process_holds_crosses_as_its_number_and_reads_back_the_same():
+    """After a call whose reply said "ok", the records it sent cross as ``{"kept": n}``: the messages shrink, and
+    the answer process reads every view equal to what was sent, a record sent again as the same object."""
+    grader, answer = _referring(), _answering()
+    sizes, plain = [], []
+    first_seen: dict = {}
+    for view in _views(40):
+        text = json.dumps(grader.encode(view))
+        grader.commit()
+        read = answer.decode(json.loads(text))
+        assert read == view
+        for record in read[0][0]:
+            assert first_seen.setdefault(record, record) is record
+        sizes.append(len(text))
+        plain.append(len(_wire(Codec(refs_out=True), view)))
+    assert _in_full(text) < len(view[1]["records"]) and sum(sizes) * 3 < sum(plain)
+
+
+def test_records_of_a_message_not_read_whole_cross_in_full_again():
+    """Numbers given in a message count as held only once committed: after ``commit(held=False)`` (the call
+    did not run: the answer process may not have read it all) and after ``forget_kept`` (a new process), every
+    record crosses in full, and a fresh answer process reads the next message."""
+    views = _views(3)
+    grader = _referring()
+    grader.encode(views[0])
+    grader.commit(held=False)
+    assert _in_full(json.dumps(grader.encode(views[1]))) == 2 * 2  # two records, in two places each
+    grader.commit()
+    assert _in_full(json.dumps(grader.encode(views[2]))) == 2  # the third record only
+    grader.commit()
+    grader.forget_kept()
+    text = json.dumps(grader.encode(views[2]))
+    assert _in_full(text) == 2 * 3 and _answering().decode(json.loads(text)) == views[2]
+
+
+def test_numbers_run_out_and_are_given_again_oldest_first():
+    """Past KNOWN_OBJECTS numbered records the numbers are given again; a record whose number went to another
+    crosses in full again, and the answer process reads every message right."""
+    grader, answer = _referring(), _answering()
+    records = [TurnRecord(t, "run", t, t, False, False, False, False) for t in range(KNOWN_OBJECTS + 300)]
+    for start in range(0, len(records), 100):
+        message = [records[0], records[start: start + 100], records[1]]
+        data = json.loads(json.dumps(grader.encode(message)))
+        grader.commit()
+        assert answer.decode(data) == message
+    assert answer.decode(json.loads(json.dumps(grader.encode([records])))) == [records]
+    assert len(grader._kept) <= KNOWN_OBJECTS and len(answer._held) <= KNOWN_OBJECTS
+
+
+@pytest.mark.parametrize("data", [{"kept": 0}, {"keep": 0, "v": 1}, {"l": [{"kept": 0}]}, {"kl": [0]}, {"kt": []},
+                                  {"keep": 0, "v": {"o": "ctx_reference.policy:TurnRecord",
+                                                    "nt": [1, "run", 1, 1, False, False, False, False]}}],
+                         ids=["kept", "keep", "kept-in-a-list", "held-list", "held-tuple", "keep-a-record"])
+def test_the_grader_refuses_what_only_the_grader_may_send(data):
+    """``keep`` and ``kept`` go from the grader to the answer process only: the grader's codecs refuse them."""
+    for grader in (Codec(refs_out=True), _referring()):
+        with pytest.raises(WireError, match="malformed"):
+            grader.decode(data)
+
+
+@pytest.mark.parametrize("data", [{"kept": 5}, {"kept": -1}, {"kept": KNOWN_OBJECTS}, {"kept": "0"}, {"kept": True},
+                                  {"keep": 1}, {"keep": 1, "kept": 1}, {"kept": 1, "v": 1}, {"kl": [5]},
+                                  {"kl": [1, "1"]}, {"kt": [1.0]}, {"kl": 1}, {"kl": [1], "x": 1}, {"kl": [True]}])
+def test_the_answer_process_refuses_a_number_it_was_not_sent(data):
+    answer = _answering()
+    answer.decode({"keep": 1, "v": 2})
+    with pytest.raises(WireError):
+        answer.decode([data])
+
+
+@SETTINGS
+@given(st.lists(VALUES, min_size=1, max_size=4))
+def test_any_value_sent_again_by_number_reads_back_equal(values):
+    """Whatever the grader sends, once and again (its records then by number), the answer process reads it equal."""
+    grader, answer = _referring(), _answering()
+    for _ in range(2):
+        for value in values:
+            data = json.loads(json.dumps(grader.encode(value)))
+            grader.commit()
+            assert answer.decode(data) == value

@@ -19,11 +19,11 @@ of the grader's cells among the learner's cells, a *request* and its *reply* one
 """
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
 import subprocess
+import sys
 import time
 import weakref
 from pathlib import Path
@@ -33,6 +33,8 @@ from ctx_reference.i18n import _
 
 from . import answerer as wire
 from .wire_types import registry, type_names
+
+_PLAIN_DATA = wire._PLAIN_DATA  # JSON values that are their own value
 
 # The process runs this file's text (the sandbox does not show ctx_course).
 ANSWERER_SOURCE = Path(wire.__file__).read_text(encoding="utf-8")
@@ -86,7 +88,8 @@ class AnswerSession:
         self.job = {**job, "types": type_names()}  # the answer process carries the declared types only
         self.process: subprocess.Popen | None = None
         self.ready: dict = {}
-        self.codec = wire.Codec(refs_out=True, remember=True, types=registry())
+        # a record sent in an earlier call (every turn's view holds the turns before) crosses as its number
+        self.codec = wire.Codec(refs_out=True, remember=True, refer=True, types=registry())
         # what a callback of the learner's process gets back: data only, never a reference to another object
         self.data_codec = wire.Codec(refs_out=False, types=registry())
         self.unreadable: str | None = None  # the type of the last value of the learner's that could not be read
@@ -96,6 +99,7 @@ class AnswerSession:
         self.failure: str | None = None
         self.started = 0
         self.abandoned = False  # the run was stopped: no learner's process starts again
+        self.unwatched = Unwatched()
         _SESSIONS.add(self)
 
     # -- process
@@ -106,6 +110,7 @@ class AnswerSession:
             self.failure = "stopped"
             return
         self.started += 1
+        self.codec.forget_kept()  # the new process holds none of the records the last one was sent
         self._buffer = b""
         self._reached = -1
         self.failure = None
@@ -178,7 +183,7 @@ class AnswerSession:
 
     # -- messages
     def _send(self, message: dict) -> None:
-        self._send_line(json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n")
+        self._send_line(wire.to_text(message).encode("utf-8") + b"\n")
 
     def _send_line(self, line: bytes) -> None:
         stdin = self.process.stdin if self.process is not None else None
@@ -224,6 +229,10 @@ class AnswerSession:
 
     def call(self, name: str, args: tuple, kwargs: dict, at: str) -> Any:
         """Call the learner's ``name``, as bound at checkpoint ``at``, on ``args`` in the learner's process."""
+        with self.unwatched:
+            return self._call(name, args, kwargs, at)
+
+    def _call(self, name: str, args: tuple, kwargs: dict, at: str) -> Any:
         self._require_running()
         values = list(args)  # an argument the learner's function changed is updated from its copy ("changed")
         try:
@@ -234,6 +243,7 @@ class AnswerSession:
                 "kwargs": {str(k): self.codec.encode(v) for k, v in kwargs.items()},
             }
         except wire.WireError as exc:
+            self.codec.commit(held=False)
             raise TypeError(f"this argument cannot be passed to the learner's function ({exc})") from None
         deadline = time.monotonic() + self.timeout
         try:
@@ -245,8 +255,11 @@ class AnswerSession:
                     continue
                 break
         except AnswerUnavailable as exc:
+            self.codec.commit(held=False)
             self._fail(str(exc))
             raise
+        # the learner's process read the whole request (and so holds the records it numbered) only if the call ran
+        self.codec.commit(held="ok" in reply)
         return self.result(reply, values)
 
     def result(self, reply: dict, values: list) -> Any:
@@ -257,6 +270,10 @@ class AnswerSession:
         and a reply saying the function returned one of them returns that very object. A batch's
         entries are read here one at a time, each when its case is judged (``call_batch``).
         """
+        with self.unwatched:
+            return self._result(reply, values)
+
+    def _result(self, reply: dict, values: list) -> Any:
         if "timeout" in reply:  # only a batch's last entry: the call ran past the time limit
             self._fail("timeout")
             raise AnswerUnavailable("timeout")
@@ -269,6 +286,8 @@ class AnswerSession:
             for index, data in (reply.get("changed") or {}).items():
                 _update(values[int(index)], self.codec.decode(data))
             value = reply["ok"]
+            if type(value) in _PLAIN_DATA:  # its own value, as decode would return it
+                return value
             if isinstance(value, dict) and set(value) == {"same"}:
                 return values[int(value["same"])]
             return self.codec.decode(value)
@@ -292,8 +311,12 @@ class AnswerSession:
         time-out entry before the last) breaks the protocol: the process is stopped, and every call
         of this check cell fails, as after any malformed reply.
         """
+        with self.unwatched:
+            return self._call_batch(name, at, calls)
+
+    def _call_batch(self, name: str, at: str, calls: list[str]) -> list[dict]:
         self._require_running()
-        head = json.dumps({"batch": name, "at": at}, ensure_ascii=False, separators=(",", ":"))
+        head = wire.to_text({"batch": name, "at": at})
         line = (head[:-1] + ',"calls":[' + ",".join(calls) + "]}").encode("utf-8") + b"\n"
         grace = wire.BATCH_PROGRESS + 1.0  # the answer process says "next" at most this late after a call began
         deadline = time.monotonic() + self.timeout + grace
@@ -343,12 +366,66 @@ class AnswerSession:
                 target = getattr(target, attr)
             args = [self.codec.decode(a) for a in message.get("args", [])]
             kwargs = {str(k): self.codec.decode(v) for k, v in message.get("kwargs", {}).items()}
-            value = target(*args, **kwargs)
-            if attr == "__iter__":
-                value = list(value)
+            with self.unwatched.paused():  # the grader's object runs watched, as when the check calls it
+                value = target(*args, **kwargs)
+                if attr == "__iter__":
+                    value = list(value)
             return {"ok": self.data_codec.encode(value)}
         except Exception as exc:
             return {"raised": wire.describe_exception(exc, self.data_codec)}
+
+
+class Unwatched:
+    """While a call crosses the wire, the check's watch for reference code (a profile hook) is off.
+
+    At grading a check calls a ``LearnerFunction``: the learner's code runs in its own process, and
+    the grader's side of the call is this package's wire (encoding, the pipe, the closed-schema
+    decoder), which enters no exercise's reference code. A profile hook sees every call made, the
+    builtins' included, so it would multiply the wire's cost and see nothing: ``with unwatched``
+    removes it for the outermost such block and puts it back after; ``paused()`` puts it back
+    while a callback runs one of the grader's objects (that code is watched as in the lab). A
+    profiler that is not a Python function (``cProfile``) cannot be put back, and is left on.
+    """
+
+    __slots__ = ("_depth", "_hook")
+
+    def __init__(self) -> None:
+        self._depth = 0
+        self._hook: Any = None
+
+    def __enter__(self) -> None:
+        if self._depth == 0:
+            hook = sys.getprofile()
+            # a hook set from Python (the check's watch) can be put back; a C profiler's (cProfile) cannot: it stays
+            self._hook = hook if callable(hook) else None
+            if self._hook is not None:
+                sys.setprofile(None)
+        self._depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self._depth -= 1
+        if self._depth == 0 and self._hook is not None:
+            hook, self._hook = self._hook, None
+            sys.setprofile(hook)
+
+    def paused(self) -> _Paused:
+        """Return a context in which the hook that was on is on again."""
+        return _Paused(self._hook)
+
+
+class _Paused:
+    __slots__ = ("_hook",)
+
+    def __init__(self, hook: Any) -> None:
+        self._hook = hook
+
+    def __enter__(self) -> None:
+        if self._hook is not None:
+            sys.setprofile(self._hook)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._hook is not None:
+            sys.setprofile(None)
 
 
 def _entries_fit(entries, asked: int) -> bool:

@@ -79,6 +79,9 @@ _SPECIAL_FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf
 _PLAIN = frozenset({type(None), bool, int, str})
 _PLAIN_DATA = frozenset({type(None), bool, int, float, str})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,79}")
+# One line of the wire as text: what ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` gives, by
+# one encoder made once (``json.dumps`` with options makes a new one each call).
+to_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 class WireError(Exception):
@@ -238,10 +241,20 @@ class Codec:
     cannot change): the grader sends the same records in every turn's view. Only the grader's
     side remembers, since its objects are its own. With ``reuse``, the other side reads such a
     record once and gives the same object for the same fields again.
+
+    With ``refer`` as well (the grader's session; it needs ``remember``), a remembered record
+    inside a container crosses in full once, numbered, as ``{"keep": n, "v": encoding}``, and
+    after that as ``{"kept": n}``, while the other side is known to hold it (in a list or tuple of
+    such records only, ``{"kl": [...]}`` or ``{"kt": [...]}``, as the bare number): the numbers a message
+    used count as held only once ``commit`` is called (the grader calls it when the call's reply
+    says "ok", so the other side read the whole message), and ``forget_kept`` drops them all (a
+    new process holds none). Numbers are below ``KNOWN_OBJECTS`` and are given again, oldest
+    first, once they run out. Only a codec with ``reuse`` reads these tags; any other codec (the
+    grader's reading a learner's value) refuses them as malformed.
     """
 
     def __init__(self, refs_out: bool, remote=None, remember: bool = False, types: Registry | None = None,
-                 reuse: bool = False):
+                 reuse: bool = False, refer: bool = False):
         self.refs_out = refs_out
         self.remote = remote
         self.types = types if types is not None else Registry()
@@ -252,6 +265,14 @@ class Codec:
         # with ``reuse``: the named tuples of plain fields read so far, by their fields (the same record in
         # every view is read once); only the answer process reuses, since what it reads is the grader's
         self._reused: dict[tuple, object] | None = {} if reuse else None
+        # with ``refer``: id -> (the record, its number) of the records the other side holds, and of those this
+        # message numbered (held once committed); the record each number was last given to; the next number
+        self._kept: dict[int, tuple] | None = {} if refer and remember else None
+        self._keeping: dict[int, tuple] = {}
+        self._numbered: dict[int, object] = {}
+        self._serial = 0
+        # with ``reuse``: number -> the record the other side sent in full under it (``{"keep": n, ...}``)
+        self._held: dict[int, object] | None = {} if reuse else None
 
     # -- encoding
     def encode(self, value, depth: int = 0):  # noqa: C901 - the wire format, one case per kind in the order tried
@@ -266,10 +287,12 @@ class Codec:
             scalar = _numpy_scalar(value)
             if scalar is not None:
                 return self.encode(scalar, depth)
-        if kind is list:
-            return {"l": self._items(value, depth + 1)}
-        if kind is tuple:
-            return {"t": self._items(value, depth + 1)}
+        if kind is list or kind is tuple:
+            if self._kept is not None and value and depth + 1 < MAX_DEPTH:
+                records = self._records(value, depth + 1)
+                if records is not None:  # records only: each held one as its bare number
+                    return {"kl" if kind is list else "kt": records}
+            return {"l" if kind is list else "t": self._items(value, depth + 1)}
         if kind is dict:
             return {"d": self._pairs(value.items(), depth + 1)}
         if kind in (set, frozenset):
@@ -328,6 +351,15 @@ class Codec:
         if depth > MAX_DEPTH:
             return [encode(v, depth) for v in values]  # raises at the first item, as encode does
         known = self._known
+        kept = self._kept
+        if kept is not None and depth < MAX_DEPTH:
+            refer = self._refer
+            return [
+                v if type(v) in _PLAIN
+                else {"kept": held[1]} if (held := kept.get(id(v))) is not None and held[0] is v
+                else refer(v, depth)
+                for v in values
+            ]
         if not known or depth == MAX_DEPTH:  # at the deepest level a tuple's fields would be too deep
             return [v if type(v) in _PLAIN else encode(v, depth) for v in values]
         return [
@@ -336,6 +368,68 @@ class Codec:
             else encode(v, depth)
             for v in values
         ]
+
+    def _refer(self, value, depth: int):
+        """Return the encoding of ``value`` (an item at ``depth`` below MAX_DEPTH, not held by the other side) for a
+        codec that refers: a remembered record numbered, in full (``_items`` refers to one held)."""
+        key = id(value)
+        known = self._known
+        seen = known.get(key) if known is not None else None
+        encoded = seen[1] if seen is not None and seen[0] is value else self.encode(value, depth)
+        seen = known.get(key) if known is not None else None
+        if seen is None or seen[0] is not value:  # not a record of plain fields: no number
+            return encoded
+        keeping = self._keeping.get(key)
+        number = keeping[1] if keeping is not None and keeping[0] is value else self._number(value)
+        return {"keep": number, "v": encoded}
+
+    def _records(self, values, depth: int) -> list | None:
+        """Return the items of ``values`` if every one is a record of plain fields: a held one as its number, another
+        numbered in full (``_refer``); None at the first item that is not such a record."""
+        kept, by_class = self._kept, self.types.by_class
+        items: list = []
+        for value in values:
+            held = kept.get(id(value))  # type: ignore[union-attr]
+            if held is not None and held[0] is value:
+                items.append(held[1])
+                continue
+            declared = by_class.get(type(value))
+            if declared is None or declared.form != "tuple":
+                return None
+            encoded = self._refer(value, depth)
+            if "keep" not in encoded:
+                return None
+            items.append(encoded)
+        return items
+
+    def _number(self, value) -> int:
+        """Give ``value`` the next number (kept once committed); the record that had it before is no longer held."""
+        number = self._serial % KNOWN_OBJECTS
+        self._serial += 1
+        before = self._numbered.get(number)
+        if before is not None:
+            for table in (self._kept, self._keeping):
+                entry = table.get(id(before))  # type: ignore[union-attr]
+                if entry is not None and entry[0] is before and entry[1] == number:
+                    del table[id(before)]  # type: ignore[union-attr]
+        self._numbered[number] = value
+        self._keeping[id(value)] = (value, number)
+        return number
+
+    def commit(self, held: bool = True) -> None:
+        """Count the records numbered since the last ``commit`` as held by the other side (``held``), or not: they
+        will cross in full again."""
+        if held and self._kept is not None:
+            self._kept.update(self._keeping)
+        self._keeping.clear()
+
+    def forget_kept(self) -> None:
+        """Hold nothing as kept by the other side (a new process): every record crosses in full again."""
+        if self._kept is not None:
+            self._kept.clear()
+        self._keeping.clear()
+        self._numbered.clear()
+        self._serial = 0
 
     def _pairs(self, items, depth: int) -> list:
         """Return the encodings of a mapping's ``items``, each key and value at ``depth``, as pairs."""
@@ -374,10 +468,14 @@ class Codec:
         if kind is not dict or len(data) == 0 or len(data) > 2:
             raise WireError("malformed value")
         self._count(1)
+        if self._held is not None and ("kept" in data or "keep" in data):
+            return self._decode_held(data, depth)
         if "l" in data:
             return self._values(data["l"], depth + 1)
         if "t" in data:
             return tuple(self._values(data["t"], depth + 1))
+        if self._held is not None and ("kl" in data or "kt" in data):
+            return self._held_records(data, depth + 1)
         if "d" in data:
             return self._mapping(data["d"], depth + 1)
         if "s" in data:
@@ -423,6 +521,40 @@ class Codec:
             raise Unreadable(data["x"])
         raise WireError("malformed value")
 
+    def _decode_held(self, data, depth):
+        """Return the record a ``{"keep": n, "v": ...}`` sends (held under n from here on) or ``{"kept": n}`` names
+        (only with ``reuse``: the answer process reading the grader's records)."""
+        held = self._held
+        number = data.get("kept", data.get("keep"))
+        if type(number) is not int or not 0 <= number < KNOWN_OBJECTS or ("kept" in data) == ("keep" in data):
+            raise WireError("malformed value")
+        if "kept" in data:
+            if len(data) != 1 or number not in held:
+                raise WireError("a record this side was not sent")
+            return held[number]
+        if "v" not in data:
+            raise WireError("malformed value")
+        value = held[number] = self._decode(data["v"], depth)
+        return value
+
+    def _held_records(self, data, depth):
+        """Return the list (``{"kl": [...]}``) or tuple (``"kt"``) of records whose items are numbers of held records
+        or records sent in full (only with ``reuse``: the answer process reading the grader's views)."""
+        items = data.get("kl", data.get("kt"))
+        if type(items) is not list or len(data) != 1:
+            raise WireError("malformed value")
+        self._count(len(items))
+        held, decode = self._held, self._decode
+        if depth > MAX_DEPTH:
+            raise WireError("the value is nested too deeply")
+        values = [
+            held[v] if type(v) is int and v in held
+            else decode(v, depth) if type(v) is dict
+            else _not_held(v)
+            for v in items
+        ]
+        return values if "kl" in data else tuple(values)
+
     def _array(self, data, depth):
         dtype = data.get("dtype")
         if type(dtype) is not str or dtype not in ARRAY_DTYPES:
@@ -463,9 +595,12 @@ class Codec:
                 raise WireError(f"malformed {kind.__name__}")
             return kind(*self._values(args, depth + 1))
         pairs = data.get("k")
-        if type(pairs) is not list or any(type(p) is not list or len(p) != 2 or type(p[0]) is not str for p in pairs):
+        if type(pairs) is not list:
             raise WireError(f"malformed {kind.__name__}")
-        if [p[0] for p in pairs] != list(declared.names):
+        names = [p[0] if type(p) is list and len(p) == 2 and type(p[0]) is str else None for p in pairs]
+        if None in names:
+            raise WireError(f"malformed {kind.__name__}")
+        if names != list(declared.names):
             raise WireError(f"the fields of {kind.__name__} do not match")
         values = self._fields(declared, [p[1] for p in pairs], depth)
         return kind(**dict(zip(declared.names, values)))
@@ -488,6 +623,15 @@ class Codec:
         decode = self._decode
         if depth > MAX_DEPTH:
             return [decode(v, depth) for v in items]  # raises at the first item, as decode does
+        held = self._held
+        if held:  # a record held here, named by its number, is that record (counted as one item)
+            return [
+                v if type(v) in _PLAIN_DATA
+                else held[number] if type(v) is dict and len(v) == 1 and type(number := v.get("kept")) is int
+                and number in held
+                else decode(v, depth)
+                for v in items
+            ]
         return [v if type(v) in _PLAIN_DATA else decode(v, depth) for v in items]
 
     def _mapping(self, pairs, depth: int) -> dict:
@@ -502,6 +646,10 @@ class Codec:
             (k if type(k) in _PLAIN_DATA else decode(k, depth)): (v if type(v) in _PLAIN_DATA else decode(v, depth))
             for k, v in pairs
         }
+
+
+def _not_held(number):
+    raise WireError("a record this side was not sent")
 
 
 def _decimal(text) -> decimal.Decimal:
@@ -526,11 +674,11 @@ def _checker(hint, registry: "Registry"):
     """Return the check of a field of type ``hint``: the exact types it may hold, where that says it all, else
     a predicate (``_fits``). Built once per registry, so that reading a record costs a set lookup a field."""
     if hint is None or hint is typing.Any:
-        return lambda value: True
+        return _anything
     simple = _simple_types(hint, registry)
     if simple is not None:
         return simple
-    return functools.partial(_fits, hint=hint, registry=registry)
+    return _fits(hint, registry)
 
 
 def _simple_types(hint, registry: "Registry") -> frozenset | None:
@@ -549,35 +697,48 @@ def _simple_types(hint, registry: "Registry") -> frozenset | None:
     return None
 
 
-def _fits(value, hint, registry: Registry) -> bool:  # noqa: C901 - one case per form of hint
-    """Return whether decoded ``value`` is of the shape ``hint`` states (loosely: numbers for numbers, sequences
-    for sequences, the exact declared class for a declared class; a hint not understood allows any data)."""
+def _anything(value) -> bool:
+    return True
+
+
+def _fits(hint, registry: Registry):  # noqa: C901 - one case per form of hint
+    """Return the predicate saying whether a decoded value is of the shape ``hint`` states (loosely: numbers for
+    numbers, sequences for sequences, the exact declared class for a declared class; a hint not understood allows
+    any data). The hint is read once, here: the predicate only tests the value, the items' predicates inside."""
     if hint is None or hint is typing.Any:
-        return True
+        return _anything
     simple = _simple_types(hint, registry)  # None, bool, numbers, str, bytes, a declared class, unions of them
     if simple is not None:
-        return type(value) in simple
+        return lambda value: type(value) in simple
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Union or origin is types.UnionType:  # an arm says more than a type
-        return any(_fits(value, arm, registry) for arm in args)
+        arms = [_fits(arm, registry) for arm in args]
+        return lambda value: any(arm(value) for arm in arms)
     if origin is typing.Literal:
-        return value in args
+        return lambda value: value in args
     if origin is tuple:
-        if type(value) not in _SEQUENCES:
-            return False
         if len(args) == 2 and args[1] is Ellipsis:
-            return all(_fits(v, args[0], registry) for v in value)
-        return not args or (len(args) == len(value) and all(_fits(v, a, registry) for v, a in zip(value, args)))
+            each = _fits(args[0], registry)
+            return lambda value: type(value) in _SEQUENCES and all(each(v) for v in value)
+        places = [_fits(arg, registry) for arg in args]
+        return lambda value: type(value) in _SEQUENCES and (
+            not places or (len(places) == len(value) and all(fits(v) for v, fits in zip(value, places))))
     container = origin if origin is not None else hint
     if container in (list, collections.abc.Sequence, collections.abc.Iterable, collections.abc.Collection):
-        return type(value) in _SEQUENCES and (not args or all(_fits(v, args[0], registry) for v in value))
+        each = _fits(args[0], registry) if args else _anything
+        return lambda value: type(value) in _SEQUENCES and all(each(v) for v in value)
     if container in (set, frozenset, collections.abc.Set):
-        return type(value) in (set, frozenset) and (not args or all(_fits(v, args[0], registry) for v in value))
+        each = _fits(args[0], registry) if args else _anything
+        return lambda value: type(value) in (set, frozenset) and all(each(v) for v in value)
     if container in (dict, collections.abc.Mapping):
-        if type(value) not in (dict, types.MappingProxyType):
-            return False
-        return not args or all(_fits(k, args[0], registry) and _fits(v, args[1], registry) for k, v in value.items())
-    return isinstance(value, hint) if isinstance(hint, type) else True
+        if not args:
+            return lambda value: type(value) in (dict, types.MappingProxyType)
+        key, item = _fits(args[0], registry), _fits(args[1], registry)
+        return lambda value: type(value) in (dict, types.MappingProxyType) and all(
+            key(k) and item(v) for k, v in value.items())
+    if isinstance(hint, type):
+        return lambda value: isinstance(value, hint)
+    return _anything
 
 
 # --------------------------------------------------------------------------------------------
@@ -604,7 +765,7 @@ class Channel:
         self.reader, self.writer, self.codec, self.handle = reader, writer, codec, handle
 
     def send(self, message: dict) -> None:
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        line = to_text(message).encode("utf-8") + b"\n"
         if len(line) > MAX_LINE:
             too_large = {"raised": {"type": "WireError", "message": "the value is too large to send"}}
             line = json.dumps(too_large).encode() + b"\n"
@@ -828,8 +989,9 @@ def _answer_call(message: dict, bound: dict, codec: Codec) -> dict:
         return {"raised": {"type": "WireError", "message": "unexpected request"}}
     try:
         func = bound[message.get("at")][message["call"]]
-        args = [codec.decode(a) for a in message.get("args", [])]
-        kwargs = {str(k): codec.decode(v) for k, v in message.get("kwargs", {}).items()}
+        decode = codec.decode  # plain data is its own value (what decode would return)
+        args = [a if type(a) in _PLAIN_DATA else decode(a) for a in message.get("args", [])]
+        kwargs = {str(k): v if type(v) in _PLAIN_DATA else decode(v) for k, v in message.get("kwargs", {}).items()}
     except Exception as exc:
         return {"raised": describe_exception(exc, codec)}
     mutable = [(i, a, _snapshot(codec, a)) for i, a in enumerate(args) if type(a) in (list, dict, set)]
@@ -888,11 +1050,13 @@ def _answer_batch(message: dict, bound: dict, codec: Codec, channel: Channel, li
         if timed_out:
             entries.append('{"timeout":true}')
             break
-        text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
-        if len(text.encode("utf-8")) > BATCH_ENTRY_BYTES:
+        text = to_text(reply)
+        length = len(text) if text.isascii() else len(text.encode("utf-8"))
+        if length > BATCH_ENTRY_BYTES:
             text = '{"raised":{"type":"WireError","message":"the value is too large to send"}}'
+            length = len(text)
         entries.append(text)
-        size += len(text.encode("utf-8")) + 1
+        size += length + 1
         if size >= BATCH_REPLY_BYTES:
             break
     channel.send_text('{"batch":[' + ",".join(entries) + "]}")

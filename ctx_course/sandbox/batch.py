@@ -28,9 +28,8 @@ grows fourfold up to ``MAX_CHUNK`` while a chunk's calls take under ``CHUNK_SECO
 """
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ctx_reference.checks.batch import register
@@ -53,24 +52,30 @@ class BatchedCalls:
     ``requests`` made and the ``batched`` calls answered from a batch are counted.
     """
 
-    def __init__(self, func: LearnerFunction, calls: Sequence[tuple[tuple, Mapping[str, Any]]]):
+    def __init__(self, func: LearnerFunction, calls: Iterable[tuple[tuple, Mapping[str, Any]]]):
         self._func = func
         self._calls = list(calls)
         self._texts: dict[int, str | None] = {}  # position -> the JSON text of its [args, kwargs]; None: not data
         self._entries: dict[int, dict] = {}  # position -> its entry of a batch reply, not read yet
         self._next = 0  # the position the next call is expected to be
+        self._codec = wire.Codec(refs_out=True, types=registry())  # encodes the cases' calls (holds no reference)
         self._size = FIRST_CHUNK
         self.requests = 0
         self.batched = 0
 
     def __call__(self, *args, **kwargs):
+        with self._func._session.unwatched:  # the grader's side of the wire enters no reference code
+            return self._answer(args, kwargs)
+
+    def _answer(self, args: tuple, kwargs: dict):
         position = self._next
         if position >= len(self._calls):
             return self._func(*args, **kwargs)
         if self._text(position) is None:  # a case whose arguments are not data alone: a single call, as without
             self._next = position + 1    # batches
             return self._func(*args, **kwargs)
-        if not (_same_call((args, kwargs), self._calls[position]) or _call_text(args, kwargs) == self._text(position)):
+        if not (_same_call((args, kwargs), self._calls[position])
+                or _call_text(args, kwargs, self._codec) == self._text(position)):
             return self._func(*args, **kwargs)  # not the next case's call: a single call too
         if position not in self._entries:
             self._fetch(position)
@@ -82,7 +87,7 @@ class BatchedCalls:
     def _text(self, position: int) -> str | None:
         if position not in self._texts:
             args, kwargs = self._calls[position]
-            self._texts[position] = _call_text(args, kwargs)
+            self._texts[position] = _call_text(args, kwargs, self._codec)
         return self._texts[position]
 
     def _fetch(self, first: int) -> None:
@@ -118,21 +123,25 @@ def _same_call(call: tuple[tuple, Mapping[str, Any]], case: tuple[tuple, Mapping
         return False
 
 
-def _call_text(args: tuple, kwargs: Mapping[str, Any]) -> str | None:
+def _call_text(args: tuple, kwargs: Mapping[str, Any], codec: wire.Codec | None = None) -> str | None:
     """Return the JSON text of a call's ``[args, kwargs]`` as a single call encodes them; None where an argument is
-    not data alone (it would cross by reference) or cannot cross at all."""
-    codec = wire.Codec(refs_out=True, types=registry())
+    not data alone (it would cross by reference) or cannot cross at all. ``codec``: one that neither remembers nor
+    holds a reference (the batch's own, reused from call to call; a fresh one without it)."""
+    if codec is None:
+        codec = wire.Codec(refs_out=True, types=registry())
+    encode = codec.encode
     try:
-        data = [[codec.encode(value) for value in args],
-                {str(key): codec.encode(value) for key, value in kwargs.items()}]
+        data = [[encode(value) for value in args], {str(key): encode(value) for key, value in kwargs.items()}]
     except wire.WireError:
+        codec.refs.clear()
         return None
     if codec.refs:
+        codec.refs.clear()
         return None
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return wire.to_text(data)
 
 
-def batched_calls(func: LearnerFunction, calls: Sequence[tuple[tuple, Mapping[str, Any]]]) -> BatchedCalls:
+def batched_calls(func: LearnerFunction, calls: Iterable[tuple[tuple, Mapping[str, Any]]]) -> BatchedCalls:
     """Return the ``BatchedCalls`` of ``func`` on ``calls`` (the caller ``install`` registers)."""
     return BatchedCalls(func, calls)
 

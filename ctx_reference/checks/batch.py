@@ -1,11 +1,11 @@
 """Where the grader may hand a check a way to call a learner's function on many cases at once.
 
 Covers: ``batched(func, calls)``, which the generated cases' runner asks before it calls ``func``
-on each of ``calls`` in order: ``func`` itself, unless a caller is registered for ``func``'s exact
-type, and ``register``, with which the grader's side registers one for the objects that stand, on
-its side, for a learner's function (each call of those crosses a process boundary, and the caller
-sends many in one message). What the caller returns must behave exactly as ``func`` would, call by
-call.
+on each of ``calls`` in order (any iterable, read only by a caller: ``bank.calls``): ``func`` itself,
+unless a caller is registered for ``func``'s exact type, and ``register``, with which the grader's
+side registers one for the objects that stand, on its side, for a learner's function (each call of
+those crosses a process boundary, and the caller sends many in one message). What the caller
+returns must behave exactly as ``func`` would, call by call.
 
 Leaves out: the batches themselves (``ctx_course/sandbox/batch.py``). Nothing in the learner's
 kernel registers a caller: there, and for any object of another type (a learner's function, a
@@ -16,10 +16,10 @@ Vocabulary: a *call* is one case's ``(args, kwargs)``; a *caller* is a function
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-Calls = Sequence[tuple[tuple, Mapping[str, Any]]]
+Calls = Iterable[tuple[tuple, Mapping[str, Any]]]
 _CALLERS: dict[type, Callable[[Any, Calls], Callable]] = {}
 
 
@@ -31,6 +31,9 @@ def register(kind: type, caller: Callable[[Any, Calls], Callable]) -> None:
 
 
 def batched(func: Any, calls: Calls) -> Any:
-    """Return what to call, in order, in place of ``func`` on ``calls``: ``func`` unless its exact type has a caller."""
+    """Return what to call, in order, in place of ``func`` on ``calls``: ``func`` unless its exact type has a caller.
+
+    ``calls`` is read only by a caller (in the learner's kernel, never): an iterator of them costs nothing there.
+    """
     caller = _CALLERS.get(type(func))
     return func if caller is None else caller(func, calls)

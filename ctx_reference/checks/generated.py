@@ -3,7 +3,9 @@
 Covers: turning the visible entries of one exercise's bank (``bank.cases``) into cases the runner
 calls (smallest first), one feedback line for all of them (✓ with their count, or × with the smallest
 failing input, the expected value, what came back and the sentence of the notebook that states the
-rule it breaks), and the hidden entries compared by digest (``expect_generated``).
+rule it breaks), and the hidden entries compared by digest (``expect_generated``). A passing case
+costs its call and its comparison only: its label (the call as Python source) and its line are built
+only for the case that fails, and its calls are handed to the batch hook as they are read (``bank.calls``).
 
 Leaves out: drawing and reading the cases (Hypothesis strategies, run only when the bank is regenerated,
 never in a learner's kernel; ``bank``) and the reference implementation: every expected value is
@@ -16,19 +18,18 @@ say which rules of the exercise's text a case was drawn for (``Rule.generated``)
 """
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import N_, _
 from ..plain_text import plain_text
-from .bank import BankCase, cases, error_class
+from .bank import BankCase, calls, cases, error_class
 from .batch import batched
 from .failure import PASS_MARK, CheckFailed
 from .number_words import Numbers
 from .rules import Rule
-from .runner import CheckCase, Outcome, copied_call, run_case
+from .runner import CheckCase, Outcome, changed, copied_call, run_case, snapshots
 from .values import digest, python_scalar, show
 
 GENERATED_LABEL = N_("生成的例子 {call}")
@@ -66,17 +67,23 @@ def call_text(function: str, case: BankCase) -> str:
     return f"{function}({', '.join(parts)})"
 
 
-def _check_case(function: str, case: BankCase, spec: Generated) -> CheckCase:
-    if spec.label is not None:
-        template, values = spec.label, dict(zip(spec.label_fields, case.args))
-    else:
-        template, values = GENERATED_LABEL, {"call": call_text(function, case)}
-    label = template.format(**values)
+def _check_case(case: BankCase, spec: Generated) -> CheckCase:
+    """Return the check's case of a generated ``case``; its label is the template its feedback line fills in
+    (``_label``), filled only when a line is shown."""
     if case.raises is not None:
-        return CheckCase(label, case.args, kwargs=case.kwargs, raises=error_class(case.raises), label_template=template,
-                         label_values=values)
-    return CheckCase(label, case.args, case.expect, kwargs=case.kwargs, project=spec.project, tol=spec.tol,
-                     returns=spec.returns, label_template=template, label_values=values, numbers=spec.numbers)
+        return CheckCase(GENERATED_LABEL, case.args, kwargs=case.kwargs, raises=error_class(case.raises))
+    return CheckCase(GENERATED_LABEL, case.args, case.expect, kwargs=case.kwargs, project=spec.project, tol=spec.tol,
+                     returns=spec.returns, numbers=spec.numbers)
+
+
+def _label(function: str, case: BankCase, spec: Generated) -> Callable[[], str]:
+    """Return what gives the label of a generated ``case`` in the reader's language: ``spec.label`` filled with its
+    arguments, else the call itself (``call_text``)."""
+    def label() -> str:
+        if spec.label is not None:
+            return _(spec.label).format(**dict(zip(spec.label_fields, case.args)))
+        return _(GENERATED_LABEL).format(call=call_text(function, case))
+    return label
 
 
 def rule_sentence(strategy: str, rules: Sequence[Rule], broken: str | None = None) -> str | None:
@@ -100,9 +107,9 @@ def broken_rule(strategy: str, rules: Sequence[Rule], broken: str | None = None)
 def run_generated(func: Callable, function: str, cases: Sequence[BankCase], spec: Generated,
                   rules: Sequence[Rule], codes=frozenset()) -> Outcome:
     """Return one outcome for all ``cases``: ✓ with their count, or the first (smallest) that fails, with its rule."""
-    func = batched(func, [(case.args, case.kwargs) for case in cases])  # the grader's calls, in batches
-    for case in cases:
-        outcome = run_case(func, _check_case(function, case, spec), codes)
+    func = batched(func, calls(cases))  # the grader's calls, in batches
+    for case in cases:  # a passing case builds no line
+        outcome = run_case(func, _check_case(case, spec), codes, label=_label(function, case, spec), shown=False)
         if outcome.pending:
             return outcome
         if not outcome.passed:
@@ -122,7 +129,7 @@ def expect_generated(label: str, exercise: str, func: Callable, spec: Generated)
     equals the bank's, or when it raises the error the bank names.
     """
     hidden = cases(exercise, "hidden")
-    func = batched(func, [(case.args, case.kwargs) for case in hidden])
+    func = batched(func, calls(hidden))
     for case in hidden:
         if not _gives(func, case, spec):
             raise CheckFailed(_("隐藏测试没有通过：{label}").format(label=_(label))) from None
@@ -132,12 +139,12 @@ def _gives(func: Callable, case: BankCase, spec: Generated) -> bool:
     """Return True if ``func`` gives what the hidden ``case`` expects (its digest, or its error), leaving its
     list and dict arguments unchanged (as every visible case requires)."""
     args, kwargs = copied_call(case.args, case.kwargs)
-    before = copy.deepcopy([value for value in (*args, *kwargs.values()) if type(value) in (list, dict)])
+    before = snapshots(args, kwargs)
     try:
         got = python_scalar(func(*args, **kwargs))
     except Exception as exc:  # the learner's code may raise anything; an error of the kind named passes, as visibly
         return case.raises is not None and isinstance(exc, error_class(case.raises))
-    if [value for value in (*args, *kwargs.values()) if type(value) in (list, dict)] != before:
+    if changed(before) is not None:
         return False
     if spec.numbers is not None:
         got, why = spec.numbers.read(got)

@@ -13,8 +13,15 @@ hidden tests (they live in the notebooks; ``expect_digest`` compares digests) an
 reference implementation to compute expectations — every expectation is a literal written in an
 exercise's record, so a learner who patches ``ctx_reference`` cannot make a wrong function pass.
 
+What a case costs: a feedback line (and the label in it) is built only where it is shown; a caller
+that shows no line for a passing case (the generated cases, ``shown=False``) gets none built. A call's
+arguments are deep-copied, and its list and dict arguments kept as they were to tell a change, except
+the values no call can change (``immutable``), which are passed as they are and never copied.
+
 Vocabulary: a *case* is one call with its expected result; an *exercise* is the name the notebook
-passes to ``check_exercise`` ("remaining", "trim_lines", …); *plain data* is as ``values.py`` defines it.
+passes to ``check_exercise`` ("remaining", "trim_lines", …); *plain data* is as ``values.py`` defines it;
+an *immutable* value is ``None``, a ``bool``, ``int``, ``float`` or ``str``, an enum member, or a tuple,
+frozenset, range, read-only mapping or frozen dataclass holding only immutable values.
 """
 from __future__ import annotations
 
@@ -22,7 +29,8 @@ import copy
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import CodeType
+from enum import Enum
+from types import CodeType, MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ctx_reference._validate import require_callable
@@ -100,6 +108,7 @@ class Outcome:
     ``value`` is the plain data the function's result was compared as, when the call returned a
     value of the right kind and shape (None otherwise). ``rule`` names the rule of ``RULES`` a
     failed generated case breaks, where the check knows it (a visible case is known by its label).
+    A passing case whose caller shows no line for it has an empty ``line`` (``PASSED``).
     """
 
     passed: bool
@@ -107,6 +116,10 @@ class Outcome:
     pending: bool = False
     value: Any = None
     rule: str | None = None
+
+
+#: The outcome of a passing case whose line is not shown (``run_case`` with ``shown=False``): no line is built.
+PASSED = Outcome(True, "")
 
 
 def reference_codes(objects: Iterable[Any]) -> frozenset[CodeType]:
@@ -153,11 +166,89 @@ def _watched_call(func: Callable, args: tuple, kwargs: Mapping[str, Any], codes:
         sys.setprofile(previous)
 
 
-def _snapshots(args: tuple, kwargs: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
-    """Return (which argument, the argument, a deep copy) for each list or dict argument."""
-    named = [(_("第 {number} 个参数").format(number=i), value) for i, value in enumerate(args, start=1)]
-    named += [(_("参数 {name}").format(name=key), value) for key, value in kwargs.items()]
-    return [(where, value, copy.deepcopy(value)) for where, value in named if type(value) in (list, dict)]
+_SCALARS = frozenset({type(None), bool, int, float, str})
+_FROZEN_CONTAINERS = frozenset({tuple, frozenset})
+_MUTABLE = frozenset({list, dict})  # the arguments a call must leave as they were
+Snapshot = tuple[int | str, Any, Any]
+
+
+def immutable(value: Any) -> bool:
+    """Return True for a value no call can change: ``None``, a ``bool``, ``int``, ``float`` or ``str``, an enum
+    member, or a tuple, frozenset, range, read-only mapping or frozen dataclass holding only such values.
+
+    >>> immutable((1, "a", None)), immutable((1, [2]))
+    (True, False)
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return True
+    if kind in _FROZEN_CONTAINERS:
+        return _SCALARS.issuperset(map(type, value)) or all(map(immutable, value))
+    params = getattr(kind, "__dataclass_params__", None)
+    if params is not None and params.frozen and hasattr(value, "__dict__"):  # a record, not a class (kind is type)
+        fields = vars(value).values()
+        return _SCALARS.issuperset(map(type, fields)) or all(map(immutable, fields))
+    if kind is MappingProxyType:
+        return all(map(immutable, value.keys())) and all(map(immutable, value.values()))
+    return kind is range or isinstance(value, Enum)
+
+
+def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
+    """Return ``copy.deepcopy(value, memo)``, except that immutable values (``immutable``) are kept as they are.
+
+    Lists and dicts are copied here, item by item, as ``copy.deepcopy`` copies them (one object met twice is
+    one copy met twice: ``memo``); any other value that is not immutable is copied by ``copy.deepcopy``.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    key = id(value)
+    if key in memo:
+        return memo[key]
+    if kind is list:
+        if _SCALARS.issuperset(map(type, value)):  # scalars only: a copy at once
+            memo[key] = items = value.copy()
+            return items
+        items = []
+        memo[key] = items
+        for item in value:
+            items.append(_deep_copy(item, memo))
+        return items
+    if kind is dict:
+        mapping: dict[Any, Any] = {}
+        memo[key] = mapping
+        for name, item in value.items():
+            mapping[_deep_copy(name, memo)] = _deep_copy(item, memo)
+        return mapping
+    if immutable(value):
+        return value
+    return copy.deepcopy(value, memo)
+
+
+def snapshots(args: tuple, kwargs: Mapping[str, Any]) -> list[Snapshot]:
+    """Return (which argument: its number from 1 or its keyword, the argument, a deep copy) for each list or dict
+    argument of a call, taken before the call to tell whether it changed them (``changed``)."""
+    if _MUTABLE.isdisjoint(map(type, args)) and (not kwargs or _MUTABLE.isdisjoint(map(type, kwargs.values()))):
+        return []
+    found: list[Snapshot] = [(number, value, _deep_copy(value, {}))
+                             for number, value in enumerate(args, start=1) if type(value) in _MUTABLE]
+    found += [(key, value, _deep_copy(value, {})) for key, value in kwargs.items() if type(value) in _MUTABLE]
+    return found
+
+
+def changed(before: Sequence[Snapshot]) -> int | str | None:
+    """Return which argument of ``snapshots`` the call changed (the first), or None if it left them all as they were."""
+    for which, value, snapshot in before:
+        if value != snapshot:
+            return which
+    return None
+
+
+def _argument_name(which: int | str) -> str:
+    """Return an argument as a feedback line names it: "第 2 个参数" (by its number), "参数 budget" (by keyword)."""
+    if type(which) is int:
+        return _("第 {number} 个参数").format(number=which)
+    return _("参数 {name}").format(name=which)
 
 
 def _copied(value: Any) -> Any:
@@ -167,74 +258,86 @@ def _copied(value: Any) -> Any:
     they cannot be changed either, so they are passed as they are.
     """
     try:
-        return copy.deepcopy(value)
+        return _deep_copy(value, {})
     except TypeError:
         return value
 
 
 def copied_call(args: tuple, kwargs: Mapping[str, Any]) -> tuple[tuple, dict[str, Any]]:
     """Return deep copies of a case's arguments, copied together: an object passed in two places (one record
-    twice in a list, or in two arguments) is one object in the copy too. Where the call cannot be copied
+    twice in a list, or in two arguments) is one object in the copy too. Immutable values (``immutable``) are
+    passed as they are: a call of immutable arguments only copies nothing. Where the call cannot be copied
     whole, each argument is copied as ``_copied`` does."""
+    if _SCALARS.issuperset(map(type, args)) and (not kwargs or _SCALARS.issuperset(map(type, kwargs.values()))):
+        return tuple(args), dict(kwargs)
+    memo: dict[int, Any] = {}
     try:
-        return copy.deepcopy((tuple(args), dict(kwargs)))
+        return (tuple(_deep_copy(value, memo) for value in args),
+                {key: _deep_copy(value, memo) for key, value in kwargs.items()})
     except TypeError:
         return tuple(_copied(value) for value in args), {key: _copied(value) for key, value in kwargs.items()}
 
 
-def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = frozenset()) -> Outcome:
+def run_case(func: Callable, case: CheckCase, codes: frozenset[CodeType] = frozenset(), *,
+             label: Callable[[], str] | None = None, shown: bool = True) -> Outcome:
     """Return the outcome of calling ``func`` on one case; never raises for the learner's errors.
 
-    Raises UsedReference if ``func`` entered one of ``codes`` (the exercise's reference code).
+    ``label`` gives the case's label as its feedback line shows it (``shown_label(case)`` by default), called
+    only when a line is built; with ``shown=False`` the caller shows no line for a passing case, and a passing
+    case's outcome has none (its line is empty). Raises UsedReference if ``func`` entered one of ``codes``
+    (the exercise's reference code).
     """
+    named = (lambda: shown_label(case)) if label is None else label
     args, kwargs = copied_call(case.args, case.kwargs)
-    before = _snapshots(args, kwargs)
+    before = snapshots(args, kwargs)
     try:
         got, entered = _watched_call(func, args, kwargs, codes)
     except NotImplementedError:
-        return Outcome(False, _("… {label}：还没有实现").format(label=shown_label(case)), pending=True)
+        return Outcome(False, _("… {label}：还没有实现").format(label=named()), pending=True)
     except Exception as exc:  # the learner's code may raise anything; report it, don't crash
-        return _raised(case, exc)
+        return _raised(case, exc, named, shown)
     if entered:
         raise UsedReference(entered[0])
-    for where, value, snapshot in before:
-        if value != snapshot:
-            return _fail(case, _("你的函数改动了传进去的{where}（应该保持原样）").format(where=where))
-    return _judge_returned(case, got, args)
+    which = changed(before)
+    if which is not None:
+        return _fail(case, named, _("你的函数改动了传进去的{where}（应该保持原样）").format(
+            where=_argument_name(which)))
+    return _judge_returned(case, got, args, named, shown)
 
 
-def _judge_returned(case: CheckCase, got: Any, args: tuple) -> Outcome:
+def _judge_returned(case: CheckCase, got: Any, args: tuple, named: Callable[[], str], shown: bool) -> Outcome:
     """Return the outcome of a call of ``case`` that returned ``got`` (and left its arguments unchanged)."""
     if case.raises is not None:
-        return _fail(case, _("期望报错 {error}，你的函数返回 {got}").format(error=case.raises.__name__, got=show(got)))
+        return _fail(case, named, _("期望报错 {error}，你的函数返回 {got}").format(
+            error=case.raises.__name__, got=show(got)))
     if case.fresh and any(got is arg for arg in args):
-        return _fail(case, _("你的函数把传进去的对象原样返回了，应该返回一个新的列表"))
+        return _fail(case, named, _("你的函数把传进去的对象原样返回了，应该返回一个新的列表"))
     got = python_scalar(got)
     if case.numbers is not None:
         got, why = case.numbers.read(got)
         if why is not None:
-            return _fail(case, why)
+            return _fail(case, named, why)
     if case.returns is not None and type(got) is not case.returns:
-        return _fail(case, _("返回值应该是 {kind}，你的函数返回了 {got_kind}：{got}").format(
+        return _fail(case, named, _("返回值应该是 {kind}，你的函数返回了 {got_kind}：{got}").format(
             kind=case.returns.__name__, got_kind=type(got).__name__, got=show(got)))
-    shown = got
+    returned = got
     if case.project is not None:
         try:
             got = case.project(got)
         except Exception as exc:  # a return value of the wrong shape
-            return _fail(case, _("期望 {expect}，你的函数返回的 {got} 格式不对（{error}: {detail}）").format(
-                expect=show(expected(case)), got=show(shown), error=type(exc).__name__, detail=show(str(exc))))
+            return _fail(case, named, _("期望 {expect}，你的函数返回的 {got} 格式不对（{error}: {detail}）").format(
+                expect=show(expected(case)), got=show(returned), error=type(exc).__name__, detail=show(str(exc))))
     try:
         got = plain(got)
     except NotPlain as exc:
-        return _fail(case, _("期望 {expect}，{reason}").format(expect=show(expected(case)), reason=exc))
+        return _fail(case, named, _("期望 {expect}，{reason}").format(expect=show(expected(case)), reason=exc))
     expect = expected(case)
     if same(got, expect, case.tol):
-        return Outcome(True, f"{PASS_MARK} {shown_label(case)} → {show(got)}")
+        return Outcome(True, f"{PASS_MARK} {named()} → {show(got)}") if shown else PASSED
     if _plain_equal_but_type(got, expect):
-        return _fail(case, _("期望 {expect}（{expect_types}），你的函数返回 {got}（{got_types}）").format(
+        return _fail(case, named, _("期望 {expect}（{expect_types}），你的函数返回 {got}（{got_types}）").format(
             expect=show(expect), expect_types=_type_names(expect), got=show(got), got_types=_type_names(got)))
-    line = _fail(case, _("期望 {expect}，你的函数返回 {got}").format(expect=show(expect), got=show(got))).line
+    line = _fail(case, named, _("期望 {expect}，你的函数返回 {got}").format(expect=show(expect), got=show(got))).line
     return Outcome(False, line, value=got)
 
 
@@ -256,27 +359,29 @@ def _type_names(value: Any) -> str:
     return kind.__name__
 
 
-def _raised(case: CheckCase, exc: Exception) -> Outcome:
+def _raised(case: CheckCase, exc: Exception, named: Callable[[], str], shown: bool) -> Outcome:
     if case.raises is not None and isinstance(exc, case.raises):
         message = str(exc)
         missing = [text for text in case.message_has if text not in message]
         if missing:
-            return _fail(case, _("报错信息里应该写出 {missing}，你的信息是 {message}").format(
+            return _fail(case, named, _("报错信息里应该写出 {missing}，你的信息是 {message}").format(
                 missing=_("、").join(missing), message=show(message)))
         for attribute, value in case.error_has.items():
             got = getattr(exc, attribute, None)
             if not same(python_scalar(got), value):
-                return _fail(case, _("报错 {error} 的 {attribute} 应该是 {expect}，你的是 {got}").format(
+                return _fail(case, named, _("报错 {error} 的 {attribute} 应该是 {expect}，你的是 {got}").format(
                     error=case.raises.__name__, attribute=attribute, expect=show(value), got=show(got)))
+        if not shown:
+            return PASSED
         return Outcome(True, _("{mark} {label}：按要求报错 {error}").format(
-            mark=PASS_MARK, label=shown_label(case), error=case.raises.__name__))
+            mark=PASS_MARK, label=named(), error=case.raises.__name__))
     wanted = _("报错 {error}").format(error=case.raises.__name__) if case.raises is not None else show(expected(case))
-    return _fail(case, _("期望 {expected}，你的函数报错 {error}: {detail}").format(
+    return _fail(case, named, _("期望 {expected}，你的函数报错 {error}: {detail}").format(
         expected=wanted, error=type(exc).__name__, detail=show(str(exc))))
 
 
-def _fail(case: CheckCase, why: str) -> Outcome:
-    line = _("{mark} {label}：{why}").format(mark=FAIL_MARK, label=shown_label(case), why=why)
+def _fail(case: CheckCase, named: Callable[[], str], why: str) -> Outcome:
+    line = _("{mark} {label}：{why}").format(mark=FAIL_MARK, label=named(), why=why)
     if case.hint:
         line = _("{line}；{hint}").format(line=line, hint=_(case.hint))
     return Outcome(False, line)

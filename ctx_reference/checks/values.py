@@ -5,7 +5,8 @@ as the Python number of their kind, ``python_scalar``), comparing two plain valu
 (``same``), showing one in a feedback line (``show``), its canonical text and digest for the hidden
 tests (``canonical_text``, ``digest``: the expected values are not in the cell, a learner's function
 that reads its caller's frame or source finds a hash), and the bank's encoding of the inputs and
-expected values of generated cases as JSON, read back exactly (``encode``, ``decode``).
+expected values of generated cases as JSON, read back exactly (``encode``, ``decode``, and ``decode_call`` for a
+call's arguments).
 
 The canonical text tags every value with its type (``i:3``, ``s:"a"``, ``[…]`` for a list,
 ``(…)`` for a tuple), so ``3`` and ``3.0``, or a list and a tuple, have different digests. Dict
@@ -38,11 +39,12 @@ value finished so far, counted from 0 in the order they are finished (its parts 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib
-import json
 import math
 from enum import Enum
+from json.encoder import encode_basestring
 from types import MappingProxyType
 from typing import Any
 
@@ -54,6 +56,7 @@ from ..i18n import _
 MAX_SHOWN = 300
 
 _SCALARS = (bool, int, float, str, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 class NotPlain(Exception):
@@ -82,13 +85,20 @@ def plain(value: Any, by_value: bool = False) -> Any:
     number (a ``Fraction``, a ``Decimal`` …) becomes the ``int`` or ``float`` of its value
     (``_validate.real_value``), wherever it stands.
     """
+    kind = type(value)
+    if kind in _SCALAR_TYPES:
+        return value
     value = python_scalar(value)
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in _SCALAR_TYPES:
         return value
     if kind is list:
+        if _SCALAR_TYPES.issuperset(map(type, value)):  # a list of scalars: a copy at once
+            return value.copy()
         return [plain(item, by_value) for item in value]
     if kind is tuple:
+        if _SCALAR_TYPES.issuperset(map(type, value)):
+            return value
         return tuple(plain(item, by_value) for item in value)
     if kind is dict:
         return {plain(key, by_value): plain(item, by_value) for key, item in value.items()}
@@ -160,7 +170,7 @@ def canonical_text(value: Any, places: int | None = None) -> str:
         shown = round(value, places) if places is not None else value
         return f"f:{shown + 0.0!r}"  # + 0.0 turns -0.0 into 0.0
     if kind is str:
-        return "s:" + json.dumps(value, ensure_ascii=False)
+        return "s:" + encode_basestring(value)  # what json.dumps(value, ensure_ascii=False) returns
     if kind is list:
         return "[" + ",".join(canonical_text(v, places) for v in value) + "]"
     if kind is tuple:
@@ -250,7 +260,9 @@ def _class_name(kind: type) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
+@functools.cache
 def _class(name: str) -> Any:
+    """Return the class of ctx_reference named ``name`` (looked up once per name)."""
     module, _, qualname = name.rpartition(".")
     if not name.startswith(_PACKAGE):
         raise ValueError(f"class must be of ctx_reference (got {name!r})")
@@ -265,24 +277,61 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
     >>> first is second
     True
     """
-    shared = Shared() if shared is None else shared
-    if data is None or type(data) in (bool, int, float, str):
+    kind = type(data)
+    if kind in _SCALAR_TYPES:  # JSON's scalars
         return data
-    if type(data) is dict and len(data) == 1 and "float" in data:
-        return float(data["float"])
-    if type(data) is dict and len(data) == 1 and "range" in data:
-        return range(*data["range"])
-    if type(data) is dict and "enum" in data:
-        return _class(data["enum"])[data["name"]]
-    if type(data) is dict and len(data) == 1 and "same" in data:
-        number = data["same"]
-        if type(number) is not int or not 0 <= number < len(shared.values):
-            raise ValueError(f"data must name a value read before (got {data!r})")
-        return shared.values[number]
+    if kind is dict:
+        if len(data) == 1:
+            if "float" in data:
+                return float(data["float"])
+            if "range" in data:
+                return range(*data["range"])
+        if "enum" in data:
+            return _class(data["enum"])[data["name"]]
+    shared = Shared() if shared is None else shared
+    if kind is list and _SCALAR_TYPES.issuperset(map(type, data)):  # a list of scalars: read as it is, copied
+        value: Any = data.copy()
+        shared.values.append(value)
+        return value
+    if kind is dict and len(data) == 1:
+        if "same" in data:
+            number = data["same"]
+            if type(number) is not int or not 0 <= number < len(shared.values):
+                raise ValueError(f"data must name a value read before (got {data!r})")
+            return shared.values[number]
+        items = data.get("tuple")
+        if type(items) is list and _SCALAR_TYPES.issuperset(map(type, items)):  # a tuple of scalars
+            if items:
+                value = tuple(items)
+                shared.values.append(value)
+                return value
+            return ()
+        if data.get("dict") == []:  # no keyword arguments
+            value = {}
+            shared.values.append(value)
+            return value
     value = _decode_parts(data, shared)
     if not (type(value) is tuple and not value):
         shared.values.append(value)
     return value
+
+
+_NO_KEYWORDS: dict[str, list] = {"dict": []}  # the encoded keyword arguments of a call that has none
+
+
+def decode_call(args: Any, kwargs: Any = None) -> tuple[tuple, Any]:
+    """Return a call's arguments (a tuple) and keyword arguments, encoded together as ``encode(list(args), shared)``
+    then ``encode(kwargs, shared)`` with one ``Shared``: an object in two arguments is read back as one object.
+    ``kwargs`` None: the call has none.
+
+    >>> decode_call([1, "a"])
+    ((1, 'a'), {})
+    """
+    kwargs = _NO_KEYWORDS if kwargs is None else kwargs
+    if kwargs == _NO_KEYWORDS and type(args) is list and _SCALAR_TYPES.issuperset(map(type, args)):
+        return tuple(args), {}  # scalars only: nothing to share
+    shared = Shared()
+    return tuple(decode(args, shared)), decode(kwargs, shared)
 
 
 def _decode_parts(data: Any, shared: Shared) -> Any:
@@ -290,14 +339,17 @@ def _decode_parts(data: Any, shared: Shared) -> Any:
         return [decode(item, shared) for item in data]
     if type(data) is not dict or len(data) not in (1, 2):
         raise ValueError(f"data must be an encoded value (got {data!r})")
+    if "object" in data and "fields" in data:
+        kind, fields = _class(data["object"]), data["fields"]
+        if type(fields) is dict and _SCALAR_TYPES.issuperset(map(type, fields.values())):  # fields of scalars
+            return kind(**fields)
+        return kind(**{k: decode(v, shared) for k, v in fields.items()})
     if "tuple" in data:
         return tuple(decode(item, shared) for item in data["tuple"])
     if "dict" in data:
         return {decode(k, shared): decode(v, shared) for k, v in data["dict"]}
     if "mappingproxy" in data:
         return MappingProxyType({decode(k, shared): decode(v, shared) for k, v in data["mappingproxy"]})
-    if "object" in data and "fields" in data:
-        return _class(data["object"])(**{k: decode(v, shared) for k, v in data["fields"].items()})
     if "object" in data and "state" in data:
         kind = _class(data["object"])
         obj = kind.__new__(kind)

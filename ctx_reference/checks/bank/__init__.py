@@ -1,11 +1,12 @@
 """The bank: the stored generated cases of every exercise, and their reader.
 
 Covers: ``cases(exercise, part)``, the visible cases (with their expected values, smallest first)
-or the hidden ones (with the digest of theirs) of one exercise, read from ``<exercise>.json.gz`` or
+or the hidden ones (with the digest of theirs) of one exercise, and their calls as the batch hook takes them
+(``calls``), read from ``<exercise>.json.gz`` or
 ``<exercise>.hidden.json.gz`` in this package (package data: JSON of one case a line, compressed by
 gzip, so that banks of thousands of cases stay small; a check cell reads the visible part only) with
 their exact types (``values.decode``), and the errors a case
-may name (``error_class``). ``python -m ctx_reference.checks.bank`` regenerates the files
+may name (``ERRORS``, ``error_class``, ``error_name``). ``python -m ctx_reference.checks.bank`` regenerates the files
 (``--check`` only compares), with the maintainer's drawing tools.
 
 Leaves out: drawing the cases and computing their expected values (the drawing tools, never
@@ -19,13 +20,14 @@ from __future__ import annotations
 import gzip
 import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
-from ..values import Shared, decode
+from ..values import decode, decode_call
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,10 @@ class BankCase:
 
 
 def _case(entry: Mapping[str, Any]) -> BankCase:
-    shared = Shared()  # the call's arguments and keyword arguments, read as they were written
-    return BankCase(
-        strategy=entry["strategy"], args=tuple(decode(entry["args"], shared)),
-        kwargs=decode(entry.get("kwargs", {"dict": []}), shared),
-        expect=decode(entry["expect"]) if "expect" in entry else None, digest=entry.get("digest"),
-        raises=entry.get("raises"))
+    args, kwargs = decode_call(entry["args"], entry.get("kwargs"))  # read as they were written
+    return BankCase(strategy=entry["strategy"], args=args, kwargs=kwargs,
+                    expect=decode(entry["expect"]) if "expect" in entry else None, digest=entry.get("digest"),
+                    raises=entry.get("raises"))
 
 
 #: The file of each part of an exercise's bank, in this package.
@@ -73,17 +73,23 @@ def cases(exercise: str, part: str = "visible") -> tuple[BankCase, ...]:
     return tuple(_case(entry) for entry in json.loads(text)[part])
 
 
-_ERRORS: dict[str, type[BaseException]] = {
-    kind.__name__: kind for kind in (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError)}
+def calls(bank: Iterable[BankCase]) -> Iterator[tuple[tuple, Mapping[str, Any]]]:
+    """Return the calls of ``bank``'s cases, in order, as ``(args, kwargs)`` (what ``batch.batched`` takes)."""
+    return ((case.args, case.kwargs) for case in bank)
+
+
+#: The built-in errors a bank may name, by their names.
+ERRORS: Mapping[str, type[BaseException]] = MappingProxyType({
+    kind.__name__: kind for kind in (ValueError, TypeError, KeyError, IndexError, ZeroDivisionError)})
 
 
 def error_class(name: str) -> type[BaseException]:
     """Return the exception class a bank names: a built-in one by its name, one of the package by its path."""
-    if name in _ERRORS:
-        return _ERRORS[name]
+    if name in ERRORS:
+        return ERRORS[name]
     module, _, qualname = name.rpartition(".")
     if not module.startswith("ctx_reference."):
-        raise ValueError(f"name must be a built-in error ({sorted(_ERRORS)}) or a class of ctx_reference "
+        raise ValueError(f"name must be a built-in error ({sorted(ERRORS)}) or a class of ctx_reference "
                          f"(got {name!r})")
     kind = getattr(importlib.import_module(module), qualname)
     if not (isinstance(kind, type) and issubclass(kind, Exception)):
@@ -91,7 +97,7 @@ def error_class(name: str) -> type[BaseException]:
     return kind
 
 
-def _error_name(exc: BaseException) -> str:
+def error_name(exc: BaseException) -> str:
     """Return how a bank names the error ``exc``: a built-in one by its name, one of the package by its path."""
     kind = type(exc)
     if kind.__module__.startswith("ctx_reference."):

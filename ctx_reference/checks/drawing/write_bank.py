@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 
-from ..bank import _ERRORS, FILES, _error_name
+from ..bank import ERRORS, FILES, error_name
 from ..generated import Generated
 from ..runner import copied_call
 from ..values import Shared, digest, encode, plain
@@ -80,8 +80,8 @@ def outcome(oracle: Callable, args: tuple, kwargs: dict, spec: Generated) -> dic
     try:
         got = oracle(*args, **kwargs)
     except Exception as exc:
-        name = _error_name(exc)
-        if name not in _ERRORS and not name.startswith("ctx_reference."):
+        name = error_name(exc)
+        if name not in ERRORS and not name.startswith("ctx_reference."):
             raise  # a failure of the strategy or the oracle, not an error the text states
         return {"raises": name}
     return {"value": plain(spec.project(got) if spec.project is not None else got)}
