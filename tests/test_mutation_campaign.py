@@ -22,6 +22,7 @@ from ctx_course.mutation.survivors import KINDS, load_equivalents, review, witho
 from ctx_course.mutation.targets import ADAPT, learner_function, private_helpers, targets
 from ctx_reference.assemble import Item
 from ctx_reference.checks import EXERCISES, REFERENCES, CheckFailed, check_exercise
+from ctx_reference.checks.bank import cases as bank_cases
 
 # Exercises whose campaign runs live on every run of the suite: small sources, quick checks.
 SUBSET = ("check", "estimate_tokens")
@@ -150,12 +151,15 @@ def test_every_survivor_of_the_last_run_is_reviewed_and_no_entry_is_stale():
 
 
 # The call that shows each reviewed gap, by (exercise, operator, a piece of the mutated text): the
-# input its reason names, on which the mutant and the reference part. The checks are not yet
-# widened to draw these; a gap that no longer survives becomes a stale entry and fails above.
-GAP_CALLS = {
-    ("assemble", "learner/MembershipToIdentity", "_item is index"):
-        (([Item(f"d{i}", 1) for i in range(300)], 1_000), {}),
-}
+# input its reason names, on which the mutant and the reference part. A gap that no longer survives
+# becomes a stale entry and fails above; none is listed today.
+GAP_CALLS: dict[tuple[str, str, str], tuple[tuple, dict]] = {}
+
+# assemble's last gap (an index kept by identity, `is`, where the text compares positions): CPython
+# shares the integers up to 256 only, so the two differ on lists of more than 256 items.
+IDENTITY_LINE = "in_order = [index for index in range(len(candidates)) if index in kept]"
+IDENTITY_MUTANT = Mutant("assemble", "assemble", "learner/MembershipToIdentity", IDENTITY_LINE,
+                         IDENTITY_LINE.replace("if index in kept", "if any(_item is index for _item in kept)"))
 
 
 def _gap_call(entry):
@@ -174,6 +178,18 @@ def test_every_gap_is_shown_by_the_input_its_reason_names():
         reference = learner_function(entry.exercise, targets()[entry.exercise].source)
         changed = learner_function(entry.exercise, mutant_source(mutant))
         assert reference(*args, **kwargs) != changed(*args, **kwargs), entry
+
+
+def test_the_visible_bank_holds_a_call_past_256_items_that_tells_identity_from_position():
+    """The former gap is closed by the bank itself: a visible call of more than 256 items on which assemble and its
+    identity mutant part (the mutant keeps 257 of 300 items, ``([Item(f"d{i}", 1) for i in range(300)], 1_000)``)."""
+    reference = learner_function("assemble", targets()["assemble"].source)
+    changed = learner_function("assemble", mutant_source(IDENTITY_MUTANT))
+    items = [Item(f"d{i}", 1) for i in range(300)]
+    assert reference(items, 1_000) != changed(items, 1_000)
+    parting = [case for case in bank_cases("assemble") if len(case.args[0]) > 256
+               and reference(*case.args, **case.kwargs) != changed(*case.args, **case.kwargs)]
+    assert parting
 
 
 def test_compare_finds_the_call_that_tells_a_killed_mutant_apart():
