@@ -82,23 +82,26 @@ CREATE_LOCK = 7_216_001
 
 
 def create_gradebook(db_url: str, course_id: str) -> None:
-    """Create the tables of the gradebook at ``db_url`` if they are missing.
+    """Create the tables of the gradebook at ``db_url`` and its course rows if they are missing.
 
     Several runs from several folders may start at once on one PostgreSQL database: there, an
-    advisory lock makes them create the tables one after the other (the second finds them).
+    advisory lock makes them create the tables one after the other (the second finds them). The
+    rows are the course's and nbgrader's ``default_course``: nbgrader's own steps open the gradebook
+    without a course id, and opening it adds that row when it is missing, so two runs opening it
+    for the first time at once would both add it and one would fail on the duplicate.
     """
     import sqlalchemy
     from nbgrader.api import Gradebook
 
     if not db_url.startswith("postgresql"):
-        with Gradebook(db_url, course_id):
+        with Gradebook(db_url, course_id), Gradebook(db_url):
             return
     engine = sqlalchemy.create_engine(db_url)
     try:
         with engine.connect() as connection:
             connection.execute(sqlalchemy.text(f"SELECT pg_advisory_lock({CREATE_LOCK})"))
             try:
-                with Gradebook(db_url, course_id):
+                with Gradebook(db_url, course_id), Gradebook(db_url):
                     pass
             finally:
                 connection.execute(sqlalchemy.text(f"SELECT pg_advisory_unlock({CREATE_LOCK})"))

@@ -108,3 +108,16 @@ def test_postgres_runs_write_no_sqlite_gradebook(graded):
     """The db_url of nbgrader_config.py is used: neither PostgreSQL run made a gradebook.db."""
     assert not (graded["tmp"] / "pg-02" / "grading" / "gradebook.db").exists()
     assert not (graded["tmp"] / "pg-05" / "grading" / "gradebook.db").exists()
+
+
+def test_creating_the_gradebook_adds_both_course_rows(postgres):
+    """create_gradebook, under its lock, adds the course and nbgrader's default_course (which nbgrader's own steps
+    open the gradebook as): no later opening adds a row, so two runs starting at once cannot both add one."""
+    from nbgrader.api import Course, Gradebook
+
+    from ctx_course.config import create_gradebook
+
+    url = postgres.create_database("rows")
+    create_gradebook(url, "context-engineering")
+    with Gradebook(url, "context-engineering") as gb:
+        assert sorted(course.id for course in gb.db.query(Course)) == ["context-engineering", "default_course"]
