@@ -37,7 +37,7 @@ from ctx_reference._validate import require_callable
 
 from ..i18n import _
 from .failure import FAIL_MARK, PASS_MARK, UsedReference
-from .values import NotPlain, plain, python_scalar, same, show
+from .values import SCALAR_TYPES, NotPlain, plain, python_scalar, same, show
 
 if TYPE_CHECKING:  # number_words shows values with this module's ``show``
     from .number_words import Numbers
@@ -166,7 +166,6 @@ def _watched_call(func: Callable, args: tuple, kwargs: Mapping[str, Any], codes:
         sys.setprofile(previous)
 
 
-_SCALARS = frozenset({type(None), bool, int, float, str})
 _FROZEN_CONTAINERS = frozenset({tuple, frozenset})
 _MUTABLE = frozenset({list, dict})  # the arguments a call must leave as they were
 Snapshot = tuple[int | str, Any, Any]
@@ -180,14 +179,14 @@ def immutable(value: Any) -> bool:
     (True, False)
     """
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in SCALAR_TYPES:
         return True
     if kind in _FROZEN_CONTAINERS:
-        return _SCALARS.issuperset(map(type, value)) or all(map(immutable, value))
+        return SCALAR_TYPES.issuperset(map(type, value)) or all(map(immutable, value))
     params = getattr(kind, "__dataclass_params__", None)
     if params is not None and params.frozen and hasattr(value, "__dict__"):  # a record, not a class (kind is type)
         fields = vars(value).values()
-        return _SCALARS.issuperset(map(type, fields)) or all(map(immutable, fields))
+        return SCALAR_TYPES.issuperset(map(type, fields)) or all(map(immutable, fields))
     if kind is MappingProxyType:
         return all(map(immutable, value.keys())) and all(map(immutable, value.values()))
     return kind is range or isinstance(value, Enum)
@@ -200,13 +199,13 @@ def _deep_copy(value: Any, memo: dict[int, Any]) -> Any:
     one copy met twice: ``memo``); any other value that is not immutable is copied by ``copy.deepcopy``.
     """
     kind = type(value)
-    if kind in _SCALARS:
+    if kind in SCALAR_TYPES:
         return value
     key = id(value)
     if key in memo:
         return memo[key]
     if kind is list:
-        if _SCALARS.issuperset(map(type, value)):  # scalars only: a copy at once
+        if SCALAR_TYPES.issuperset(map(type, value)):  # scalars only: a copy at once
             memo[key] = items = value.copy()
             return items
         items = []
@@ -268,7 +267,7 @@ def copied_call(args: tuple, kwargs: Mapping[str, Any]) -> tuple[tuple, dict[str
     twice in a list, or in two arguments) is one object in the copy too. Immutable values (``immutable``) are
     passed as they are: a call of immutable arguments only copies nothing. Where the call cannot be copied
     whole, each argument is copied as ``_copied`` does."""
-    if _SCALARS.issuperset(map(type, args)) and (not kwargs or _SCALARS.issuperset(map(type, kwargs.values()))):
+    if SCALAR_TYPES.issuperset(map(type, args)) and (not kwargs or SCALAR_TYPES.issuperset(map(type, kwargs.values()))):
         return tuple(args), dict(kwargs)
     memo: dict[int, Any] = {}
     try:

@@ -56,7 +56,8 @@ from ..i18n import _
 MAX_SHOWN = 300
 
 _SCALARS = (bool, int, float, str, type(None))
-_SCALAR_TYPES = frozenset(_SCALARS)
+#: The types of JSON's scalars (and Python's plain ones): a value of one of them is its own plain data.
+SCALAR_TYPES = frozenset(_SCALARS)
 
 
 class NotPlain(Exception):
@@ -86,18 +87,18 @@ def plain(value: Any, by_value: bool = False) -> Any:
     (``_validate.real_value``), wherever it stands.
     """
     kind = type(value)
-    if kind in _SCALAR_TYPES:
+    if kind in SCALAR_TYPES:
         return value
     value = python_scalar(value)
     kind = type(value)
-    if kind in _SCALAR_TYPES:
+    if kind in SCALAR_TYPES:
         return value
     if kind is list:
-        if _SCALAR_TYPES.issuperset(map(type, value)):  # a list of scalars: a copy at once
+        if SCALAR_TYPES.issuperset(map(type, value)):  # a list of scalars: a copy at once
             return value.copy()
         return [plain(item, by_value) for item in value]
     if kind is tuple:
-        if _SCALAR_TYPES.issuperset(map(type, value)):
+        if SCALAR_TYPES.issuperset(map(type, value)):
             return value
         return tuple(plain(item, by_value) for item in value)
     if kind is dict:
@@ -278,7 +279,7 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
     True
     """
     kind = type(data)
-    if kind in _SCALAR_TYPES:  # JSON's scalars
+    if kind in SCALAR_TYPES:  # JSON's scalars
         return data
     if kind is dict:
         if len(data) == 1:
@@ -289,7 +290,7 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
         if "enum" in data:
             return _class(data["enum"])[data["name"]]
     shared = Shared() if shared is None else shared
-    if kind is list and _SCALAR_TYPES.issuperset(map(type, data)):  # a list of scalars: read as it is, copied
+    if kind is list and SCALAR_TYPES.issuperset(map(type, data)):  # a list of scalars: read as it is, copied
         value: Any = data.copy()
         shared.values.append(value)
         return value
@@ -300,7 +301,7 @@ def decode(data: Any, shared: Shared | None = None) -> Any:
                 raise ValueError(f"data must name a value read before (got {data!r})")
             return shared.values[number]
         items = data.get("tuple")
-        if type(items) is list and _SCALAR_TYPES.issuperset(map(type, items)):  # a tuple of scalars
+        if type(items) is list and SCALAR_TYPES.issuperset(map(type, items)):  # a tuple of scalars
             if items:
                 value = tuple(items)
                 shared.values.append(value)
@@ -328,7 +329,7 @@ def decode_call(args: Any, kwargs: Any = None) -> tuple[tuple, Any]:
     ((1, 'a'), {})
     """
     kwargs = _NO_KEYWORDS if kwargs is None else kwargs
-    if kwargs == _NO_KEYWORDS and type(args) is list and _SCALAR_TYPES.issuperset(map(type, args)):
+    if kwargs == _NO_KEYWORDS and type(args) is list and SCALAR_TYPES.issuperset(map(type, args)):
         return tuple(args), {}  # scalars only: nothing to share
     shared = Shared()
     return tuple(decode(args, shared)), decode(kwargs, shared)
@@ -341,7 +342,7 @@ def _decode_parts(data: Any, shared: Shared) -> Any:
         raise ValueError(f"data must be an encoded value (got {data!r})")
     if "object" in data and "fields" in data:
         kind, fields = _class(data["object"]), data["fields"]
-        if type(fields) is dict and _SCALAR_TYPES.issuperset(map(type, fields.values())):  # fields of scalars
+        if type(fields) is dict and SCALAR_TYPES.issuperset(map(type, fields.values())):  # fields of scalars
             return kind(**fields)
         return kind(**{k: decode(v, shared) for k, v in fields.items()})
     if "tuple" in data:
